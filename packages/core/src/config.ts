@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
+const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const flag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .default('')
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+/** Every environment variable the services read, with its default. The README lists them. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/deeplink'),
+  DATABASE_POOL_MAX: positiveInt.default(10),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** Prefix of every key and channel the services write in Redis (link cache, rate limits). */
+  REDIS_PREFIX: z.string().default(''),
+  /** BullMQ key prefix; wrap it in braces (`{dl}`) on Redis Cluster so a queue's keys share a slot. */
+  QUEUE_PREFIX: z.string().min(1).default('bull'),
+
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: port.default(3000),
+  REDIRECTOR_HOST: z.string().default('127.0.0.1'),
+  REDIRECTOR_PORT: port.default(8080),
+  SHORT_URL_BASE: z.url().default('http://127.0.0.1:8080'),
+  /** Take the client address from X-Forwarded-For (only behind a proxy you control). */
+  TRUST_PROXY: flag,
+
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),
+
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  /** Requests per window for an authenticated user (JWT or API key). */
+  RATE_LIMIT_MAX: positiveInt.default(600),
+  /** Requests per window for an unauthenticated client address. */
+  RATE_LIMIT_ANONYMOUS_MAX: positiveInt.default(120),
+  /** Requests per window per address to /auth/register and /auth/login together. */
+  RATE_LIMIT_AUTH_MAX: positiveInt.default(10),
+
+  VISITOR_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
+  CLICK_FLUSH_MS: positiveInt.default(50),
+  CLICK_BATCH_SIZE: positiveInt.default(500),
+  /** Clicks held in memory while Redis is unreachable before new ones are dropped (and counted). */
+  CLICK_BUFFER_MAX: positiveInt.default(100_000),
+  LINK_CACHE_MAX: positiveInt.default(100_000),
+  LINK_CACHE_TTL_MS: positiveInt.default(10_000),
+  NEGATIVE_CACHE_TTL_SECONDS: positiveInt.default(60),
+  ALLOW_UWS_FALLBACK: flag,
+
+  WORKER_CONCURRENCY: positiveInt.default(4),
+  GEOIP_DB: z.string().optional(),
+  BATCH_RETENTION_DAYS: positiveInt.default(7),
+  CRON_RECONCILE: z.string().default('*/5 * * * *'),
+  CRON_PRUNE_BATCHES: z.string().default('17 * * * *'),
+  CRON_QUEUE_REPORT: z.string().default('* * * * *'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+export type Config = Omit<Env, 'JWT_SECRET' | 'VISITOR_SALT'> & { JWT_SECRET: string; VISITOR_SALT: string };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses the environment once at start-up. Throws a ConfigError naming every bad variable.
+ * Secrets have development defaults so `npm start` works on a fresh clone; production requires them.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const config = parsed.data;
+  const missing = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => !config[name]);
+  if (config.NODE_ENV === 'production' && missing.length > 0) {
+    throw new ConfigError(`invalid configuration: ${missing.join(', ')} must be set in production`);
+  }
+  return {
+    ...config,
+    JWT_SECRET: config.JWT_SECRET ?? DEV_JWT_SECRET,
+    VISITOR_SALT: config.VISITOR_SALT ?? DEV_VISITOR_SALT,
+  };
+}
+
+/** True when a development default stands in for a secret; services warn about it at start. */
+export const usesDevelopmentSecrets = (config: Config): boolean =>
+  config.JWT_SECRET === DEV_JWT_SECRET || config.VISITOR_SALT === DEV_VISITOR_SALT;

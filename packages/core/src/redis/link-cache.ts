@@ -1,0 +1,49 @@
+import type { Redis } from 'ioredis';
+import type { LinkRecord } from '../db/links-repository.js';
+import type { AndroidLink, IosLink } from '../schemas/links.js';
+import { MISSING_LINK, type RedisKeys } from './keys.js';
+
+/** What the redirector needs to route a visit: nothing else of the link is cached. */
+export interface CachedLink {
+  id: string;
+  defaultUrl: string;
+  androidLink?: AndroidLink;
+  iosLink?: IosLink;
+  desktopUrl?: string;
+  customParameters?: Record<string, string>;
+  /** Expiry as epoch milliseconds. */
+  expiresAt?: number;
+}
+
+export function toCachedLink(link: LinkRecord): CachedLink {
+  const cached: CachedLink = { id: link.id, defaultUrl: link.defaultUrl };
+  if (link.androidLink) cached.androidLink = link.androidLink;
+  if (link.iosLink) cached.iosLink = link.iosLink;
+  if (link.desktopUrl) cached.desktopUrl = link.desktopUrl;
+  if (link.customParameters && Object.keys(link.customParameters).length > 0) {
+    cached.customParameters = link.customParameters;
+  }
+  if (link.expiresAt) cached.expiresAt = link.expiresAt.getTime();
+  return cached;
+}
+
+/** Parses a link key's value: a CachedLink, null for the negative-cache marker, undefined for absent. */
+export function parseCachedLink(value: string | null): CachedLink | null | undefined {
+  if (value === null) return undefined;
+  if (value === MISSING_LINK) return null;
+  return JSON.parse(value) as CachedLink;
+}
+
+/** Writes a link's routing record and tells every redirector to drop its in-process copy. */
+export async function cacheLink(redis: Redis, keys: RedisKeys, link: LinkRecord): Promise<void> {
+  await redis
+    .multi()
+    .set(keys.link(link.code), JSON.stringify(toCachedLink(link)))
+    .publish(keys.linkInvalidations, link.code)
+    .exec();
+}
+
+/** Removes a link's routing record (deleted link) and tells every redirector. */
+export async function uncacheLink(redis: Redis, keys: RedisKeys, code: string): Promise<void> {
+  await redis.multi().del(keys.link(code)).publish(keys.linkInvalidations, code).exec();
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { successEnvelope, timestampSchema } from './common.js';
+
+export const userSchema = z
+  .object({ id: z.string(), name: z.string(), email: z.string() })
+  .meta({ id: 'User' });
+export type User = z.infer<typeof userSchema>;
+
+const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
+
+export const registerBodySchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(100),
+    email: emailSchema,
+    password: z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
+  })
+  .strict();
+export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+export const loginBodySchema = z
+  .object({
+    email: emailSchema,
+    password: z.string().min(1, 'must not be empty').max(128),
+  })
+  .strict();
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const authResultSchema = z.object({ user: userSchema, token: z.string() });
+export type AuthResult = z.infer<typeof authResultSchema>;
+export const authResponseSchema = successEnvelope(authResultSchema);
+export const meResponseSchema = successEnvelope(z.object({ user: userSchema }));
+
+export const createApiKeyBodySchema = z
+  .object({ name: z.string().trim().min(1, 'must not be empty').max(100) })
+  .strict();
+export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
+
+export const apiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    key: z.string().meta({ description: 'The secret; returned only in this response' }),
+    createdAt: timestampSchema,
+  })
+  .meta({ id: 'ApiKey' });
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export const apiKeyResponseSchema = successEnvelope(z.object({ apiKey: apiKeySchema }));
+
+export const idParamsSchema = z.object({ id: z.string().max(64) });
