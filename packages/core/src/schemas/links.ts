@@ -74,6 +74,7 @@ export type LinkFields = z.infer<typeof linkFieldsSchema>;
 
 export const createLinkBodySchema = linkFieldsSchema.extend({ slug: slugSchema.optional() }).strict();
 export type CreateLinkBody = z.input<typeof createLinkBodySchema>;
+export type CreateLinkInput = z.output<typeof createLinkBodySchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 

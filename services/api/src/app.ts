@@ -1,0 +1,97 @@
+import {
+  apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
+} from '@deeplink/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import { authService } from './domain/auth-service.js';
+import { linksService } from './domain/links-service.js';
+import { registerAuthentication } from './plugins/authentication.js';
+import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
+import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
+import { registerHealthRoutes } from './routes/health-routes.js';
+import { linkRoutes } from './routes/link-routes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
+    rateLimitScope?: 'auth' | 'none';
+  }
+}
+
+export interface ApiDeps {
+  config: Config;
+  sql: Sql;
+  redis: Redis;
+  /** A pino logger or `false`; main.ts passes the configured one, tests usually none. */
+  logger?: FastifyBaseLogger | boolean | object;
+}
+
+/** 1 MiB: larger bodies get 413 before they are parsed. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Builds the API without listening, so tests can inject requests or listen on a spare port. */
+export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
+  const { config, sql, redis } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  const keys = redisKeys(config.REDIS_PREFIX);
+  const auth = authService({
+    users: usersRepository(sql),
+    apiKeys: apiKeysRepository(sql),
+    jwtSecret: config.JWT_SECRET,
+    jwtTtlSeconds: config.JWT_TTL_SECONDS,
+  });
+  const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, log: app.log });
+
+  registerAuthentication(app, auth);
+  registerRateLimits(app, rateLimiter(redis, keys), config);
+  await registerOpenApi(app, `http://${config.API_HOST}:${config.API_PORT}`);
+  registerHealthRoutes(app, { sql, redis });
+
+  await app.register(
+    async (api) => {
+      await api.register(publicAuthRoutes, { auth });
+      await api.register(accountRoutes, { auth });
+      await api.register(linkRoutes, { links });
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}
+
+function registerRateLimits(app: FastifyInstance, limit: ReturnType<typeof rateLimiter>, config: Config): void {
+  const window = config.RATE_LIMIT_WINDOW_SECONDS;
+  const rules = {
+    auth: { scope: 'auth', max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: window },
+    user: { scope: 'user', max: config.RATE_LIMIT_MAX, windowSeconds: window },
+    anonymous: { scope: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_MAX, windowSeconds: window },
+  } satisfies Record<string, RateLimitRule>;
+
+  app.addHook('onRequest', async (request, reply) => {
+    const scope = request.routeOptions.config.rateLimitScope;
+    if (scope === 'none') return;
+    const [rule, subject] =
+      scope === 'auth' ? [rules.auth, request.ip]
+      : request.principal ? [rules.user, request.principal.userId]
+      : [rules.anonymous, request.ip];
+    try {
+      await limit(rule, subject, reply);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'RATE_LIMITED') throw error;
+      // Redis unreachable: serve the request rather than fail it; limits resume with Redis.
+      request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
+    }
+  });
+}

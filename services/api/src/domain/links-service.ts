@@ -1,0 +1,121 @@
+import type { Redis } from 'ioredis';
+import {
+  AppError, ErrorCode, ShortCodeTakenError, forbidden, generateShortCode, invalidRequest, linkFieldsSchema,
+  notFound, toErrorDetails, cacheLink, uncacheLink,
+  type CreateLinkInput, type Link, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
+  type Pagination, type RedisKeys, type UpdateLinkBody,
+} from '@deeplink/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { applyMergePatch } from './merge-patch.js';
+import type { Principal } from './auth-service.js';
+
+const CODE_ATTEMPTS = 5;
+
+/** Links: create, read, merge-update, delete and list, each checked against the caller. */
+export function linksService(deps: {
+  links: LinksRepository;
+  redis: Redis;
+  keys: RedisKeys;
+  shortUrlBase: string;
+  log: FastifyBaseLogger;
+}) {
+  const { links } = deps;
+  const base = deps.shortUrlBase.replace(/\/+$/, '');
+
+  const toSummary = (link: LinkRecord): LinkSummary => ({
+    id: link.id,
+    url: `${base}/${link.code}`,
+    title: link.title,
+    defaultUrl: link.defaultUrl,
+    createdAt: link.createdAt.toISOString(),
+    updatedAt: link.updatedAt.toISOString(),
+  });
+
+  const toLink = (link: LinkRecord): Link => ({
+    ...toSummary(link),
+    ...(link.androidLink && { androidLink: link.androidLink }),
+    ...(link.iosLink && { iosLink: link.iosLink }),
+    ...(link.desktopUrl && { desktopUrl: link.desktopUrl }),
+    ...(link.customParameters && { customParameters: link.customParameters }),
+    ...(link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
+  });
+
+  /** The editable fields of a link as a client would send them, for merging a PUT into. */
+  const editableFields = (link: LinkRecord) => {
+    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, ...fields } = toLink(link);
+    return fields;
+  };
+
+  async function owned(principal: Principal, id: string): Promise<LinkRecord> {
+    const link = await links.findById(id);
+    if (!link) throw notFound('Link not found');
+    if (link.userId !== principal.userId) throw forbidden('This link belongs to another account');
+    return link;
+  }
+
+  /** Redirectors read links from Redis; a failed write there is repaired by the worker's reconcile task. */
+  async function writeThrough(action: () => Promise<void>, code: string): Promise<void> {
+    try {
+      await action();
+    } catch (error) {
+      deps.log.warn({ err: error, code }, 'link cache write failed; the reconcile task will repair it');
+    }
+  }
+
+  return {
+    async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
+      const { slug, ...fields } = body;
+      let record: LinkRecord | undefined;
+      for (let attempt = 0; !record; attempt++) {
+        try {
+          record = await links.create(principal.userId, slug ?? generateShortCode(), fields);
+        } catch (error) {
+          if (!(error instanceof ShortCodeTakenError)) throw error;
+          if (slug) {
+            throw new AppError(409, ErrorCode.INVALID_REQUEST, 'This slug is already taken', [
+              { field: 'slug', message: 'is already taken' },
+            ]);
+          }
+          if (attempt + 1 >= CODE_ATTEMPTS) throw error;
+        }
+      }
+      const created = record;
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, created), created.code);
+      return toLink(created);
+    },
+
+    async get(principal: Principal, id: string): Promise<Link> {
+      return toLink(await owned(principal, id));
+    },
+
+    async update(principal: Principal, id: string, patch: UpdateLinkBody): Promise<Link> {
+      const current = await owned(principal, id);
+      const merged = linkFieldsSchema.safeParse(applyMergePatch(editableFields(current), patch));
+      if (!merged.success) throw invalidRequest('The updated link is not valid', toErrorDetails(merged.error.issues));
+      const updated = await links.update(id, merged.data);
+      if (!updated) throw notFound('Link not found');
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), updated.code);
+      return toLink(updated);
+    },
+
+    async delete(principal: Principal, id: string): Promise<void> {
+      await owned(principal, id);
+      const code = await links.delete(id);
+      if (code) await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
+    },
+
+    async list(principal: Principal, query: ListLinksQuery): Promise<{ links: LinkSummary[]; pagination: Pagination }> {
+      const page = await links.listByUser(principal.userId, {
+        offset: (query.page - 1) * query.limit,
+        limit: query.limit,
+        sortBy: query.sortBy,
+        direction: query.sortDirection,
+      });
+      return {
+        links: page.links.map(toSummary),
+        pagination: { total: page.total, page: query.page, limit: query.limit, pages: Math.ceil(page.total / query.limit) },
+      };
+    },
+  };
+}
+export type LinksService = ReturnType<typeof linksService>;

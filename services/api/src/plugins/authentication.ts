@@ -1,0 +1,43 @@
+import { unauthorized } from '@deeplink/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthService, Principal } from '../domain/auth-service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request carried valid credentials. */
+    principal?: Principal;
+    /** Why the credentials were refused, when they were sent but were not valid. */
+    authProblem?: string;
+  }
+}
+
+/**
+ * Reads `Authorization: Bearer <API key or login token>` on every request, so rate limits can be
+ * per user; it never refuses by itself: requirePrincipal does that on the protected routes.
+ */
+export function registerAuthentication(app: FastifyInstance, auth: AuthService): void {
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('authProblem', undefined);
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers.authorization;
+    if (!header) return;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) {
+      request.authProblem = 'The Authorization header must be "Bearer <API key or token>"';
+      return;
+    }
+    request.principal = await auth.authenticate(match[1]!);
+    if (!request.principal) request.authProblem = 'The API key or token is invalid, expired or revoked';
+  });
+}
+
+/** onRequest hook for the protected subtree: 401 unless the request is authenticated. */
+export async function requirePrincipal(request: FastifyRequest): Promise<void> {
+  if (!request.principal) throw unauthorized(request.authProblem ?? 'Authentication required: send Authorization: Bearer <API key or token>');
+}
+
+/** The authenticated caller; only valid inside the protected subtree. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}

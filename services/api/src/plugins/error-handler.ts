@@ -1,0 +1,74 @@
+import { AppError, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@deeplink/core';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorEnvelope => ({
+  success: false,
+  error: { code, message, details },
+});
+
+export const sendError = (reply: FastifyReply, status: number, code: ErrorCode, message: string, details: ErrorDetail[] = []) =>
+  reply.status(status).type('application/json').send(envelope(code, message, details));
+
+const LOCATION_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
+
+/** Field paths of a failed request validation, dotted: `androidLink.appPackageName`, `page`. */
+function validationDetails(error: FastifyError): ErrorDetail[] {
+  return (error.validation ?? []).flatMap((issue) => {
+    const field = issue.instancePath.split('/').filter(Boolean).join('.');
+    const keys = (issue.params as { keys?: string[] }).keys;
+    if (issue.keyword === 'unrecognized_keys' && keys) {
+      return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a recognised field' }));
+    }
+    return [{ field: field || LOCATION_NAMES[error.validationContext ?? 'body'] || 'body', message: issue.message ?? 'is invalid' }];
+  });
+}
+
+/**
+ * The one place that turns anything thrown into the spec's error envelope. Client errors keep
+ * their message; server errors are logged with their cause and answered without stack or SQL.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      reply.headers(error.headers);
+      return sendError(reply, error.status, error.code, error.message, error.details);
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const where = LOCATION_NAMES[error.validationContext ?? 'body'] ?? 'request';
+      return sendError(reply, 400, ErrorCode.INVALID_REQUEST, `The ${where} is not valid`, validationDetails(error));
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 413) {
+      return sendError(reply, 413, ErrorCode.INVALID_REQUEST, 'The request body is larger than the 1 MiB limit');
+    }
+    if (status >= 400 && status < 500) {
+      // Fastify's own client errors: malformed JSON, wrong content type, empty body.
+      const message = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? 'Request bodies must be JSON (Content-Type: application/json)'
+        : error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
+          ? `The request body is not valid JSON: ${error.message}`
+          : error.message;
+      return sendError(reply, status, ErrorCode.INVALID_REQUEST, message);
+    }
+    request.log.error({ err: error }, 'request failed');
+    if (isBackingServiceDown(error)) {
+      return sendError(reply, 503, ErrorCode.INTERNAL_ERROR, 'A backing service is unavailable; try again shortly');
+    }
+    return sendError(reply, 500, ErrorCode.INTERNAL_ERROR, 'Internal server error');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, ErrorCode.NOT_FOUND, `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED']);
+
+/** PostgreSQL or Redis unreachable: 503, so clients and load balancers know to retry. */
+function isBackingServiceDown(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  const message = (error as { message?: unknown }).message;
+  return (typeof code === 'string' && CONNECTION_ERRORS.has(code)) ||
+    (typeof message === 'string' && /Connection is closed|Stream isn't writeable|max retries per request/i.test(message));
+}

@@ -1,0 +1,30 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+/** The OpenAPI document, generated from the route schemas: JSON at /api/docs/json, a browsable page at /api/docs. */
+export async function registerOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Deep-link service API',
+        version: '1.0.0',
+        description:
+          'Short links that route each visitor to the right app or page, with click analytics. ' +
+          'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }.',
+      },
+      servers: [{ url: serverUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dlk_…) or the token from register/login' },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+}

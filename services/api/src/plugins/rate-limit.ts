@@ -1,0 +1,35 @@
+import { AppError, ErrorCode, type RedisKeys } from '@deeplink/core';
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+
+export interface RateLimitRule {
+  /** Counter namespace: `user`, `anonymous` or `auth`. */
+  scope: string;
+  max: number;
+  windowSeconds: number;
+}
+
+/**
+ * Fixed-window counters in Redis, so limits hold across API instances. Every response gets
+ * X-RateLimit-Limit/Remaining/Reset (Reset in Unix epoch seconds); over the limit, 429 RATE_LIMITED
+ * with Retry-After.
+ */
+export function rateLimiter(redis: Redis, keys: RedisKeys) {
+  return async function limit(rule: RateLimitRule, subject: string, reply: FastifyReply): Promise<void> {
+    const now = Date.now() / 1000;
+    const window = Math.floor(now / rule.windowSeconds);
+    const resetAt = (window + 1) * rule.windowSeconds;
+    const key = keys.rateLimit(rule.scope, subject, window);
+    const [[, count]] = (await redis.multi().incr(key).expire(key, rule.windowSeconds + 1).exec()) as [[null, number]];
+    reply.header('X-RateLimit-Limit', rule.max);
+    reply.header('X-RateLimit-Remaining', Math.max(0, rule.max - count));
+    reply.header('X-RateLimit-Reset', resetAt);
+    if (count > rule.max) {
+      const retryAfter = Math.max(1, Math.ceil(resetAt - now));
+      throw new AppError(429, ErrorCode.RATE_LIMITED, `Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, [], {
+        'Retry-After': String(retryAfter),
+      });
+    }
+  };
+}
+export type RateLimiter = ReturnType<typeof rateLimiter>;

@@ -1,0 +1,53 @@
+import {
+  apiKeyResponseSchema, authResponseSchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
+  loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema,
+} from '@deeplink/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AuthService } from '../domain/auth-service.js';
+import { principalOf, requirePrincipal } from '../plugins/authentication.js';
+import { authenticatedErrors } from './responses.js';
+
+const tags = ['Account'];
+
+/** SPEC §4 Account: register and login are public (and strictly rate limited per address). */
+export const publicAuthRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth }) => {
+  app.post('/auth/register', {
+    config: { rateLimitScope: 'auth' },
+    schema: {
+      tags, summary: 'Create an account', security: [], body: registerBodySchema,
+      response: { 201: authResponseSchema, 400: errorEnvelopeSchema, 409: errorEnvelopeSchema.describe('Email already registered'), 429: errorEnvelopeSchema },
+    },
+  }, async (request, reply) => reply.status(201).send({ success: true, data: await auth.register(request.body) }));
+
+  app.post('/auth/login', {
+    config: { rateLimitScope: 'auth' },
+    schema: {
+      tags, summary: 'Log in and get a 24-hour token', security: [], body: loginBodySchema,
+      response: { 200: authResponseSchema, 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 429: errorEnvelopeSchema },
+    },
+  }, async (request) => ({ success: true, data: await auth.login(request.body) }) as const);
+};
+
+/** SPEC §4 Account: the caller and their API keys. */
+export const accountRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth }) => {
+  app.addHook('onRequest', requirePrincipal);
+
+  app.get('/auth/me', {
+    schema: { tags, summary: 'The authenticated user', response: { 200: meResponseSchema, 401: authenticatedErrors[401], 429: authenticatedErrors[429] } },
+  }, async (request) => ({ success: true, data: { user: await auth.me(principalOf(request)) } }) as const);
+
+  app.post('/auth/api-keys', {
+    schema: {
+      tags, summary: 'Create an API key (needs a login token; the key is shown only in this response)',
+      body: createApiKeyBodySchema, response: { 201: apiKeyResponseSchema, ...authenticatedErrors },
+    },
+  }, async (request, reply) =>
+    reply.status(201).send({ success: true, data: { apiKey: await auth.createApiKey(principalOf(request), request.body.name) } }));
+
+  app.delete('/auth/api-keys/:id', {
+    schema: { tags, summary: 'Revoke an API key (effective immediately)', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
+  }, async (request) => {
+    await auth.deleteApiKey(principalOf(request), request.params.id);
+    return { success: true, data: null } as const;
+  });
+};

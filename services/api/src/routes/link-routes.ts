@@ -1,0 +1,45 @@
+import {
+  createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema,
+  nullDataSchema, updateLinkBodySchema,
+} from '@deeplink/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { LinksService } from '../domain/links-service.js';
+import { principalOf, requirePrincipal } from '../plugins/authentication.js';
+import { authenticatedErrors } from './responses.js';
+
+const tags = ['Links'];
+
+/** SPEC §4 Links. */
+export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async (app, { links }) => {
+  app.addHook('onRequest', requirePrincipal);
+
+  app.post('/links', {
+    schema: {
+      tags, summary: 'Create a link (optional custom slug)', body: createLinkBodySchema,
+      response: { 201: linkResponseSchema, ...authenticatedErrors, 409: authenticatedErrors[400].describe('Slug already taken') },
+    },
+  }, async (request, reply) =>
+    reply.status(201).send({ success: true, data: { link: await links.create(principalOf(request), request.body) } }));
+
+  app.get('/links', {
+    schema: { tags, summary: "List the caller's links, a page at a time", querystring: listLinksQuerySchema, response: { 200: linkListResponseSchema, ...authenticatedErrors } },
+  }, async (request) => ({ success: true, data: await links.list(principalOf(request), request.query) }) as const);
+
+  app.get('/links/:id', {
+    schema: { tags, summary: 'Get a link', params: idParamsSchema, response: { 200: linkResponseSchema, ...authenticatedErrors } },
+  }, async (request) => ({ success: true, data: { link: await links.get(principalOf(request), request.params.id) } }) as const);
+
+  app.put('/links/:id', {
+    schema: {
+      tags, params: idParamsSchema, body: updateLinkBodySchema, response: { 200: linkResponseSchema, ...authenticatedErrors },
+      summary: 'Update a link: a JSON Merge Patch (omitted fields keep their values, nested objects merge, null clears)',
+    },
+  }, async (request) => ({ success: true, data: { link: await links.update(principalOf(request), request.params.id, request.body) } }) as const);
+
+  app.delete('/links/:id', {
+    schema: { tags, summary: 'Delete a link and its analytics', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
+  }, async (request) => {
+    await links.delete(principalOf(request), request.params.id);
+    return { success: true, data: null } as const;
+  });
+};
