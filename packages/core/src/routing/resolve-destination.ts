@@ -1,0 +1,87 @@
+import type { CachedLink } from '../redis/link-cache.js';
+import type { Platform } from './platform.js';
+import { parseAppUrl, parseWebUrl } from './safe-url.js';
+
+/** Where a visit goes: a 302, the iOS "try the app" page, or no destination at all. */
+export type Destination =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'app-page'; appUrl: string; fallbackUrl: string }
+  /** The link has expired: answer 410. */
+  | { kind: 'expired' }
+  /** Nothing safe to send the visitor to (a corrupt record): answer 404. */
+  | { kind: 'unavailable' };
+
+/** Query parameter carrying minimumVersion to the app (intent extra on Android, query on iOS). */
+export const MIN_VERSION_PARAM = 'min_version';
+
+const playStoreUrl = (appPackage: string) =>
+  `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
+
+/** Applies the routing rules (see docs/redirect.md) to one visit. Pure: no I/O, no clock. */
+export function resolveDestination(link: CachedLink, platform: Platform, now: number): Destination {
+  if (link.expiresAt !== undefined && link.expiresAt <= now) return { kind: 'expired' };
+  const params = link.customParameters;
+  const web = (value: string | undefined) => {
+    const url = parseWebUrl(value);
+    return url && withParameters(url, params);
+  };
+  const defaultUrl = web(link.defaultUrl);
+
+  if (platform === 'android' && link.androidLink) {
+    const { url, appPackageName, minimumVersion, fallbackUrl } = link.androidLink;
+    const appUrl = parseAppUrl(url);
+    const fallback = web(fallbackUrl) ?? web(playStoreUrl(appPackageName));
+    if (appUrl && fallback) {
+      return { kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) };
+    }
+  }
+
+  if (platform === 'ios' && link.iosLink) {
+    const appUrl = parseAppUrl(link.iosLink.url);
+    const fallback = web(link.iosLink.fallbackUrl) ?? defaultUrl;
+    if (appUrl && fallback) {
+      return { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback };
+    }
+  }
+
+  const location = (platform === 'desktop' ? web(link.desktopUrl) : undefined) ?? defaultUrl;
+  return location ? { kind: 'redirect', location } : { kind: 'unavailable' };
+}
+
+/** Appends tracking parameters to a browser URL, keeping (and never overwriting) those already there. */
+export function withParameters(url: URL, params: Record<string, string> | undefined): string {
+  if (!params) return url.href;
+  // Appended as text rather than through searchParams, which would re-encode the existing query.
+  const extra = Object.entries(params)
+    .filter(([name]) => !url.searchParams.has(name))
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  if (extra.length === 0) return url.href;
+  const query = url.search.length > 1 ? `${url.search.slice(1)}&` : '';
+  url.search = `?${query}${extra.join('&')}`;
+  return url.href;
+}
+
+/** Adds min_version to an app URL's query unless present; the app decides what to do with it. */
+function withMinimumVersion(url: URL, minimumVersion: string | undefined): string {
+  if (!minimumVersion || url.searchParams.has(MIN_VERSION_PARAM)) return url.href;
+  const query = url.search.length > 1 ? `${url.search.slice(1)}&` : '';
+  url.search = `?${query}${MIN_VERSION_PARAM}=${encodeURIComponent(minimumVersion)}`;
+  return url.href;
+}
+
+/**
+ * Chrome's intent syntax: the deep link without its scheme, then the scheme, package and extras.
+ * Used for http(s) App Links too, so Chrome opens the app instead of staying on the web page.
+ */
+function intentUrl(appUrl: URL, appPackage: string, fallbackUrl: string, minimumVersion: string | undefined): string {
+  const scheme = appUrl.protocol.slice(0, -1);
+  // Everything after "scheme:", minus the fragment (the intent section takes that place).
+  const rest = appUrl.href.slice(appUrl.protocol.length).split('#', 1)[0]!;
+  const extras = [
+    `scheme=${encodeURIComponent(scheme)}`,
+    `package=${encodeURIComponent(appPackage)}`,
+    `S.browser_fallback_url=${encodeURIComponent(fallbackUrl)}`,
+  ];
+  if (minimumVersion) extras.push(`S.${MIN_VERSION_PARAM}=${encodeURIComponent(minimumVersion)}`);
+  return `intent:${rest}#Intent;${extras.join(';')};end`;
+}

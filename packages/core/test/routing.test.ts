@@ -1,0 +1,295 @@
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import type { CachedLink } from '../src/redis/link-cache.js';
+import { GONE_PAGE, NOT_FOUND_PAGE, renderAppPage } from '../src/routing/pages.js';
+import { detectPlatform } from '../src/routing/platform.js';
+import { resolveDestination } from '../src/routing/resolve-destination.js';
+
+const UA = {
+  androidChrome:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36',
+  androidReduced:
+    'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36',
+  androidTablet:
+    'Mozilla/5.0 (Linux; Android 13; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  iphoneSafari:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  iphoneChrome:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/126.0.6478.54 Mobile/15E148 Safari/604.1',
+  ipad: 'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
+  ipod: 'Mozilla/5.0 (iPod touch; CPU iPhone OS 15_8 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Mobile/15E148 Safari/604.1',
+  ipadDesktopModeWebView:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+  desktopChrome:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  desktopFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+  desktopSafari:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  curl: 'curl/8.5.0',
+};
+
+describe('detectPlatform', () => {
+  it.each([
+    ['androidChrome', 'android'],
+    ['androidReduced', 'android'],
+    ['androidTablet', 'android'],
+    ['iphoneSafari', 'ios'],
+    ['iphoneChrome', 'ios'],
+    ['ipad', 'ios'],
+    ['ipod', 'ios'],
+    ['ipadDesktopModeWebView', 'ios'],
+    ['desktopChrome', 'desktop'],
+    ['desktopFirefox', 'desktop'],
+    ['desktopSafari', 'desktop'],
+    ['googlebot', 'desktop'],
+    ['curl', 'desktop'],
+  ] as const)('%s → %s', (agent, platform) => {
+    expect(detectPlatform(UA[agent])).toBe(platform);
+  });
+
+  it('treats a missing agent as desktop', () => {
+    expect(detectPlatform('')).toBe('desktop');
+  });
+});
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+const full: CachedLink = {
+  id: 'link-1',
+  defaultUrl: 'https://example.com/landing',
+  androidLink: {
+    url: 'myapp://product/42?ref=share',
+    appPackageName: 'com.example.app',
+    minimumVersion: '2.4.1',
+    fallbackUrl: 'https://example.com/android?x=1',
+  },
+  iosLink: {
+    url: 'myapp://product/42',
+    bundleId: 'com.example.app',
+    minimumVersion: '3.0',
+    fallbackUrl: 'https://example.com/ios',
+  },
+  desktopUrl: 'https://example.com/desktop',
+};
+
+/** Splits an intent URL into its data part and its extras. */
+function parseIntent(location: string) {
+  const match = /^intent:(.*)#Intent;(.*);end$/.exec(location);
+  expect(match, location).not.toBeNull();
+  const extras = Object.fromEntries(
+    match![2]!.split(';').map((pair) => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, at), decodeURIComponent(pair.slice(at + 1))];
+    }),
+  );
+  return { data: match![1]!, extras };
+}
+
+describe('resolveDestination', () => {
+  it('sends Android to an intent URL with package, fallback and minimum version', () => {
+    const destination = resolveDestination(full, 'android', NOW);
+    expect(destination.kind).toBe('redirect');
+    const { data, extras } = parseIntent((destination as { location: string }).location);
+    expect(data).toBe('//product/42?ref=share');
+    expect(extras).toEqual({
+      scheme: 'myapp',
+      package: 'com.example.app',
+      'S.browser_fallback_url': 'https://example.com/android?x=1',
+      'S.min_version': '2.4.1',
+    });
+  });
+
+  it('falls back to the Play Store page inside the intent when Android has no fallbackUrl', () => {
+    const link: CachedLink = { ...full, androidLink: { url: 'myapp://home', appPackageName: 'com.example.app' } };
+    const { extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+    expect(extras['S.browser_fallback_url']).toBe('https://play.google.com/store/apps/details?id=com.example.app');
+    expect(extras['S.min_version']).toBeUndefined();
+  });
+
+  it('uses the intent form for http(s) App Links too', () => {
+    const link: CachedLink = {
+      ...full,
+      androidLink: { url: 'https://app.example.com/p/7?a=b#frag', appPackageName: 'com.example.app' },
+    };
+    const { data, extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+    expect(data).toBe('//app.example.com/p/7?a=b');
+    expect(extras.scheme).toBe('https');
+  });
+
+  it('keeps a separator in the fallback URL from ending the intent extras', () => {
+    const link: CachedLink = {
+      ...full,
+      androidLink: { url: 'myapp://x', appPackageName: 'com.example.app', fallbackUrl: 'https://e.com/a;end?q=1;2' },
+    };
+    const location = (resolveDestination(link, 'android', NOW) as { location: string }).location;
+    expect(location.split(';end')).toHaveLength(2);
+    expect(parseIntent(location).extras['S.browser_fallback_url']).toBe('https://e.com/a;end?q=1;2');
+  });
+
+  it('sends iOS to the app page with min_version on the app URL and the iOS fallback', () => {
+    expect(resolveDestination(full, 'ios', NOW)).toEqual({
+      kind: 'app-page',
+      appUrl: 'myapp://product/42?min_version=3.0',
+      fallbackUrl: 'https://example.com/ios',
+    });
+  });
+
+  it('falls back to defaultUrl on the iOS page when iOS has no fallbackUrl', () => {
+    const link: CachedLink = { ...full, iosLink: { url: 'myapp://product/42?a=1', bundleId: 'com.example.app' } };
+    expect(resolveDestination(link, 'ios', NOW)).toEqual({
+      kind: 'app-page',
+      appUrl: 'myapp://product/42?a=1',
+      fallbackUrl: 'https://example.com/landing',
+    });
+  });
+
+  it('sends desktop to desktopUrl', () => {
+    expect(resolveDestination(full, 'desktop', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/desktop' });
+  });
+
+  it('sends every platform without its own destination to defaultUrl', () => {
+    const bare: CachedLink = { id: 'l', defaultUrl: 'https://example.com/only' };
+    for (const platform of ['android', 'ios', 'desktop'] as const) {
+      expect(resolveDestination(bare, platform, NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+    }
+    // A desktop URL is for desktops only.
+    const desktopOnly: CachedLink = { ...bare, desktopUrl: 'https://example.com/desk' };
+    expect(resolveDestination(desktopOnly, 'android', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+    expect(resolveDestination(desktopOnly, 'ios', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+  });
+
+  it('reports an expired link as expired at and after its expiry, not before', () => {
+    const link: CachedLink = { ...full, expiresAt: NOW };
+    expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'expired' });
+    expect(resolveDestination(link, 'ios', NOW + 1)).toEqual({ kind: 'expired' });
+    expect(resolveDestination(link, 'desktop', NOW - 1).kind).toBe('redirect');
+  });
+
+  describe('customParameters', () => {
+    const params = { utm_source: 'newsletter', utm_campaign: 'spring sale', x: 'ignored' };
+    const link: CachedLink = { ...full, customParameters: params };
+
+    it('are appended to web destinations without overwriting existing parameters', () => {
+      expect(resolveDestination(link, 'desktop', NOW)).toEqual({
+        kind: 'redirect',
+        location: 'https://example.com/desktop?utm_source=newsletter&utm_campaign=spring%20sale&x=ignored',
+      });
+      const withQuery: CachedLink = {
+        id: 'l',
+        defaultUrl: 'https://example.com/p?utm_source=site&q=a%20b#top',
+        customParameters: params,
+      };
+      expect(resolveDestination(withQuery, 'desktop', NOW)).toEqual({
+        kind: 'redirect',
+        location: 'https://example.com/p?utm_source=site&q=a%20b&utm_campaign=spring%20sale&x=ignored#top',
+      });
+    });
+
+    it('go into the Android browser fallback but not into the app URL', () => {
+      const { data, extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+      expect(data).toBe('//product/42?ref=share');
+      expect(extras['S.browser_fallback_url']).toBe(
+        'https://example.com/android?x=1&utm_source=newsletter&utm_campaign=spring%20sale',
+      );
+    });
+
+    it('go into the iOS fallback but not into the app URL', () => {
+      expect(resolveDestination(link, 'ios', NOW)).toEqual({
+        kind: 'app-page',
+        appUrl: 'myapp://product/42?min_version=3.0',
+        fallbackUrl: 'https://example.com/ios?utm_source=newsletter&utm_campaign=spring%20sale&x=ignored',
+      });
+    });
+  });
+
+  describe('unsafe URLs in the cache', () => {
+    it('never produce a javascript:, data:, vbscript: or file: destination', () => {
+      const bad = ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:msgbox(1)', 'file:///etc/passwd'];
+      for (const url of bad) {
+        const link: CachedLink = {
+          id: 'l',
+          defaultUrl: 'https://example.com/safe',
+          desktopUrl: url,
+          androidLink: { url, appPackageName: 'com.example.app', fallbackUrl: url },
+          iosLink: { url, bundleId: 'com.example.app', fallbackUrl: url },
+        };
+        for (const platform of ['android', 'ios', 'desktop'] as const) {
+          expect(resolveDestination(link, platform, NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/safe' });
+        }
+      }
+    });
+
+    it('use the default fallback when only the platform fallback is unsafe', () => {
+      const link: CachedLink = { ...full, iosLink: { url: 'myapp://x', bundleId: 'a.b', fallbackUrl: 'javascript:alert(1)' } };
+      expect(resolveDestination(link, 'ios', NOW)).toMatchObject({ fallbackUrl: 'https://example.com/landing' });
+    });
+
+    it('make the link unavailable when even defaultUrl is unsafe', () => {
+      const link: CachedLink = { id: 'l', defaultUrl: 'javascript:alert(document.cookie)' };
+      expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'unavailable' });
+    });
+
+    it('reject URLs carrying raw control characters', () => {
+      const link: CachedLink = { id: 'l', defaultUrl: 'https://example.com/ok', desktopUrl: 'https://example.com/\r\nSet-Cookie: a=b' };
+      expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/ok' });
+    });
+  });
+});
+
+/** Runs the page's script against a stub browser; returns where it navigated, then where the timer went. */
+function runAppPageScript(html: string) {
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+  expect(scripts).toHaveLength(1);
+  const navigations: string[] = [];
+  const timers: { fn: () => void; ms: number }[] = [];
+  const location = {
+    set href(value: string) {
+      navigations.push(value);
+    },
+    replace: (value: string) => navigations.push(`replace:${value}`),
+  };
+  runInNewContext(scripts[0]!, {
+    window: { location },
+    document: { hidden: false, addEventListener: () => {} },
+    setTimeout: (fn: () => void, ms: number) => timers.push({ fn, ms }),
+    clearTimeout: () => {},
+  });
+  expect(timers).toHaveLength(1);
+  timers[0]!.fn();
+  return { navigations, delay: timers[0]!.ms };
+}
+
+describe('renderAppPage', () => {
+  it('navigates to the app, then to the fallback after a short delay, and shows both links', () => {
+    const html = renderAppPage('myapp://product/42?min_version=3.0', 'https://example.com/ios?a=1&b=2');
+    const { navigations, delay } = runAppPageScript(html);
+    expect(navigations).toEqual(['myapp://product/42?min_version=3.0', 'replace:https://example.com/ios?a=1&b=2']);
+    expect(delay).toBeGreaterThanOrEqual(1000);
+    expect(delay).toBeLessThanOrEqual(3000);
+    expect(html).toContain('href="myapp://product/42?min_version=3.0"');
+    expect(html).toContain('href="https://example.com/ios?a=1&amp;b=2"');
+    expect(html).not.toContain('http-equiv="refresh"');
+  });
+
+  it('keeps quotes and </script> in URLs from breaking out of the attribute or the script', () => {
+    const appUrl = 'myapp://x?q="><script>alert(1)</script>\'';
+    const fallbackUrl = 'https://example.com/?q=</script><script>alert(2)</script>&r="\u2028';
+    const html = renderAppPage(appUrl, fallbackUrl);
+    // Exactly one script element: the page's own.
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    // Attribute values contain no raw quote or angle bracket.
+    for (const [, value] of html.matchAll(/href="([^"]*)"/g)) expect(value).not.toMatch(/[<>"']/);
+    const { navigations } = runAppPageScript(html);
+    expect(navigations).toEqual([appUrl, `replace:${fallbackUrl}`]);
+  });
+});
+
+describe('error pages', () => {
+  it('are small HTML documents saying what happened', () => {
+    expect(NOT_FOUND_PAGE).toMatch(/^<!doctype html>.*not found/is);
+    expect(GONE_PAGE).toMatch(/^<!doctype html>.*expired/is);
+    expect(NOT_FOUND_PAGE.length + GONE_PAGE.length).toBeLessThan(4096);
+  });
+});
