@@ -44,6 +44,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // The API speaks JSON only: any other body is refused with 415 rather than half-parsed.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
   const keys = redisKeys(config.REDIS_PREFIX);

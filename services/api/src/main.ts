@@ -1,5 +1,6 @@
 import { ConfigError, createDatabase, createRedis, loadConfig, migrate, usesDevelopmentSecrets } from '@deeplink/core';
 import { buildApi } from './app.js';
+import { loggerOptions } from './logger-options.js';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -11,11 +12,7 @@ try {
   process.exit(1);
 }
 
-const logger = {
-  level: config.LOG_LEVEL,
-  // Credentials never reach the log, whatever a future log line includes.
-  redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.key'],
-};
+const logger = loggerOptions(config);
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api' });
 // Fail fast rather than queue commands while Redis is away; the API degrades instead of hanging.
 const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });

@@ -1,0 +1,63 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { buildApi } from '../src/app.js';
+import { loggerOptions } from '../src/logger-options.js';
+
+export interface ApiHarness {
+  app: FastifyInstance;
+  env: TestEnvironment;
+  /** Every log line the API wrote, when created with captureLogs. */
+  logs: string[];
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse & { body: string; json(): any }>;
+  /** Registers a fresh user; returns its id, token and email. */
+  registerUser(name?: string): Promise<{ id: string; token: string; email: string; password: string }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real API (Fastify inject, real Redis and PostgreSQL) on a private database and Redis prefix. */
+export async function createApiHarness(options: { env?: Record<string, string>; captureLogs?: boolean } = {}): Promise<ApiHarness> {
+  const env = await createTestEnvironment({
+    // Generous limits so only the rate-limit tests ever see a 429.
+    RATE_LIMIT_MAX: '100000',
+    RATE_LIMIT_ANONYMOUS_MAX: '100000',
+    RATE_LIMIT_AUTH_MAX: '100000',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const stream = { write: (line: string) => void logs.push(line) } as unknown as NodeJS.WritableStream;
+  const app = await buildApi({
+    config: env.config,
+    sql: env.sql,
+    redis: env.redis,
+    logger: options.captureLogs ? loggerOptions({ LOG_LEVEL: 'trace' }, stream) : false,
+  });
+  await app.ready();
+
+  const harness: ApiHarness = {
+    app,
+    env,
+    logs,
+    async request({ token, headers, ...rest }) {
+      const response = await app.inject({
+        ...rest,
+        headers: { ...headers, ...(token && { authorization: `Bearer ${token}` }) },
+      });
+      return response;
+    },
+    async registerUser(name = 'Test User') {
+      const email = `user${++counter}-${Date.now()}@example.com`;
+      const password = 'correct horse battery';
+      const response = await harness.request({ method: 'POST', url: '/api/auth/register', payload: { name, email, password } });
+      if (response.statusCode !== 201) throw new Error(`register failed: ${response.body}`);
+      const { user, token } = response.json().data;
+      return { id: user.id, token, email, password };
+    },
+    async close() {
+      await app.close();
+      await env.close();
+    },
+  };
+  return harness;
+}
