@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, usesDevelopmentSecrets } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('fills the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      API_PORT: 3000,
+      REDIRECTOR_PORT: 8080,
+      SHORT_URL_BASE: 'http://127.0.0.1:8080',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/deeplink',
+      JWT_TTL_SECONDS: 86400,
+      TRUST_PROXY: false,
+      CLICK_FLUSH_MS: 50,
+      CLICK_BATCH_SIZE: 500,
+    });
+    expect(usesDevelopmentSecrets(config)).toBe(true);
+  });
+
+  it('names every bad variable', () => {
+    const attempt = () => loadConfig({ API_PORT: 'eighty', REDIS_URL: 'nope', JWT_SECRET: 'short' });
+    expect(attempt).toThrow(/API_PORT: /);
+    expect(attempt).toThrow(/REDIS_URL: /);
+    expect(attempt).toThrow(/JWT_SECRET: must be at least 32 characters/);
+  });
+
+  it('requires real secrets in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET, VISITOR_SALT must be set in production/);
+    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), VISITOR_SALT: 'y'.repeat(16) });
+    expect(usesDevelopmentSecrets(config)).toBe(false);
+  });
+
+  it('reads flags and numbers', () => {
+    expect(loadConfig({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '7' })).toMatchObject({ TRUST_PROXY: true, RATE_LIMIT_MAX: 7 });
+  });
+});

@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '@deeplink/core';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const script = join(root, 'scripts/services.mjs');
+// Spare ports, so these tests start private servers and never touch the shared ones.
+const REDIS_PORT = 16391;
+const POSTGRES_PORT = 15439;
+const redisDir = join(root, '.data', `redis-${REDIS_PORT}`);
+const postgresDir = join(root, '.data', `postgres-${POSTGRES_PORT}`);
+
+const runScript = (env: Record<string, string>) =>
+  run(process.execPath, [script], { env: { ...process.env, ...env }, cwd: root });
+
+afterAll(async () => {
+  await run('redis-cli', ['-p', String(REDIS_PORT), 'shutdown', 'nosave']).catch(() => {});
+  if (existsSync(postgresDir)) {
+    const pgCtl = (await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1'])).stdout.trim();
+    const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
+    await run(asPostgres[0] ?? pgCtl, [...asPostgres.slice(1), ...(asPostgres.length ? [pgCtl] : []), '-D', postgresDir, '-m', 'immediate', 'stop']).catch(() => {});
+  }
+  rmSync(redisDir, { recursive: true, force: true });
+  rmSync(postgresDir, { recursive: true, force: true });
+});
+
+describe('scripts/services.mjs', () => {
+  it('uses servers that already answer, and says so', async () => {
+    const { stdout } = await runScript({});
+    expect(stdout).toMatch(/Redis answers at 127\.0\.0\.1:6379, using it/);
+    expect(stdout).toMatch(/PostgreSQL is ready \(database deeplink, hll available\)/);
+  });
+
+  it('starts private Redis and PostgreSQL (with hll and the database) when nothing answers', async () => {
+    const { stdout } = await runScript({
+      REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db`,
+    });
+    expect(stdout).toContain(`starting a private redis-server on 127.0.0.1:${REDIS_PORT}`);
+    expect(stdout).toContain(`starting the private PostgreSQL on 127.0.0.1:${POSTGRES_PORT}`);
+    expect(stdout).toContain('created database private_db');
+    expect((await run('redis-cli', ['-p', String(REDIS_PORT), 'ping'])).stdout.trim()).toBe('PONG');
+
+    const sql = createDatabase(`postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db`, { max: 1 });
+    try {
+      await sql`CREATE EXTENSION IF NOT EXISTS hll`;
+      const [row] = await sql<{ n: number }[]>`SELECT hll_cardinality(hll_add_agg(hll_hash_integer(i)))::int AS n FROM generate_series(1, 100) i`;
+      expect(row!.n).toBeGreaterThan(90);
+    } finally {
+      await sql.end();
+    }
+
+    // A second run finds them answering and leaves them be.
+    const again = await runScript({ REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`, DATABASE_URL: `postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db` });
+    expect(again.stdout).toContain(`Redis answers at 127.0.0.1:${REDIS_PORT}, using it`);
+    expect(again.stdout).not.toContain('starting');
+  }, 120_000);
+
+  it('fails with a clear message when a remote server does not answer', async () => {
+    // 127.0.0.2 is loopback, but not an address the script starts servers on.
+    const error = await runScript({ REDIS_URL: 'redis://127.0.0.2:1' }).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    expect(error?.code).toBe(1);
+    expect(error?.stderr).toContain('cannot bring the services up: Redis at redis://127.0.0.2:1 does not answer, and it is not a local address to start one on');
+  });
+});
