@@ -53,6 +53,11 @@ const envSchema = z.object({
   ALLOW_UWS_FALLBACK: flag,
 
   WORKER_CONCURRENCY: positiveInt.default(4),
+  /** Where the worker answers /healthz and /readyz. */
+  WORKER_HOST: z.string().default('127.0.0.1'),
+  WORKER_PORT: port.default(8090),
+  /** How long the worker may take on SIGTERM to finish batches in flight before it exits anyway. */
+  WORKER_SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
   GEOIP_DB: z.string().optional(),
   BATCH_RETENTION_DAYS: positiveInt.default(7),
   CRON_RECONCILE: z.string().default('*/5 * * * *'),
