@@ -1,0 +1,95 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickBatch, type Config, type Sql } from '@deeplink/core';
+import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { createClickEnricher } from './click-enricher.js';
+import { openGeoIp, type GeoIp } from './geoip.js';
+import { createLogger, type Logger } from './logger.js';
+import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
+import { createBatchRollup, isClickBatch, type BatchOutcome } from './rollup-batch.js';
+import { createUserAgentParser } from './user-agent.js';
+
+export interface WorkerDeps {
+  config: Config;
+  sql: Sql;
+  /** Used for the link cache and cron coordination; BullMQ gets its own connection copied from it. */
+  redis: Redis;
+  log?: Logger;
+  /** Defaults to GEOIP_DB, else the country database that ships from npm. */
+  geoip?: GeoIp;
+  /** Run the cron maintenance schedules (default true). */
+  schedule?: boolean;
+}
+
+export interface ClickWorker {
+  worker: Worker<ClickBatch, BatchOutcome>;
+  /** The queue as a producer sees it, for reports. */
+  queue: Queue<ClickBatch>;
+  tasks: MaintenanceTask[];
+  /** Undefined when started with schedule: false. */
+  maintenance?: Maintenance;
+  /** Stops taking jobs, finishes the ones in flight, stops the schedules; leaves deps.redis and deps.sql open. */
+  close(): Promise<void>;
+}
+
+/** Builds the click-batch consumer and its maintenance schedules. */
+export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
+  const { config, sql } = deps;
+  if (deps.schedule !== false) assertValidSchedules(config);
+  const log = deps.log ?? createLogger(config.LOG_LEVEL);
+  const rollup = createBatchRollup({
+    enrich: createClickEnricher({
+      geoip: deps.geoip ?? (await openGeoIp(config.GEOIP_DB)),
+      parseUserAgent: createUserAgentParser(),
+      visitorSalt: config.VISITOR_SALT,
+    }),
+    rollups: rollupsRepository(sql),
+  });
+
+  // BullMQ blocks on its connection and must never give up on a command.
+  const connection = deps.redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
+
+  const processJob = async (job: Job<ClickBatch, BatchOutcome>): Promise<BatchOutcome> => {
+    if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`unexpected job name "${job.name}"`);
+    if (!isClickBatch(job.data)) throw new UnrecoverableError('job data is not a click batch');
+    const outcome = await rollup(job.data);
+    log.debug('batch processed', { jobId: job.id, batchId: job.data.batchId, ...outcome });
+    return outcome;
+  };
+
+  const worker = new Worker<ClickBatch, BatchOutcome>(CLICK_QUEUE, processJob, {
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    // Job data holds client addresses: a finished batch is removed at once (its id stays in
+    // processed_batches). Failed batches stay in the failed set until retried or removed.
+    removeOnComplete: { count: 0 },
+  });
+  worker.on('failed', (job, error) => {
+    const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error instanceof UnrecoverableError;
+    (final ? log.error : log.warn)(final ? 'batch failed' : 'batch attempt failed, will retry', {
+      jobId: job?.id,
+      attemptsMade: job?.attemptsMade,
+      err: error,
+    });
+  });
+  worker.on('error', (error) => log.error('worker error', { err: error }));
+
+  const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log });
+  const maintenance =
+    deps.schedule === false ? undefined : scheduleMaintenance(tasks, { redis: deps.redis, prefix: config.REDIS_PREFIX, log });
+
+  return {
+    worker,
+    queue,
+    tasks,
+    maintenance,
+    async close() {
+      await worker.close();
+      await maintenance?.stop();
+      await queue.close();
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}

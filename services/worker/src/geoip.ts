@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module';
+import { BlockList, isIP } from 'node:net';
+import maxmind, { type CountryResponse } from 'maxmind';
+import { BoundedCache } from './bounded-cache.js';
+
+/** Country label for addresses no database can place: private, reserved, malformed or unlisted. */
+export const UNKNOWN_COUNTRY = 'Unknown';
+
+// The default database (ip-location-db) stores `{ country_code }`; GeoLite2/GeoIP2 files store
+// `{ country: { iso_code } }`, with `registered_country` where the country is unknown.
+type CountryRecord = CountryResponse & { country_code?: string };
+
+// Ranges that never locate a visitor. Some databases still list a few of them (the default one
+// places 192.168.0.0/16 in AU), so they are answered before any lookup.
+const NOT_ROUTABLE = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) NOT_ROUTABLE.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
+] as const) NOT_ROUTABLE.addSubnet(network, prefix, 'ipv6');
+
+const CACHE_SIZE = 100_000;
+
+export interface GeoIp {
+  /** ISO country code of an address, or UNKNOWN_COUNTRY. */
+  country(ip: string): string;
+}
+
+/** Path of the CC0 country database that ships from npm, used when GEOIP_DB is not set. */
+export function defaultGeoIpDatabase(): string {
+  return createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
+}
+
+/** Opens a MaxMind-format country (or city) database; lookups are cached per address. */
+export async function openGeoIp(path: string = defaultGeoIpDatabase()): Promise<GeoIp> {
+  const reader = await maxmind.open<CountryRecord>(path);
+  const lookup = (address: string): string => {
+    // Dual-stack sockets report IPv4 clients as ::ffff:a.b.c.d.
+    const ip = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+    const family = isIP(ip);
+    if (family === 0 || NOT_ROUTABLE.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return UNKNOWN_COUNTRY;
+    const record = reader.get(ip);
+    const code = record?.country_code ?? record?.country?.iso_code ?? record?.registered_country?.iso_code;
+    return code ? code.toUpperCase() : UNKNOWN_COUNTRY;
+  };
+  const cache = new BoundedCache<string, string>(CACHE_SIZE);
+  return { country: (ip) => cache.get(ip, lookup) };
+}

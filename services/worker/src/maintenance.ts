@@ -1,0 +1,139 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
+import { redisKeys, type Config, type Sql } from '@deeplink/core';
+import { rollupsRepository, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
+import type { Logger } from './logger.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT'] as const;
+
+/** Throws an error naming the variable when a schedule is not a valid cron expression. */
+export function assertValidSchedules(config: Config): void {
+  for (const setting of CRON_SETTINGS) {
+    if (!cron.validate(config[setting])) throw new Error(`${setting}: invalid cron expression "${config[setting]}"`);
+  }
+}
+
+/** A scheduled maintenance job: what it is for, when it runs, and the work itself. */
+export interface MaintenanceTask {
+  name: string;
+  /** The config variable holding the schedule. */
+  setting: (typeof CRON_SETTINGS)[number];
+  schedule: string;
+  purpose: string;
+  run(): Promise<Record<string, unknown>>;
+}
+
+export interface QueueReport {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+}
+
+/** Forgets processed batch ids older than the retention; a batch is never redelivered that late. */
+export async function pruneProcessedBatches(rollups: RollupsRepository, retentionDays: number, now = new Date()) {
+  const removed = await rollups.pruneProcessedBatches(new Date(now.getTime() - retentionDays * DAY_MS));
+  return { removed };
+}
+
+/** Logs how many click batches wait, run, wait for a retry, or have failed for good. */
+export async function reportQueue(queue: Queue, log: Logger): Promise<QueueReport> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+  const report: QueueReport = {
+    waiting: counts.waiting ?? 0,
+    active: counts.active ?? 0,
+    delayed: counts.delayed ?? 0,
+    failed: counts.failed ?? 0,
+  };
+  // Failed batches hold clicks that are not in the rollups yet: someone has to look at them.
+  (report.failed > 0 ? log.warn : log.info)('click queue', { queue: queue.name, ...report });
+  return report;
+}
+
+/** The worker's three maintenance tasks, bound to their dependencies and schedules. */
+export function maintenanceTasks(deps: { config: Config; sql: Sql; redis: Redis; queue: Queue; log: Logger }): MaintenanceTask[] {
+  const { config, sql, redis, queue, log } = deps;
+  return [
+    {
+      name: 'reconcile-link-cache',
+      setting: 'CRON_RECONCILE',
+      schedule: config.CRON_RECONCILE,
+      purpose: 'make the Redis link cache match PostgreSQL (restore missing, evict expired, drop deleted)',
+      run: async () => ({ ...(await reconcileLinkCache(sql, redis, redisKeys(config.REDIS_PREFIX))) }),
+    },
+    {
+      name: 'prune-processed-batches',
+      setting: 'CRON_PRUNE_BATCHES',
+      schedule: config.CRON_PRUNE_BATCHES,
+      purpose: `forget processed batch ids older than ${config.BATCH_RETENTION_DAYS} days`,
+      run: () => pruneProcessedBatches(rollupsRepository(sql), config.BATCH_RETENTION_DAYS),
+    },
+    {
+      name: 'report-queue',
+      setting: 'CRON_QUEUE_REPORT',
+      schedule: config.CRON_QUEUE_REPORT,
+      purpose: 'log click queue depth and failed batches',
+      run: async () => ({ ...(await reportQueue(queue, log)) }),
+    },
+  ];
+}
+
+/**
+ * Lets one process run each scheduled slot when several workers share a Redis: the first to set
+ * the slot's key runs it. The key is left to expire, so a process whose clock lags cannot run the
+ * same slot again after the winner finishes.
+ */
+export function redisRunCoordinator(redis: Redis, prefix: string): RunCoordinator {
+  return {
+    shouldRun: async (key, ttlMs) => (await redis.set(`${prefix}cron:${key}`, String(process.pid), 'PX', ttlMs, 'NX')) === 'OK',
+  };
+}
+
+export interface Maintenance {
+  scheduled: ScheduledTask[];
+  /** Stops the schedules and waits for runs already under way. */
+  stop(): Promise<void>;
+}
+
+/** Schedules the tasks with node-cron (UTC); a failing run is logged and retried at the next slot. */
+export function scheduleMaintenance(
+  tasks: MaintenanceTask[],
+  deps: { redis: Redis; prefix: string; log: Logger },
+): Maintenance {
+  const { log } = deps;
+  const runCoordinator = redisRunCoordinator(deps.redis, deps.prefix);
+  const cronLogger = {
+    info: (message: string) => log.debug(message, { component: 'cron' }),
+    warn: (message: string) => log.warn(message, { component: 'cron' }),
+    error: (message: string | Error, err?: Error) => log.error(String(message), { component: 'cron', err }),
+    debug: (message: string | Error) => log.debug(String(message), { component: 'cron' }),
+  };
+  const running = new Set<Promise<void>>();
+  const scheduled = tasks.map((task) =>
+    cron.schedule(
+      task.schedule,
+      async () => {
+        const started = Date.now();
+        const run = task.run().then(
+          (result) => log.info('maintenance task finished', { task: task.name, ms: Date.now() - started, ...result }),
+          (error: unknown) => log.error('maintenance task failed', { task: task.name, err: error }),
+        );
+        running.add(run);
+        await run.finally(() => running.delete(run));
+      },
+      { name: task.name, timezone: 'UTC', noOverlap: true, distributed: true, runCoordinator, logger: cronLogger },
+    ),
+  );
+  for (const task of tasks) log.info('maintenance task scheduled', { task: task.name, schedule: task.schedule, purpose: task.purpose });
+  return {
+    scheduled,
+    async stop() {
+      await Promise.all(scheduled.map((task) => task.destroy()));
+      await Promise.all(running);
+    },
+  };
+}

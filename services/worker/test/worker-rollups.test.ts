@@ -1,0 +1,186 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLICK_BATCH_JOB, linksRepository } from '@deeplink/core';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createWorker, type ClickWorker } from '../src/app.js';
+import {
+  HOUR,
+  UA,
+  capturingLogger,
+  click,
+  clickQueue,
+  createLinks,
+  dimension,
+  totalClicks,
+  uniqueVisitors,
+  waitForIdle,
+} from './helpers.js';
+
+describe('click batch worker', () => {
+  let env: TestEnvironment;
+  let producer: ReturnType<typeof clickQueue>;
+  let app: ClickWorker | undefined;
+  const captured = capturingLogger();
+
+  beforeAll(async () => {
+    env = await createTestEnvironment({ WORKER_CONCURRENCY: '3' });
+    producer = clickQueue(env);
+  });
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+  afterAll(async () => {
+    await producer.close();
+    await env.close();
+  });
+
+  const start = async () => {
+    app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: captured.log, schedule: false });
+    return app;
+  };
+  const batchRecorded = async (batchId: string) =>
+    (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = ${batchId}`).length === 1;
+
+  it('rolls clicks up by hour with platform, device, browser, os, country and referrer', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const hour = Date.UTC(2026, 2, 1, 12);
+    const clicks = [
+      click(link!, { ts: hour + 1, userAgent: UA.androidChrome, ip: '8.8.8.8', referrer: 'https://WWW.Google.com/search?q=x' }),
+      click(link!, { ts: hour + 2, userAgent: UA.androidChrome, ip: '8.8.8.8', referrer: 'https://www.google.com/' }),
+      click(link!, { ts: hour + 3, userAgent: UA.iphoneSafari, ip: '81.2.69.142', referrer: 'android-app://com.google.android.gm/' }),
+      click(link!, { ts: hour + 4, userAgent: UA.ipadSafari, ip: '2001:4860:4860::8888', referrer: 'not a url' }),
+      click(link!, { ts: hour + HOUR, userAgent: UA.windowsChrome, ip: '133.242.0.1' }),
+      click(link!, { ts: hour + HOUR + 1, userAgent: UA.linuxFirefox, ip: '::ffff:194.25.0.1' }),
+      click(link!, { ts: hour + HOUR + 2, userAgent: UA.macSafari, ip: '192.168.1.20' }),
+      // Bots: never counted.
+      click(link!, { ts: hour + 5, userAgent: UA.googlebot, ip: '66.249.66.1' }),
+      click(link!, { ts: hour + 6, userAgent: UA.curl }),
+    ];
+    await start();
+    await producer.add({ batchId: 'dims-1', clicks });
+    await waitForIdle(producer.queue);
+
+    const hours = await env.sql<{ bucket: Date; clicks: number }[]>`
+      SELECT bucket, clicks FROM click_hourly WHERE link_id = ${link!} ORDER BY bucket`;
+    expect(hours).toEqual([
+      { bucket: new Date(hour), clicks: 4 },
+      { bucket: new Date(hour + HOUR), clicks: 3 },
+    ]);
+    expect(await dimension(env.sql, link!, 'platform')).toEqual({ android: 2, ios: 2, desktop: 3 });
+    expect(await dimension(env.sql, link!, 'device')).toEqual({ Mobile: 4, Desktop: 3 });
+    expect(await dimension(env.sql, link!, 'browser')).toEqual({ Chrome: 3, 'Mobile Safari': 2, Firefox: 1, Safari: 1 });
+    expect(await dimension(env.sql, link!, 'os')).toEqual({ Android: 2, iOS: 2, Windows: 1, Linux: 1, 'Mac OS': 1 });
+    expect(await dimension(env.sql, link!, 'country')).toEqual({ US: 3, GB: 1, JP: 1, DE: 1, Unknown: 1 });
+    expect(await dimension(env.sql, link!, 'referrer')).toEqual({
+      'www.google.com': 2,
+      'com.google.android.gm': 1,
+      direct: 4,
+    });
+    const [batch] = await env.sql`SELECT clicks FROM processed_batches WHERE batch_id = 'dims-1'`;
+    expect(batch?.clicks).toBe(clicks.length);
+  });
+
+  it('counts unique visitors by address and agent, across batches and hours', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const hour = Date.UTC(2026, 2, 2, 8);
+    const visit = (n: number, ts: number) => click(link!, { ip: `8.8.${n}.1`, userAgent: UA.iphoneSafari, ts });
+    await start();
+    // 30 clicks from 10 visitors, spread over two batches and two hours.
+    await producer.add({ batchId: 'uniq-1', clicks: Array.from({ length: 15 }, (_, i) => visit(i % 10, hour + i)) });
+    await producer.add({ batchId: 'uniq-2', clicks: Array.from({ length: 15 }, (_, i) => visit((i + 5) % 10, hour + HOUR + i)) });
+    await waitForIdle(producer.queue);
+    expect(await totalClicks(env.sql, link!)).toBe(30);
+    expect(await uniqueVisitors(env.sql, link!)).toBe(10);
+  });
+
+  it('counts a batch delivered twice under different job ids once', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const batch = { batchId: 'dup-1', clicks: Array.from({ length: 7 }, () => click(link!)) };
+    await start();
+    await producer.add(batch, { jobId: 'dup-1-a' });
+    await producer.add(batch, { jobId: 'dup-1-b' });
+    await waitForIdle(producer.queue);
+    // And once more after both finished, as a producer retrying a lost acknowledgement would.
+    await producer.add(batch, { jobId: 'dup-1-c' });
+    await waitForIdle(producer.queue);
+    expect(await totalClicks(env.sql, link!)).toBe(7);
+    expect(await dimension(env.sql, link!, 'platform')).toEqual({ desktop: 7 });
+    expect(await producer.queue.getFailedCount()).toBe(0);
+  });
+
+  it('rolls a batch back when it fails part-way and counts it once when the retry succeeds', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    // The first statement that writes dimension counts fails, after the batch id and the hourly
+    // totals were written in the same transaction. A sequence survives the rollback.
+    await env.sql.unsafe(`
+      CREATE SEQUENCE fail_once;
+      CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('fail_once') = 1 THEN RAISE EXCEPTION 'simulated failure'; END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER fail_once BEFORE INSERT ON click_hourly_dimensions FOR EACH STATEMENT EXECUTE FUNCTION fail_once();`);
+    try {
+      const attempts: number[] = [];
+      const worker = await start();
+      worker.worker.on('completed', (job) => attempts.push(job.attemptsMade));
+      await producer.add({ batchId: 'retry-1', clicks: Array.from({ length: 5 }, () => click(link!)) });
+      await waitForIdle(producer.queue);
+      expect(attempts).toEqual([2]); // completed on the second attempt
+      expect(await totalClicks(env.sql, link!)).toBe(5);
+      expect(await dimension(env.sql, link!, 'device')).toEqual({ Desktop: 5 });
+      expect(captured.lines.some((l) => l.msg === 'batch attempt failed, will retry')).toBe(true);
+    } finally {
+      await env.sql.unsafe('DROP TRIGGER fail_once ON click_hourly_dimensions; DROP FUNCTION fail_once; DROP SEQUENCE fail_once');
+    }
+  });
+
+  it('skips clicks for deleted links without failing the batch', async () => {
+    const [kept, deleted] = await createLinks(env.sql, 2);
+    await linksRepository(env.sql).delete(deleted!);
+    await start();
+    await producer.add({
+      batchId: 'deleted-1',
+      clicks: [click(kept!), click(deleted!), click(deleted!, { userAgent: UA.androidChrome }), click(kept!)],
+    });
+    await waitForIdle(producer.queue);
+    expect(await totalClicks(env.sql, kept!)).toBe(2);
+    const [rows] = await env.sql<{ n: number }[]>`
+      SELECT (SELECT count(*) FROM click_hourly WHERE link_id = ${deleted!})::int
+           + (SELECT count(*) FROM click_hourly_dimensions WHERE link_id = ${deleted!})::int AS n`;
+    expect(rows?.n).toBe(0);
+    expect(await batchRecorded('deleted-1')).toBe(true);
+    expect(await producer.queue.getFailedCount()).toBe(0);
+  });
+
+  it('records the id of a batch made only of bots and skips its redelivery', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    await start();
+    await producer.add({ batchId: 'bots-1', clicks: [click(link!, { userAgent: UA.googlebot }), click(link!, { userAgent: UA.curl })] });
+    await waitForIdle(producer.queue);
+    expect(await batchRecorded('bots-1')).toBe(true);
+    expect(await totalClicks(env.sql, link!)).toBe(0);
+  });
+
+  it('keeps finished jobs out of Redis, since their data holds client addresses', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    await start();
+    await producer.add({ batchId: 'cleanup-1', clicks: [click(link!)] });
+    await waitForIdle(producer.queue);
+    expect(await producer.queue.getJob('cleanup-1')).toBeUndefined();
+    expect(await producer.queue.getCompletedCount()).toBe(0);
+  });
+
+  it('fails malformed jobs at once, into the failed set', async () => {
+    await start();
+    await producer.queue.add(CLICK_BATCH_JOB, { batchId: '', clicks: 'nope' } as never, { jobId: 'bad-1', attempts: 5 });
+    await producer.queue.add('something-else', { batchId: 'x', clicks: [] }, { jobId: 'bad-2', attempts: 5 });
+    await waitForIdle(producer.queue);
+    const failed = await producer.queue.getFailed();
+    expect(failed.map((job) => [job.id, job.attemptsMade]).sort()).toEqual([
+      ['bad-1', 1],
+      ['bad-2', 1],
+    ]);
+    await producer.queue.clean(0, 100, 'failed');
+  });
+});
