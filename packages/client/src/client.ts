@@ -1,0 +1,118 @@
+import { createTransport, type RequestOptions } from './http.js';
+import type {
+  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, AuthResult, CreateApiKeyInput, CreateLinkInput, Link,
+  LinkAnalytics, LinkAnalyticsQuery, LinkPage, LinkSummary, ListLinksQuery, LoginInput, RegisterInput,
+  SummaryAnalytics, UpdateLinkInput, User,
+} from './types.js';
+
+/** Options of createClient. Send either an API key or a login token; both travel as `Authorization: Bearer`. */
+export type ClientOptions = {
+  /** The API's address including its `/api` prefix, e.g. `http://127.0.0.1:3000/api`. */
+  baseUrl: string;
+  /** A fetch implementation; defaults to the global one. */
+  fetch?: typeof fetch;
+  /** Per-attempt timeout in milliseconds (default 30 000). */
+  timeoutMs?: number;
+  /** Extra attempts for GET, PUT and DELETE after 429, 502-504 or a network failure (default 2). POST is never retried. */
+  retries?: number;
+} & ({ apiKey?: string; token?: never } | { token?: string; apiKey?: never });
+
+/** The client createClient returns. */
+export type DeeplinkClient = ReturnType<typeof createClient>;
+
+const path = (strings: TemplateStringsArray, ...ids: string[]) =>
+  strings.reduce((out, part, i) => out + part + (i < ids.length ? encodeURIComponent(ids[i]!) : ''), '');
+
+/**
+ * Creates a typed client for the API. Methods resolve to the response's `data`, unwrapped, and
+ * reject with a ServiceError subclass. `auth.register()` and `auth.login()` remember the returned
+ * token and send it on later calls, in place of any apiKey or token given here.
+ */
+export function createClient(options: ClientOptions) {
+  let credential = options.apiKey ?? options.token;
+  const send = createTransport({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retries: options.retries ?? 2,
+    credential: () => credential,
+  });
+
+  const remember = (result: AuthResult): AuthResult => {
+    credential = result.token;
+    return result;
+  };
+
+  function exportAnalytics(id: string, query: AnalyticsExportQuery & { format: 'json' }, opts?: RequestOptions): Promise<AnalyticsExportRow[]>;
+  function exportAnalytics(id: string, query?: AnalyticsExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
+  function exportAnalytics(id: string, query: AnalyticsExportQuery = {}, opts?: RequestOptions): Promise<string | AnalyticsExportRow[]> {
+    const request = { method: 'GET', path: path`/analytics/links/${id}/export`, query: { ...query } } as const;
+    if (query.format === 'json') return send<{ rows: AnalyticsExportRow[] }>(request, opts).then((data) => data.rows);
+    return send<string>({ ...request, as: 'text' }, opts);
+  }
+
+  const links = {
+    /** Creates a link; `slug` picks its short code. */
+    create: (input: CreateLinkInput, opts?: RequestOptions) =>
+      send<{ link: Link }>({ method: 'POST', path: '/links', body: input }, opts).then((data) => data.link),
+    /** Reads one link. */
+    get: (id: string, opts?: RequestOptions) =>
+      send<{ link: Link }>({ method: 'GET', path: path`/links/${id}` }, opts).then((data) => data.link),
+    /** Merges `changes` into the link (null clears a field); resolves to the whole updated link. */
+    update: (id: string, changes: UpdateLinkInput, opts?: RequestOptions) =>
+      send<{ link: Link }>({ method: 'PUT', path: path`/links/${id}`, body: changes }, opts).then((data) => data.link),
+    /** Deletes a link and its analytics, permanently. */
+    delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
+    /** One page of the caller's links. */
+    list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
+      send<LinkPage>({ method: 'GET', path: '/links', query: { ...query } }, opts),
+    /**
+     * Every link from `query.page` (default 1) to the last page, fetched one page at a time as the
+     * loop asks for more. Links created or deleted meanwhile can shift items between pages.
+     */
+    async *iterate(query: ListLinksQuery = {}, opts?: RequestOptions): AsyncGenerator<LinkSummary, void, undefined> {
+      for (let page = query.page ?? 1; ; page++) {
+        const { links: items, pagination } = await links.list({ ...query, page }, opts);
+        yield* items;
+        if (items.length === 0 || page >= pagination.pages) return;
+      }
+    },
+  };
+
+  return {
+    auth: {
+      /** Creates an account; remembers the returned token. */
+      register: (input: RegisterInput, opts?: RequestOptions) =>
+        send<AuthResult>({ method: 'POST', path: '/auth/register', body: input }, opts).then(remember),
+      /** Logs in; remembers the returned token. */
+      login: (input: LoginInput, opts?: RequestOptions) =>
+        send<AuthResult>({ method: 'POST', path: '/auth/login', body: input }, opts).then(remember),
+      /** The authenticated user. */
+      me: (opts?: RequestOptions) => send<{ user: User }>({ method: 'GET', path: '/auth/me' }, opts).then((data) => data.user),
+    },
+    apiKeys: {
+      /** Creates an API key (needs a login token, not a key); `key` is shown only here. */
+      create: (input: CreateApiKeyInput, opts?: RequestOptions) =>
+        send<{ apiKey: ApiKey }>({ method: 'POST', path: '/auth/api-keys', body: input }, opts).then((data) => data.apiKey),
+      /** Revokes an API key, effective immediately. */
+      delete: (id: string, opts?: RequestOptions) =>
+        send<null>({ method: 'DELETE', path: path`/auth/api-keys/${id}` }, opts).then(() => {}),
+    },
+    links,
+    analytics: {
+      /** Clicks of one link over a range (default: the last 30 days, by day). */
+      link: (id: string, query: LinkAnalyticsQuery = {}, opts?: RequestOptions) =>
+        send<{ analytics: LinkAnalytics }>({ method: 'GET', path: path`/analytics/links/${id}`, query: { ...query } }, opts)
+          .then((data) => data.analytics),
+      /** Totals over the whole account. */
+      summary: (opts?: RequestOptions) =>
+        send<{ summary: SummaryAnalytics }>({ method: 'GET', path: '/analytics/summary' }, opts).then((data) => data.summary),
+      /** A link's clicks per bucket and dimension: CSV text, or rows with `format: 'json'`. */
+      export: exportAnalytics,
+    },
+    /** Replaces the credential sent on later calls (undefined sends none). */
+    setToken(token: string | undefined): void {
+      credential = token;
+    },
+  };
+}

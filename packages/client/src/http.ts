@@ -1,0 +1,177 @@
+import { errorForStatus, ServiceError, ServiceNetworkError } from './errors.js';
+import type { ErrorDetail } from './types.js';
+
+/** Options every method takes as its last argument. */
+export interface RequestOptions {
+  /** Aborts the request (and any retry wait); the method then throws a ServiceNetworkError `ABORTED`. */
+  signal?: AbortSignal;
+  /** Overrides the client's timeoutMs for this call. */
+  timeoutMs?: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  fetch: typeof fetch | undefined;
+  timeoutMs: number;
+  retries: number;
+  credential: () => string | undefined;
+}
+
+export interface Request {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | Date | undefined>;
+  body?: unknown;
+  /** `text`: return a successful body as text (CSV export); errors are still the JSON envelope. */
+  as?: 'json' | 'text';
+}
+
+/** Only these may be sent twice: a retried POST could create a second link or key. */
+const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_MAX_MS = 8_000;
+/** A Retry-After longer than this is not waited out: the caller gets the 429 to decide. */
+const MAX_RETRY_AFTER_SECONDS = 60;
+
+/** Sends requests with auth, timeouts and retries, and unwraps the response envelope. */
+export function createTransport(options: TransportOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  // Looked up per call and wrapped, so a polyfill installed later works and browsers keep `this` = window.
+  const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function attempt(request: Request, signal: AbortSignal, timeout: AbortSignal): Promise<unknown> {
+    const credential = options.credential();
+    const headers: Record<string, string> = { accept: request.as === 'text' ? 'text/csv, application/json' : 'application/json' };
+    if (credential) headers.authorization = `Bearer ${credential}`;
+    // The API refuses an empty body that claims to be JSON, so the type goes only with a body.
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(buildUrl(baseUrl, request), {
+        method: request.method,
+        headers,
+        body,
+        signal,
+      });
+      text = await response.text();
+    } catch (error) {
+      if (timeout.aborted) throw new ServiceNetworkError('The request timed out', { code: 'TIMEOUT', cause: error });
+      if (signal.aborted) throw new ServiceNetworkError('The request was aborted', { code: 'ABORTED', cause: error });
+      throw new ServiceNetworkError(`Could not reach the API at ${baseUrl}: ${describe(error)}`, { code: 'CONNECTION_FAILED', cause: error });
+    }
+
+    if (request.as === 'text' && response.ok) return text;
+    const envelope = parseEnvelope(text);
+    if (!envelope || envelope.success !== response.ok) {
+      throw new ServiceNetworkError(`The API answered HTTP ${response.status} with a body that is not its JSON envelope`, {
+        status: response.status,
+        code: 'INVALID_RESPONSE',
+      });
+    }
+    if (envelope.success) return envelope.data;
+    const { code, message, details } = envelope.error;
+    throw errorForStatus(response.status, message, {
+      status: response.status,
+      code,
+      details,
+      retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+    });
+  }
+
+  /** One API call: attempts, retried for idempotent methods; resolves to the envelope's `data`. */
+  return async function send<T>(request: Request, callOptions: RequestOptions = {}): Promise<T> {
+    const retries = IDEMPOTENT.has(request.method) ? options.retries : 0;
+    for (let attemptNo = 0; ; attemptNo++) {
+      const timeout = AbortSignal.timeout(callOptions.timeoutMs ?? options.timeoutMs);
+      const signal = callOptions.signal ? AbortSignal.any([callOptions.signal, timeout]) : timeout;
+      try {
+        return (await attempt(request, signal, timeout)) as T;
+      } catch (error) {
+        const delay = attemptNo < retries ? retryDelay(error as ServiceError, attemptNo) : undefined;
+        if (delay === undefined) throw error;
+        await sleep(delay, callOptions.signal);
+      }
+    }
+  };
+}
+
+/** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
+function retryDelay(error: ServiceError, attemptNo: number): number | undefined {
+  const retryable = error instanceof ServiceNetworkError ? error.code !== 'ABORTED' : RETRY_STATUSES.has(error.status ?? 0);
+  if (!retryable) return undefined;
+  if (error.retryAfter !== undefined) {
+    if (error.retryAfter > MAX_RETRY_AFTER_SECONDS) return undefined;
+    // Never earlier than asked; a little later, so clients told the same moment do not return together.
+    return error.retryAfter * 1000 + Math.random() * 250;
+  }
+  // Exponential backoff with "equal jitter": half the delay fixed, half random.
+  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attemptNo);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(new ServiceNetworkError('The request was aborted', { code: 'ABORTED', cause: signal?.reason }));
+    if (signal?.aborted) return aborted();
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      aborted();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function buildUrl(baseUrl: string, request: Request): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) params.set(key, value instanceof Date ? value.toISOString() : String(value));
+  }
+  const query = params.toString();
+  return `${baseUrl}${request.path}${query ? `?${query}` : ''}`;
+}
+
+type Envelope =
+  | { success: true; data: unknown }
+  | { success: false; error: { code: string; message: string; details: ErrorDetail[] } };
+
+function parseEnvelope(text: string): Envelope | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const candidate = body as Record<string, unknown>;
+  if (candidate.success === true && 'data' in candidate) return candidate as Envelope;
+  const error = candidate.error as Record<string, unknown> | null | undefined;
+  if (candidate.success === false && typeof error?.code === 'string' && typeof error.message === 'string') {
+    return { success: false, error: { code: error.code, message: error.message, details: Array.isArray(error.details) ? error.details : [] } };
+  }
+  return undefined;
+}
+
+/** Retry-After is either delay-seconds or an HTTP date. */
+function parseRetryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/** Node's fetch hides the reason (ECONNREFUSED, ENOTFOUND) in `cause`. */
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,5 @@
+// The public surface of @deeplink/client.
+export { createClient, type ClientOptions, type DeeplinkClient } from './client.js';
+export { ServiceAuthError, ServiceError, ServiceNetworkError, ServiceValidationError, type NetworkErrorCode } from './errors.js';
+export type { RequestOptions } from './http.js';
+export type * from './types.js';

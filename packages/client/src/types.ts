@@ -1,0 +1,187 @@
+// The wire types of the API. They mirror the zod schemas in @deeplink/core/schemas (test/types.test.ts
+// fails the typecheck when they drift apart) but are written out here, so the published declarations
+// need neither @deeplink/core nor zod.
+
+/** An account. The password is never returned. */
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** What register and login return: the user and a login token (JWT, valid 24 h by default). */
+export interface AuthResult {
+  user: User;
+  token: string;
+}
+
+/** Body of `auth.register()`. */
+export interface RegisterInput {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/** Body of `auth.login()`. */
+export interface LoginInput {
+  email: string;
+  password: string;
+}
+
+/** Body of `apiKeys.create()`. */
+export interface CreateApiKeyInput {
+  name: string;
+}
+
+/** An API key; `key` is the secret and is returned only when the key is created. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  key: string;
+  createdAt: string;
+}
+
+/** Android destination of a link. */
+export interface AndroidLink {
+  url: string;
+  appPackageName: string;
+  minimumVersion?: string;
+  fallbackUrl?: string;
+}
+
+/** iOS destination of a link. */
+export interface IosLink {
+  url: string;
+  bundleId: string;
+  minimumVersion?: string;
+  fallbackUrl?: string;
+}
+
+/** A dynamic link; timestamps are ISO 8601 strings in UTC. */
+export interface Link {
+  id: string;
+  url: string;
+  title: string;
+  defaultUrl: string;
+  androidLink?: AndroidLink;
+  iosLink?: IosLink;
+  desktopUrl?: string;
+  customParameters?: Record<string, string>;
+  expirationDate?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A link as the list returns it: without platform fields. */
+export type LinkSummary = Pick<Link, 'id' | 'url' | 'title' | 'defaultUrl' | 'createdAt' | 'updatedAt'>;
+
+/** Body of `links.create()`. A Date for expirationDate is sent as its ISO string. */
+export interface CreateLinkInput {
+  title: string;
+  defaultUrl: string;
+  androidLink?: AndroidLink;
+  iosLink?: IosLink;
+  desktopUrl?: string;
+  customParameters?: Record<string, string>;
+  expirationDate?: string | Date;
+  /** Custom short code instead of a generated one. */
+  slug?: string;
+}
+
+/**
+ * Body of `links.update()`: a merge patch. Omitted fields keep their values, nested objects merge
+ * field by field, and `null` clears an optional field.
+ */
+export interface UpdateLinkInput {
+  title?: string;
+  defaultUrl?: string;
+  androidLink?: Partial<NullableOptional<AndroidLink>> | null;
+  iosLink?: Partial<NullableOptional<IosLink>> | null;
+  desktopUrl?: string | null;
+  customParameters?: Record<string, string | null> | null;
+  expirationDate?: string | Date | null;
+}
+
+type NullableOptional<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
+
+/** Fields `links.list()` can sort by. */
+export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+
+/** Query of `links.list()`; defaults: page 1, limit 10 (max 100), newest first. */
+export interface ListLinksQuery {
+  page?: number;
+  limit?: number;
+  sortBy?: LinkSortField;
+  sortDirection?: 'asc' | 'desc';
+}
+
+/** Where a page sits in the whole list. */
+export interface Pagination {
+  total: number;
+  page: number;
+  limit: number;
+  pages: number;
+}
+
+/** One page of links. */
+export interface LinkPage {
+  links: LinkSummary[];
+  pagination: Pagination;
+}
+
+/** Granularity of an analytics time series. */
+export type TimeBucket = 'hour' | 'day' | 'week' | 'month';
+
+/** Range and granularity of a link report; a Date is sent as its ISO string. Default: last 30 days, by day. */
+export interface LinkAnalyticsQuery {
+  startDate?: string | Date;
+  endDate?: string | Date;
+  timeBucket?: TimeBucket;
+}
+
+/** Format of `analytics.export()`. */
+export type ExportFormat = 'csv' | 'json';
+
+/** Query of `analytics.export()`; format defaults to csv. */
+export interface AnalyticsExportQuery extends LinkAnalyticsQuery {
+  format?: ExportFormat;
+}
+
+/** Clicks of one link over a range. */
+export interface LinkAnalytics {
+  totalClicks: number;
+  uniqueClicks: number;
+  platforms: Record<string, number>;
+  countries: Record<string, number>;
+  browsers: Record<string, number>;
+  devices: Record<string, number>;
+  referrers: Record<string, number>;
+  timeSeries: { date: string; clicks: number }[];
+  /** The resolved range: startDate inclusive, endDate exclusive. */
+  range: { startDate: string; endDate: string; timeBucket: TimeBucket };
+}
+
+/** Totals over the whole account. */
+export interface SummaryAnalytics {
+  totalLinks: number;
+  totalClicks: number;
+  activeLinks: number;
+  topLinks: { id: string; title: string; clicks: number }[];
+}
+
+/** One row of an export: the clicks of one dimension value (or the bucket total) in one bucket. */
+export interface AnalyticsExportRow {
+  bucket: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
+/** Error codes the API answers with. */
+export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
+
+/** One problem with one field of a request, `field` as a dotted path (`androidLink.appPackageName`). */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}

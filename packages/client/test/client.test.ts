@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient } from '../src/index.js';
+import { newAccount, startApiWithEnvironment } from './support/api-process.js';
+
+let world: Awaited<ReturnType<typeof startApiWithEnvironment>>;
+let client: DeeplinkClient;
+let baseUrl: string;
+
+beforeAll(async () => {
+  world = await startApiWithEnvironment();
+  baseUrl = world.api.baseUrl;
+  client = createClient({ baseUrl });
+});
+afterAll(() => world?.close());
+
+const linkInput = {
+  title: 'Spring sale',
+  defaultUrl: 'https://example.com/spring',
+  androidLink: { url: 'myapp://sale', appPackageName: 'com.example.app', minimumVersion: '2.1' },
+  iosLink: { url: 'myapp://sale', bundleId: 'com.example.app' },
+  desktopUrl: 'https://example.com/desktop',
+  customParameters: { utm_campaign: 'spring', utm_medium: 'email' },
+};
+
+describe('auth', () => {
+  it('registers, remembers the token, and reads the user back', async () => {
+    const account = newAccount('Ada');
+    const result = await client.auth.register(account);
+    expect(result.user).toMatchObject({ name: 'Ada', email: account.email });
+    expect(result.token).toMatch(/^ey/);
+    expect(await client.auth.me()).toEqual(result.user);
+  });
+
+  it('logs in with the same credentials on a fresh client', async () => {
+    const account = newAccount();
+    const { user } = await createClient({ baseUrl }).auth.register(account);
+    const fresh = createClient({ baseUrl });
+    await expect(fresh.auth.me()).rejects.toBeInstanceOf(ServiceAuthError);
+    const login = await fresh.auth.login({ email: account.email, password: account.password });
+    expect(login.user).toEqual(user);
+    expect(await fresh.auth.me()).toEqual(user);
+    // A token passed to createClient works the same way.
+    expect(await createClient({ baseUrl, token: login.token }).auth.me()).toEqual(user);
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key that authenticates, and revokes it', async () => {
+    const owner = createClient({ baseUrl });
+    const { user } = await owner.auth.register(newAccount());
+    const apiKey = await owner.apiKeys.create({ name: 'ci' });
+    expect(apiKey).toMatchObject({ name: 'ci', id: expect.any(String), key: expect.any(String) });
+    expect(new Date(apiKey.createdAt).toISOString()).toBe(apiKey.createdAt);
+
+    const keyed = createClient({ baseUrl, apiKey: apiKey.key });
+    expect(await keyed.auth.me()).toEqual(user);
+    // An API key may not manage keys: 403 is an auth error too.
+    const forbidden = await keyed.apiKeys.create({ name: 'nested' }).catch((e: unknown) => e);
+    expect(forbidden).toBeInstanceOf(ServiceAuthError);
+    expect(forbidden).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+
+    await expect(owner.apiKeys.delete(apiKey.id)).resolves.toBeUndefined();
+    await expect(keyed.auth.me()).rejects.toMatchObject({ name: 'ServiceAuthError', status: 401, code: 'UNAUTHORIZED' });
+  });
+});
+
+describe('links', () => {
+  let owner: DeeplinkClient;
+  beforeAll(async () => {
+    owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+  });
+
+  it('creates, reads, updates (merging) and deletes a link', async () => {
+    const created = await owner.links.create({ ...linkInput, expirationDate: new Date('2030-01-01T00:00:00Z') });
+    expect(created).toMatchObject({ ...linkInput, expirationDate: '2030-01-01T00:00:00.000Z' });
+    expect(created.url).toMatch(/^https?:\/\/.+\/[A-Za-z0-9]{7}$/);
+    expect(await owner.links.get(created.id)).toEqual(created);
+
+    const updated = await owner.links.update(created.id, {
+      title: 'Summer sale',
+      androidLink: { minimumVersion: '3.0' },
+      desktopUrl: null,
+      customParameters: { utm_medium: null, utm_source: 'newsletter' },
+    });
+    expect(updated).toMatchObject({
+      id: created.id,
+      title: 'Summer sale',
+      defaultUrl: linkInput.defaultUrl,
+      androidLink: { ...linkInput.androidLink, minimumVersion: '3.0' },
+      iosLink: linkInput.iosLink,
+      customParameters: { utm_campaign: 'spring', utm_source: 'newsletter' },
+      createdAt: created.createdAt,
+    });
+    expect(updated.desktopUrl).toBeUndefined();
+    expect(updated.updatedAt > created.updatedAt).toBe(true);
+
+    await expect(owner.links.delete(created.id)).resolves.toBeUndefined();
+    const gone = await owner.links.get(created.id).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(ServiceError);
+    expect(gone).toMatchObject({ name: 'ServiceError', status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('takes a custom slug and refuses it twice with a validation error', async () => {
+    const slug = `s-${Date.now()}`;
+    const link = await owner.links.create({ title: 'Slugged', defaultUrl: 'https://example.com', slug });
+    expect(link.url.endsWith(`/${slug}`)).toBe(true);
+    const taken = await owner.links.create({ title: 'Again', defaultUrl: 'https://example.com', slug }).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(ServiceValidationError);
+    expect(taken).toMatchObject({ status: 409, code: 'INVALID_REQUEST' });
+  });
+
+  it('lists a page with pagination and sorting', async () => {
+    const lister = createClient({ baseUrl });
+    await lister.auth.register(newAccount());
+    for (const title of ['b', 'a', 'c']) await lister.links.create({ title, defaultUrl: 'https://example.com' });
+    const page = await lister.links.list({ limit: 2, sortBy: 'title', sortDirection: 'asc' });
+    expect(page.links.map((l) => l.title)).toEqual(['a', 'b']);
+    expect(page.pagination).toEqual({ total: 3, page: 1, limit: 2, pages: 2 });
+    expect(Object.keys(page.links[0]!).sort()).toEqual(['createdAt', 'defaultUrl', 'id', 'title', 'updatedAt', 'url']);
+    const second = await lister.links.list({ page: 2, limit: 2, sortBy: 'title', sortDirection: 'asc' });
+    expect(second.links.map((l) => l.title)).toEqual(['c']);
+  });
+
+  it('iterates over 25 links 10 at a time: 3 lazy page requests, 25 distinct ids', async () => {
+    const pages: string[] = [];
+    const countingFetch: typeof fetch = (input, init) => {
+      const url = new URL(String(input));
+      if (url.pathname.endsWith('/links') && (init?.method ?? 'GET') === 'GET') pages.push(url.searchParams.get('page') ?? '');
+      return fetch(input, init);
+    };
+    const iterating = createClient({ baseUrl, fetch: countingFetch });
+    await iterating.auth.register(newAccount());
+    const created = new Set<string>();
+    for (let i = 0; i < 25; i++) created.add((await iterating.links.create({ title: `link ${i}`, defaultUrl: 'https://example.com' })).id);
+
+    const seen: string[] = [];
+    for await (const link of iterating.links.iterate({ limit: 10 })) {
+      seen.push(link.id);
+      // Lazy: the second page is fetched only when the loop gets past the first ten.
+      if (seen.length === 10) expect(pages).toEqual(['1']);
+    }
+    expect(pages).toEqual(['1', '2', '3']);
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen)).toEqual(created);
+  });
+
+  it('iterates over nothing without error', async () => {
+    const empty = createClient({ baseUrl });
+    await empty.auth.register(newAccount());
+    const seen = [];
+    for await (const link of empty.links.iterate()) seen.push(link);
+    expect(seen).toEqual([]);
+  });
+});
