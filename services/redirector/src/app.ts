@@ -1,0 +1,232 @@
+import type { Redis } from 'ioredis';
+import uWS, { type HttpRequest, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
+import type { Config } from '@deeplink/core/config';
+import type { Sql } from '@deeplink/core/db/client';
+import { redisKeys } from '@deeplink/core/redis/keys';
+import type { CachedLink } from '@deeplink/core/redis/link-cache';
+import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE, renderAppPage } from '@deeplink/core/routing/pages';
+import { detectPlatform } from '@deeplink/core/routing/platform';
+import { resolveDestination } from '@deeplink/core/routing/resolve-destination';
+import { createClickBuffer } from './click-buffer.js';
+import { clientAddress, socketAddress } from './client-address.js';
+import { createLinkLookup } from './link-lookup.js';
+import { rateLimitedLog, type Logger } from './logger.js';
+import { Metrics } from './metrics.js';
+import { uwsImplementation } from './native-check.js';
+
+/** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longer User-Agent or Referer values are cut before they go into a click. */
+const MAX_HEADER_CHARS = 1024;
+/** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
+const NO_STORE = 'private, no-store';
+const HTML = 'text/html; charset=utf-8';
+const JSON_TYPE = 'application/json';
+/** At shutdown: how long in-flight lookups get to answer, and how long the last click flush may take. */
+const DRAIN_MS = 1_000;
+const CLICK_FLUSH_TIMEOUT_MS = 10_000;
+const READY_CHECK_TIMEOUT_MS = 1_000;
+
+const STATUS: Record<number, string> = {
+  200: '200 OK',
+  302: '302 Found',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  410: '410 Gone',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+export interface RedirectorDeps {
+  config: Config;
+  logger: Logger;
+  sql: Sql;
+  /** Link lookups and readiness; best without an offline queue, so a dead Redis fails fast. */
+  redis: Redis;
+  /** Dedicated to the invalidation subscription. */
+  subscriber: Redis;
+  /** Dedicated to BullMQ (maxRetriesPerRequest: null). */
+  queueConnection: Redis;
+}
+
+/** What the handler knows about a visit, read synchronously before any await (uWS rule). */
+interface Visit {
+  head: boolean;
+  userAgent: string;
+  referrer: string;
+  ip: string;
+}
+
+/** Settles true when `work` succeeds within `ms`, false when it fails or takes longer. */
+function within(work: PromiseLike<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    Promise.resolve(work).then(() => true, () => false),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(resolve, ms, false);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The short-link server: routes, lookup, click capture. Connections are the caller's to close. */
+export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
+  const native = uwsImplementation() === 'native';
+  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), native });
+  const keys = redisKeys(config.REDIS_PREFIX);
+  const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
+  const clicks = createClickBuffer({ config, connection: queueConnection, metrics, logger });
+  const warnLookup = rateLimitedLog(logger.warn);
+  const app = uWS.App();
+  let listenSocket: us_listen_socket | undefined;
+  let closing = false;
+  let inFlight = 0;
+
+  /** Ends a response; HEAD gets the same headers and length without the body. */
+  function send(res: HttpResponse, status: number, type: string, body: string, head: boolean, headers: [string, string][] = []): void {
+    res.writeStatus(STATUS[status]!).writeHeader('Content-Type', type).writeHeader('Cache-Control', NO_STORE);
+    for (const [name, value] of headers) res.writeHeader(name, value);
+    // While shutting down, tell keep-alive clients to reconnect (to another instance).
+    if (!head || !native) {
+      res.end(head ? '' : body, closing);
+      return;
+    }
+    // This uWS build never completes endWithoutBody(length) for length > 0: state it ourselves.
+    res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
+    if (closing) res.writeHeader('Connection', 'close');
+    res.endWithoutBody();
+  }
+
+  function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null) {
+    const destination = link ? resolveDestination(link, detectPlatform(visit.userAgent), Date.now()) : undefined;
+    switch (destination?.kind) {
+      case 'redirect':
+        res.writeStatus(STATUS[302]!).writeHeader('Location', destination.location).writeHeader('Cache-Control', NO_STORE);
+        res.end(undefined, closing);
+        break;
+      case 'app-page':
+        send(res, 200, HTML, renderAppPage(destination.appUrl, destination.fallbackUrl), visit.head);
+        break;
+      case 'expired':
+        metrics.response(410);
+        return send(res, 410, HTML, GONE_PAGE, visit.head);
+      case 'unavailable':
+        logger.warn('link has no safe destination', { code });
+        metrics.response(404);
+        return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+      case undefined:
+        metrics.response(404);
+        return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+    }
+    metrics.response(destination.kind === 'redirect' ? 302 : 200);
+    if (!visit.head) {
+      clicks.push({ linkId: link!.id, ts: Date.now(), ip: visit.ip, userAgent: visit.userAgent, referrer: visit.referrer });
+    }
+  }
+
+  function redirect(res: HttpResponse, req: HttpRequest, code: string, head: boolean) {
+    const visit: Visit = {
+      head,
+      userAgent: req.getHeader('user-agent').slice(0, MAX_HEADER_CHARS),
+      referrer: req.getHeader('referer').slice(0, MAX_HEADER_CHARS),
+      ip: head ? '' : clientAddress(socketAddress(res), req.getHeader('x-forwarded-for'), config.TRUST_PROXY),
+    };
+    const cached = lookup.peek(code);
+    if (cached !== undefined) return answer(res, code, visit, cached);
+
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    inFlight++;
+    lookup.load(code).then(
+      (link) => {
+        if (!aborted) res.cork(() => answer(res, code, visit, link));
+      },
+      (error: unknown) => {
+        warnLookup('link lookup failed', { error });
+        metrics.response(503);
+        if (!aborted) res.cork(() => send(res, 503, HTML, UNAVAILABLE_PAGE, head, [['Retry-After', '5']]));
+      },
+    ).finally(() => inFlight--);
+  }
+
+  function readiness(res: HttpResponse, head: boolean) {
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    void Promise.all([within(redis.ping(), READY_CHECK_TIMEOUT_MS), within(sql`SELECT 1`, READY_CHECK_TIMEOUT_MS)]).then(
+      ([redisUp, postgresUp]) => {
+        if (aborted) return;
+        const ready = redisUp && postgresUp && !closing;
+        const body = JSON.stringify({
+          status: ready ? 'ok' : 'unavailable',
+          redis: redisUp ? 'ok' : 'down',
+          postgres: postgresUp ? 'ok' : 'down',
+        });
+        res.cork(() => send(res, ready ? 200 : 503, JSON_TYPE, body, head));
+      },
+    );
+  }
+
+  app.any('/*', (res, req) => {
+    const method = req.getMethod().toLowerCase();
+    const url = req.getUrl();
+    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const path = query === -1 ? url : url.slice(0, query);
+    const head = method === 'head';
+    try {
+      if (!head && method !== 'get') return send(res, 405, 'text/plain', 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]);
+      if (path === '/healthz') return send(res, 200, JSON_TYPE, '{"status":"ok"}', head);
+      if (path === '/readyz') return readiness(res, head);
+      if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4', metrics.render(), head);
+      const code = path.slice(1);
+      if (CODE.test(code)) return redirect(res, req, code, head);
+      metrics.response(404);
+      return send(res, 404, HTML, NOT_FOUND_PAGE, head);
+    } catch (error) {
+      // A bug must cost one request, not the process.
+      logger.error('request failed', { error, path });
+      try {
+        send(res, 500, 'text/plain', 'Internal Server Error\n', head);
+      } catch {
+        // Already answered (or aborted): nothing more to say.
+      }
+    }
+  });
+
+  return {
+    metrics,
+    implementation: native ? ('native' as const) : ('fallback' as const),
+
+    /** Starts accepting connections; resolves with the bound port (useful with port 0). */
+    listen(port: number, host: string): Promise<number> {
+      return new Promise((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
+          listenSocket = socket;
+          resolve(uWS.us_socket_local_port(socket));
+        });
+      });
+    },
+
+    /**
+     * Stops accepting, lets in-flight lookups answer, drops remaining connections, then flushes
+     * the click buffer (bounded) and closes the queue. Every click that got a response is flushed.
+     */
+    async close(): Promise<void> {
+      if (closing) return;
+      closing = true;
+      if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+      const deadline = Date.now() + DRAIN_MS;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Not in the type definitions, but the native App has it: closes every open connection.
+      (app as { close?: () => void }).close?.();
+      await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
+      lookup.close();
+    },
+  };
+}
+
+export type Redirector = ReturnType<typeof createRedirector>;

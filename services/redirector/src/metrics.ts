@@ -1,0 +1,52 @@
+type Layer = 'lru' | 'redis' | 'db';
+
+/** Counters for GET /metrics. Plain numbers: the hot path only increments fields. */
+export class Metrics {
+  /** Answers to short-link requests, by HTTP status. */
+  readonly responses = new Map<number, number>();
+  /** A record (or a negative-cache marker) found at this layer. */
+  readonly hits: Record<Layer, number> = { lru: 0, redis: 0, db: 0 };
+  /** Nothing at this layer; a db miss is an unknown code. */
+  readonly misses: Record<Layer, number> = { lru: 0, redis: 0, db: 0 };
+  readonly lookupErrors: Record<'redis' | 'db', number> = { redis: 0, db: 0 };
+  staleServed = 0;
+  clicksBuffered = 0;
+  clicksFlushed = 0;
+  clicksDropped = 0;
+  batchesFlushed = 0;
+  flushErrors = 0;
+
+  constructor(
+    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; native: boolean },
+  ) {}
+
+  response(status: number): void {
+    this.responses.set(status, (this.responses.get(status) ?? 0) + 1);
+  }
+
+  /** Prometheus text exposition format 0.0.4. */
+  render(): string {
+    const lines: string[] = [];
+    const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+      for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
+    };
+    const byLayer = (values: Record<string, number>) =>
+      Object.entries(values).map(([layer, n]): [string, number] => [`{layer="${layer}"}`, n]);
+    metric('redirector_responses_total', 'counter', 'Short-link answers by HTTP status.',
+      [...this.responses].map(([status, n]) => [`{status="${status}"}`, n]));
+    metric('redirector_link_cache_hits_total', 'counter', 'Link lookups answered by a layer (including negative entries).', byLayer(this.hits));
+    metric('redirector_link_cache_misses_total', 'counter', 'Link lookups a layer could not answer; db misses are unknown codes.', byLayer(this.misses));
+    metric('redirector_link_lookup_errors_total', 'counter', 'Lookups that failed at a layer.', byLayer(this.lookupErrors));
+    metric('redirector_link_stale_served_total', 'counter', 'Expired LRU entries served because Redis and PostgreSQL failed.', [['', this.staleServed]]);
+    metric('redirector_link_cache_entries', 'gauge', 'Entries in the in-process link cache.', [['', this.gauges.lruSize()]]);
+    metric('redirector_clicks_buffered_total', 'counter', 'Clicks accepted into the in-memory buffer.', [['', this.clicksBuffered]]);
+    metric('redirector_clicks_flushed_total', 'counter', 'Clicks written to the queue.', [['', this.clicksFlushed]]);
+    metric('redirector_clicks_dropped_total', 'counter', 'Clicks dropped because the buffer was full.', [['', this.clicksDropped]]);
+    metric('redirector_click_batches_flushed_total', 'counter', 'Batch jobs written to the queue.', [['', this.batchesFlushed]]);
+    metric('redirector_queue_flush_errors_total', 'counter', 'Failed attempts to write a batch to the queue.', [['', this.flushErrors]]);
+    metric('redirector_click_buffer_size', 'gauge', 'Clicks held in memory, waiting for the queue.', [['', this.gauges.bufferedClicks()]]);
+    metric('redirector_uws_native', 'gauge', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', [['', this.gauges.native ? 1 : 0]]);
+    return `${lines.join('\n')}\n`;
+  }
+}

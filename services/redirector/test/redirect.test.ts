@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LinkRecord } from '@deeplink/core/db/links-repository';
+import { redisKeys } from '@deeplink/core/redis/keys';
+import { cacheLink } from '@deeplink/core/redis/link-cache';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { UA, createLink, createUser, metric, startRedirector, visit, type RedirectorProcess } from './support.js';
+
+/** A string variable of the app page's script (`var app="…"`), decoded. */
+function scriptString(html: string, name: string): string {
+  const match = new RegExp(`[ ,]${name}=("(?:[^"\\\\]|\\\\.)*")`).exec(html);
+  if (!match) throw new Error(`no ${name} in the page`);
+  return JSON.parse(match[1]!) as string;
+}
+
+// customParameters come back from jsonb with their keys sorted, hence utm_medium before utm_source.
+describe('redirector over HTTP', () => {
+  let env: TestEnvironment;
+  let redirector: RedirectorProcess;
+  let full: LinkRecord;
+  let bare: LinkRecord;
+  let expired: LinkRecord;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    const userId = await createUser(env.sql);
+    full = await createLink(env.sql, userId, {
+      defaultUrl: 'https://example.com/default?utm_source=site',
+      androidLink: {
+        url: 'shop://product/42',
+        appPackageName: 'com.example.shop',
+        minimumVersion: '2.1.0',
+        fallbackUrl: 'https://example.com/android',
+      },
+      iosLink: { url: 'shop://product/42', bundleId: 'com.example.shop', minimumVersion: '3.0' },
+      desktopUrl: 'https://example.com/desktop?ref=dl',
+      customParameters: { utm_source: 'newsletter', utm_medium: 'email' },
+    });
+    bare = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/bare' });
+    expired = await createLink(env.sql, userId, {
+      defaultUrl: 'https://example.com/old',
+      expirationDate: new Date(Date.now() - 60_000),
+    });
+    // One link through the API's write-through path, the others only in PostgreSQL.
+    await cacheLink(env.redis, redisKeys(env.config.REDIS_PREFIX), full);
+    redirector = await startRedirector(env.env);
+  });
+
+  afterAll(async () => {
+    expect(await redirector?.stop()).toBe(0);
+    await env?.close();
+  });
+
+  const get = (code: string, userAgent: string, method = 'GET') =>
+    visit(`${redirector.url}/${code}`, { 'user-agent': userAgent }, method);
+
+  it('sends Android Chrome to an intent URL with package, fallback and minimum version', async () => {
+    const res = await get(full.code, UA.androidChrome);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(res.headers.get('location')).toBe(
+      'intent://product/42#Intent;scheme=shop;package=com.example.shop;' +
+        `S.browser_fallback_url=${encodeURIComponent('https://example.com/android?utm_medium=email&utm_source=newsletter')};` +
+        'S.min_version=2.1.0;end',
+    );
+  });
+
+  it.each([['iphoneSafari'], ['ipad']] as const)('serves %s the app page with the app URL and the fallback', async (agent) => {
+    const res = await get(full.code, UA[agent]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    const html = await res.text();
+    expect(scriptString(html, 'app')).toBe('shop://product/42?min_version=3.0');
+    // No iOS fallback: defaultUrl, whose own utm_source wins over the custom one.
+    expect(scriptString(html, 'fallback')).toBe('https://example.com/default?utm_source=site&utm_medium=email');
+    expect(html).toContain('href="shop://product/42?min_version=3.0"');
+    expect(html).toContain('href="https://example.com/default?utm_source=site&amp;utm_medium=email"');
+  });
+
+  it.each([['desktopChrome'], ['desktopFirefox'], ['desktopSafari'], ['googlebot']] as const)(
+    'sends %s to the desktop URL with the custom parameters',
+    async (agent) => {
+      const res = await get(full.code, UA[agent]);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://example.com/desktop?ref=dl&utm_medium=email&utm_source=newsletter');
+    },
+  );
+
+  it('sends every platform of a link without platform destinations to defaultUrl (from PostgreSQL)', async () => {
+    for (const agent of [UA.androidChrome, UA.iphoneSafari, UA.desktopChrome, '']) {
+      const res = await get(bare.code, agent);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://example.com/bare');
+    }
+  });
+
+  it('ignores the query string of the short URL', async () => {
+    const res = await visit(`${redirector.url}/${bare.code}?utm_source=x`);
+    expect(res.headers.get('location')).toBe('https://example.com/bare');
+  });
+
+  it('answers 410 with an HTML page for an expired link', async () => {
+    const res = await get(expired.code, UA.desktopChrome);
+    expect(res.status).toBe(410);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toMatch(/expired/i);
+  });
+
+  it('answers 404 with an HTML page for unknown codes, malformed paths and /', async () => {
+    for (const path of ['/nope404', '/', '/a/b', '/%3Cscript%3E', `/${'x'.repeat(65)}`]) {
+      const res = await visit(`${redirector.url}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await res.text()).toMatch(/not found/i);
+    }
+  });
+
+  it('answers HEAD like GET, without a body', async () => {
+    for (const [code, agent] of [
+      [full.code, UA.androidChrome],
+      [full.code, UA.iphoneSafari],
+      [expired.code, UA.desktopChrome],
+      ['nope404', UA.desktopChrome],
+    ] as const) {
+      const viaGet = await get(code, agent);
+      const getBody = await viaGet.text();
+      const viaHead = await get(code, agent, 'HEAD');
+      expect(viaHead.status).toBe(viaGet.status);
+      expect(viaHead.headers.get('location')).toBe(viaGet.headers.get('location'));
+      expect(viaHead.headers.get('content-type')).toBe(viaGet.headers.get('content-type'));
+      expect(viaHead.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
+      expect(await viaHead.text()).toBe('');
+    }
+  });
+
+  it('records a click for GET but not for HEAD', async () => {
+    const before = await metric(redirector.url, 'redirector_clicks_buffered_total');
+    await get(full.code, UA.desktopChrome, 'HEAD');
+    await get(full.code, UA.iphoneSafari, 'HEAD');
+    expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before);
+    await get(full.code, UA.desktopChrome);
+    await get(full.code, UA.iphoneSafari);
+    expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before + 2);
+  });
+
+  it('accepts only GET and HEAD', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const res = await get(full.code, UA.desktopChrome, method);
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+    }
+  });
+
+  it('answers /healthz and /readyz', async () => {
+    const health = await visit(`${redirector.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await visit(`${redirector.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+  });
+
+  it('exposes Prometheus metrics', async () => {
+    const res = await visit(`${redirector.url}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/^redirector_responses_total\{status="302"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^redirector_responses_total\{status="410"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="lru"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="redis"\} 1$/m);
+    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="db"\} 2$/m);
+    expect(text).toMatch(/^redirector_uws_native 1$/m);
+    for (const name of ['clicks_flushed_total', 'clicks_dropped_total', 'queue_flush_errors_total']) {
+      expect(text).toMatch(new RegExp(`^redirector_${name} \\d+$`, 'm'));
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import type { Sql } from '@deeplink/core/db/client';
+import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
+import type { LinkFields } from '@deeplink/core/schemas/links';
+import { CLICK_QUEUE, type ClickBatch, type ClickEvent } from '@deeplink/core/queue/clicks';
+
+const repoRoot = join(import.meta.dirname, '../../..');
+const mainScript = join(repoRoot, 'services/redirector/src/main.ts');
+
+/** Real User-Agent strings, one per kind of visitor the routing rules distinguish. */
+export const UA = {
+  androidChrome:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36',
+  iphoneSafari:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  ipad: 'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
+  desktopChrome:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  desktopFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+  desktopSafari:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+};
+
+export interface RedirectorProcess {
+  url: string;
+  child: ChildProcess;
+  /** Every stdout and stderr line so far. */
+  output: string[];
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Runs `node --import tsx services/redirector/src/main.ts` with `env` and waits for its "listening" line. */
+export async function startRedirector(env: Record<string, string>): Promise<RedirectorProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], {
+    cwd: repoRoot,
+    // Info level: the test reads the bound port from the "listening" line.
+    env: { PATH: process.env.PATH ?? '', REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        output.push(line);
+        if (line.includes('"msg":"listening"')) resolve((JSON.parse(line) as { port: number }).port);
+      }
+    };
+    child.stdout!.on('data', onLine);
+    child.stderr!.on('data', onLine);
+    void exited.then((code) => reject(new Error(`redirector exited (${code}) before listening:\n${output.join('\n')}`)));
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redirector did not listen within 20 s:\n${output.join('\n')}`));
+    }, 20_000).unref();
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
+export async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], {
+    cwd: repoRoot,
+    // Info level: the test reads the bound port from the "listening" line.
+    env: { PATH: process.env.PATH ?? '', REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  return { code, output };
+}
+
+/** A user to own test links. */
+export async function createUser(sql: Sql): Promise<string> {
+  const id = randomBytes(4).toString('hex');
+  const [row] = await sql<{ id: string }[]>`
+    INSERT INTO users (name, email, password_hash) VALUES ('Test', ${`user-${id}@example.com`}, 'x') RETURNING id`;
+  return row!.id;
+}
+
+let codes = 0;
+/** A fresh short code, unique within the test run. */
+export const newCode = (): string => `c${process.pid}x${++codes}${randomBytes(2).toString('hex')}`;
+
+/** Inserts a link row (the API's job in production). */
+export function createLink(sql: Sql, userId: string, fields: Partial<LinkFields> = {}, code = newCode()): Promise<LinkRecord> {
+  return linksRepository(sql).create(userId, code, { title: 'Test link', defaultUrl: 'https://example.com/default', ...fields });
+}
+
+/** GET (or another method) without following redirects. */
+export function visit(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+  return fetch(url, { method, headers, redirect: 'manual' });
+}
+
+/** One sample of a Prometheus metric, e.g. metric(url, 'redirector_link_cache_hits_total', 'layer="db"'). */
+export async function metric(baseUrl: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
+  if (!line) throw new Error(`metric ${name}{${labels}} not found`);
+  return Number(line.split(' ')[1]);
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The click queue of a test's QUEUE_PREFIX, read with BullMQ itself (close it when done). */
+export function clickQueue(redisUrl: string, prefix: string): Queue<ClickBatch> {
+  return new Queue<ClickBatch>(CLICK_QUEUE, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
+}
+
+/** Every batch job waiting in the queue. */
+export async function queuedBatches(queue: Queue<ClickBatch>) {
+  return queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed'], 0, -1, true);
+}
+
+/** Every click of every batch waiting in the queue. */
+export async function queuedClicks(queue: Queue<ClickBatch>): Promise<ClickEvent[]> {
+  return (await queuedBatches(queue)).flatMap((job) => job.data.clicks);
+}
