@@ -8,7 +8,7 @@ export const UNKNOWN_COUNTRY = 'Unknown';
 
 // The default database (ip-location-db) stores `{ country_code }`; GeoLite2/GeoIP2 files store
 // `{ country: { iso_code } }`, with `registered_country` where the country is unknown.
-type CountryRecord = CountryResponse & { country_code?: string };
+export type CountryRecord = CountryResponse & { country_code?: string };
 
 // Ranges that never locate a visitor. Some databases still list a few of them (the default one
 // places 192.168.0.0/16 in AU), so they are answered before any lookup.
@@ -24,6 +24,12 @@ for (const [network, prefix] of [
 
 const CACHE_SIZE = 100_000;
 
+/** The country code a database record carries, in either record shape. */
+export function countryOf(record: CountryRecord | null): string {
+  const code = record?.country_code ?? record?.country?.iso_code ?? record?.registered_country?.iso_code;
+  return code ? code.toUpperCase() : UNKNOWN_COUNTRY;
+}
+
 export interface GeoIp {
   /** ISO country code of an address, or UNKNOWN_COUNTRY. */
   country(ip: string): string;
@@ -37,14 +43,15 @@ export function defaultGeoIpDatabase(): string {
 /** Opens a MaxMind-format country (or city) database; lookups are cached per address. */
 export async function openGeoIp(path: string = defaultGeoIpDatabase()): Promise<GeoIp> {
   const reader = await maxmind.open<CountryRecord>(path);
+  const dualStack = reader.metadata.ipVersion === 6;
   const lookup = (address: string): string => {
     // Dual-stack sockets report IPv4 clients as ::ffff:a.b.c.d.
     const ip = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
     const family = isIP(ip);
     if (family === 0 || NOT_ROUTABLE.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return UNKNOWN_COUNTRY;
-    const record = reader.get(ip);
-    const code = record?.country_code ?? record?.country?.iso_code ?? record?.registered_country?.iso_code;
-    return code ? code.toUpperCase() : UNKNOWN_COUNTRY;
+    // An IPv4-only database answers IPv6 lookups from the address's first 32 bits: wrong countries.
+    if (family === 6 && !dualStack) return UNKNOWN_COUNTRY;
+    return countryOf(reader.get(ip));
   };
   const cache = new BoundedCache<string, string>(CACHE_SIZE);
   return { country: (ip) => cache.get(ip, lookup) };

@@ -8,7 +8,7 @@ import {
   usesDevelopmentSecrets,
   type Config,
 } from '@deeplink/core';
-import { createWorker } from './app.js';
+import { createWorker, type ClickWorker } from './app.js';
 import { createHealthServer } from './health-server.js';
 import { createLogger } from './logger.js';
 
@@ -42,18 +42,30 @@ try {
   log.error('cannot migrate the database', { err: error });
   process.exit(1);
 }
-const app = await createWorker({ config, sql, redis, log });
+let app: ClickWorker;
+try {
+  app = await createWorker({ config, sql, redis, log });
+} catch (error) {
+  log.error('cannot start the worker', { err: error });
+  redis.disconnect();
+  await sql.end({ timeout: 5 });
+  process.exit(1);
+}
 const health = createHealthServer({ sql, redis });
+health.once('error', (error) => {
+  log.error('cannot serve health checks', { err: error, port: config.WORKER_PORT });
+  void shutdown('startup failure', 1);
+});
 health.listen(config.WORKER_PORT, config.WORKER_HOST, () => {
   const { port } = health.address() as AddressInfo;
   log.info('worker started', { concurrency: config.WORKER_CONCURRENCY, healthPort: port });
 });
 
 let closing = false;
-async function shutdown(signal: string): Promise<void> {
+async function shutdown(reason: string, exitCode = 0): Promise<void> {
   if (closing) return;
   closing = true;
-  log.info('shutting down', { signal });
+  log.info('shutting down', { reason });
   const timer = setTimeout(() => {
     log.error('shutdown timed out; unfinished batches go back to the queue when their lock expires');
     process.exit(1);
@@ -64,7 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   await sql.end({ timeout: 5 });
   clearTimeout(timer);
   log.info('stopped');
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,144 @@
+import { createRequire } from 'node:module';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BoundedCache } from '../src/bounded-cache.js';
+import { createClickEnricher, referrerHost } from '../src/click-enricher.js';
+import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
+import { aggregateClicks } from '../src/rollup-batch.js';
+import { createUserAgentParser } from '../src/user-agent.js';
+import { HOUR, UA, click } from './helpers.js';
+
+const LINK = '6f1c7c3e-2b0a-4d5e-9f00-000000000001';
+
+describe('GeoIP', () => {
+  let geoip: GeoIp;
+  beforeAll(async () => {
+    geoip = await openGeoIp();
+  });
+
+  it('finds the country of public addresses in the default database', () => {
+    expect(geoip.country('8.8.8.8')).toBe('US');
+    expect(geoip.country('81.2.69.142')).toBe('GB');
+    expect(geoip.country('133.242.0.1')).toBe('JP');
+    expect(geoip.country('2001:4860:4860::8888')).toBe('US');
+    expect(geoip.country('::ffff:194.25.0.1')).toBe('DE');
+  });
+
+  it('labels private, reserved and malformed addresses Unknown', () => {
+    for (const ip of ['10.1.2.3', '192.168.1.1', '172.16.5.4', '127.0.0.1', '203.0.113.9', '::1', 'fd00::1', '', 'not-an-ip']) {
+      expect(geoip.country(ip)).toBe(UNKNOWN_COUNTRY);
+    }
+  });
+
+  it('reads both record shapes: ip-location-db and GeoLite2/GeoIP2', () => {
+    expect(countryOf({ country_code: 'fr' })).toBe('FR');
+    expect(countryOf({ country: { iso_code: 'BR', geoname_id: 1, names: {} } as never })).toBe('BR');
+    expect(countryOf({ registered_country: { iso_code: 'SE', geoname_id: 2, names: {} } as never })).toBe('SE');
+    expect(countryOf({})).toBe(UNKNOWN_COUNTRY);
+    expect(countryOf(null)).toBe(UNKNOWN_COUNTRY);
+  });
+
+  it('opens the file GEOIP_DB names instead of the default', async () => {
+    const ipv4Only = createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country-ipv4.mmdb');
+    expect(defaultGeoIpDatabase()).not.toBe(ipv4Only);
+    const other = await openGeoIp(ipv4Only);
+    expect(other.country('8.8.8.8')).toBe('US');
+    // An IPv4-only file cannot place IPv6 visitors; the default database can.
+    expect(other.country('2a00:1450:4001:80b::200e')).toBe(UNKNOWN_COUNTRY);
+    expect(geoip.country('2a00:1450:4001:80b::200e')).toBe('IE');
+  });
+});
+
+describe('User-Agent parsing', () => {
+  const parse = createUserAgentParser();
+
+  it.each([
+    [UA.androidChrome, { platform: 'android', browser: 'Chrome', os: 'Android', device: 'Mobile' }],
+    [UA.iphoneSafari, { platform: 'ios', browser: 'Mobile Safari', os: 'iOS', device: 'Mobile' }],
+    [UA.ipadSafari, { platform: 'ios', browser: 'Mobile Safari', os: 'iOS', device: 'Mobile' }],
+    [UA.windowsChrome, { platform: 'desktop', browser: 'Chrome', os: 'Windows', device: 'Desktop' }],
+    [UA.linuxFirefox, { platform: 'desktop', browser: 'Firefox', os: 'Linux', device: 'Desktop' }],
+    [UA.macSafari, { platform: 'desktop', browser: 'Safari', os: 'Mac OS', device: 'Desktop' }],
+    ['', { platform: 'desktop', browser: 'Unknown', os: 'Unknown', device: 'Desktop' }],
+  ])('labels %s', (userAgent, expected) => {
+    expect(parse(userAgent)).toEqual({ bot: false, ...expected });
+  });
+
+  it('flags bots', () => {
+    expect(parse(UA.googlebot).bot).toBe(true);
+    expect(parse(UA.curl).bot).toBe(true);
+  });
+
+  it('keeps its cache bounded', () => {
+    const cache = new BoundedCache<string, number>(3);
+    let computed = 0;
+    for (const key of ['a', 'b', 'c', 'd', 'a']) cache.get(key, () => ++computed);
+    expect(cache.size).toBe(3);
+    expect(computed).toBe(5); // 'a' was forgotten when 'd' arrived
+    expect(cache.get('d', () => -1)).toBe(4);
+  });
+});
+
+describe('click enrichment', () => {
+  let enrich: ReturnType<typeof createClickEnricher>;
+  beforeAll(async () => {
+    enrich = createClickEnricher({ geoip: await openGeoIp(), parseUserAgent: createUserAgentParser(), visitorSalt: 'salt-one-0123456789' });
+  });
+
+  it('keeps the referrer host only', () => {
+    expect(referrerHost('https://News.Example.com:8443/a/b?utm=1#x')).toBe('news.example.com');
+    expect(referrerHost('android-app://com.google.android.gm/')).toBe('com.google.android.gm');
+    expect(referrerHost('')).toBe('direct');
+    expect(referrerHost('nonsense')).toBe('direct');
+    expect(referrerHost('about:blank')).toBe('direct');
+  });
+
+  it('hashes the visitor with the salt and keeps neither address nor agent', async () => {
+    const one = enrich(click(LINK, { ip: '8.8.4.4' }))!;
+    const again = enrich(click(LINK, { ip: '8.8.4.4', ts: Date.now() }))!;
+    const otherAgent = enrich(click(LINK, { ip: '8.8.4.4', userAgent: UA.linuxFirefox }))!;
+    const otherSalt = createClickEnricher({ geoip: await openGeoIp(), parseUserAgent: createUserAgentParser(), visitorSalt: 'salt-two-0123456789' })(
+      click(LINK, { ip: '8.8.4.4' }),
+    )!;
+    expect(one.visitor).toBe(again.visitor);
+    expect(one.visitor).not.toBe(otherAgent.visitor);
+    expect(one.visitor).not.toBe(otherSalt.visitor);
+    expect(JSON.stringify(one)).not.toContain('8.8.4.4');
+    expect(JSON.stringify(one)).not.toContain('Windows NT');
+  });
+
+  it('puts a click in its UTC hour', () => {
+    const ts = Date.UTC(2026, 5, 30, 23, 59, 59, 999);
+    expect(enrich(click(LINK, { ts }))!.bucket).toBe(Date.UTC(2026, 5, 30, 23));
+  });
+
+  it('drops bots and malformed clicks', () => {
+    expect(enrich(click(LINK, { userAgent: UA.googlebot }))).toBeUndefined();
+    expect(enrich(click('not-a-uuid'))).toBeUndefined();
+    expect(enrich(click(LINK, { ts: Number.NaN }))).toBeUndefined();
+    expect(enrich({ linkId: LINK, ts: 1 } as never)).toMatchObject({ dimensions: { country: 'Unknown', referrer: 'direct' } });
+  });
+
+  it('aggregates a batch into one row per link and hour and per dimension value', () => {
+    const hour = Date.UTC(2026, 0, 1, 0);
+    const clicks = [
+      click(LINK, { ts: hour, ip: '8.8.8.8' }),
+      click(LINK, { ts: hour + 10, ip: '8.8.8.8' }),
+      click(LINK, { ts: hour + 20, ip: '81.2.69.142', userAgent: UA.androidChrome }),
+      click(LINK, { ts: hour + HOUR, ip: '8.8.8.8' }),
+    ].map((c) => enrich(c)!);
+    const batch = aggregateClicks('agg-1', 5, clicks);
+    expect(batch.receivedClicks).toBe(5);
+    expect(batch.totals.map((t) => [t.bucket, t.clicks, t.visitors.length])).toEqual([
+      [hour, 3, 2],
+      [hour + HOUR, 1, 1],
+    ]);
+    const countries = batch.dimensions.filter((d) => d.dimension === 'country' && d.bucket === hour).map((d) => [d.value, d.clicks]);
+    expect(countries).toEqual([
+      ['US', 2],
+      ['GB', 1],
+    ]);
+    // Hour one: two values each for platform, country, os and device, one each for browser (Chrome)
+    // and referrer; hour two: one value per dimension.
+    expect(batch.dimensions).toHaveLength(4 * 2 + 2 + 6);
+  });
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import cron from 'node-cron';
+import {
+  MISSING_LINK,
+  linksRepository,
+  loadConfig,
+  parseCachedLink,
+  redisKeys,
+  toCachedLink,
+  type LinkRecord,
+} from '@deeplink/core';
+import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createWorker } from '../src/app.js';
+import { pruneProcessedBatches, redisRunCoordinator, reportQueue } from '../src/maintenance.js';
+import { capturingLogger, click, clickQueue, createLinks, waitUntil } from './helpers.js';
+
+describe('maintenance tasks', () => {
+  let env: TestEnvironment;
+  let keys: ReturnType<typeof redisKeys>;
+  let subscriber: Redis;
+  const invalidations: string[] = [];
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    keys = redisKeys(env.config.REDIS_PREFIX);
+    subscriber = env.redis.duplicate();
+    await subscriber.subscribe(keys.linkInvalidations);
+    subscriber.on('message', (_channel, code: string) => invalidations.push(code));
+  });
+  afterAll(async () => {
+    subscriber.disconnect();
+    await env.close();
+  });
+
+  const cachedValue = async (code: string) => parseCachedLink(await env.redis.get(keys.link(code)));
+
+  describe('reconcileLinkCache', () => {
+    it('restores missing and stale links, evicts expired ones and drops records of deleted links', async () => {
+      const repo = linksRepository(env.sql);
+      const ids = await createLinks(env.sql, 6);
+      const links = (await Promise.all(ids.map((id) => repo.findById(id)))) as LinkRecord[];
+      const [missing, stale, negative, upToDate, expired, expiredMarker] = links as [LinkRecord, ...LinkRecord[]] & LinkRecord[];
+      const past = new Date(Date.now() - 60_000);
+      for (const link of [expired!, expiredMarker!]) {
+        await repo.update(link.id, { title: link.title, defaultUrl: link.defaultUrl, expirationDate: past });
+      }
+      await env.redis.set(keys.link(stale!.code), JSON.stringify({ ...toCachedLink(stale!), defaultUrl: 'https://old.example' }));
+      await env.redis.set(keys.link(negative!.code), MISSING_LINK);
+      await env.redis.set(keys.link(upToDate!.code), JSON.stringify(toCachedLink(upToDate!)));
+      await env.redis.set(keys.link(expired!.code), JSON.stringify(toCachedLink(expired!)));
+      await env.redis.set(keys.link(expiredMarker!.code), MISSING_LINK);
+      // A record for a code PostgreSQL no longer has, and a negative marker for an unknown code.
+      await env.redis.set(keys.link('gone123'), JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }));
+      await env.redis.set(keys.link('unknown'), MISSING_LINK, 'EX', 60);
+      invalidations.length = 0;
+
+      const result = await reconcileLinkCache(env.sql, env.redis, keys);
+
+      expect(result).toEqual({ links: 6, restored: 3, evicted: 1, removed: 1 });
+      for (const link of [missing!, stale!, negative!, upToDate!]) expect(await cachedValue(link.code)).toEqual(toCachedLink(link));
+      expect(await env.redis.exists(keys.link(expired!.code))).toBe(0);
+      expect(await env.redis.get(keys.link(expiredMarker!.code))).toBe(MISSING_LINK);
+      expect(await env.redis.exists(keys.link('gone123'))).toBe(0);
+      expect(await env.redis.get(keys.link('unknown'))).toBe(MISSING_LINK);
+      await waitUntil(() => invalidations.length === 5);
+      expect(invalidations.sort()).toEqual([missing!.code, stale!.code, negative!.code, expired!.code, 'gone123'].sort());
+
+      // A second run finds nothing to do.
+      expect(await reconcileLinkCache(env.sql, env.redis, keys)).toEqual({ links: 6, restored: 0, evicted: 0, removed: 0 });
+    });
+  });
+
+  it('prunes processed batch ids older than the retention', async () => {
+    const rollups = rollupsRepository(env.sql);
+    await rollups.recordBatch({ batchId: 'prune-old', receivedClicks: 1, totals: [], dimensions: [] });
+    await rollups.recordBatch({ batchId: 'prune-new', receivedClicks: 1, totals: [], dimensions: [] });
+    await env.sql`UPDATE processed_batches SET processed_at = now() - interval '8 days' WHERE batch_id = 'prune-old'`;
+    expect(await pruneProcessedBatches(rollups, 7)).toEqual({ removed: 1 });
+    const ids = (await env.sql<{ batch_id: string }[]>`SELECT batch_id FROM processed_batches WHERE batch_id LIKE 'prune-%'`).map(
+      (r) => r.batch_id,
+    );
+    expect(ids).toEqual(['prune-new']);
+  });
+
+  it('reports queue depth and failed batches to the log', async () => {
+    const producer = clickQueue(env);
+    try {
+      // One batch that can never succeed, failed by a real worker.
+      await producer.queue.add('not-a-click-batch', { batchId: 'x', clicks: [] }, { jobId: 'report-bad' });
+      const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
+      await waitUntil(async () => (await producer.queue.getFailedCount()) === 1);
+      await app.close();
+
+      const [link] = await createLinks(env.sql, 1);
+      await producer.add({ batchId: 'report-1', clicks: [click(link!)] });
+      await producer.add({ batchId: 'report-2', clicks: [click(link!)] });
+      await producer.add({ batchId: 'report-3', clicks: [click(link!)] }, { delay: 60_000 });
+      const { log, lines } = capturingLogger();
+      expect(await reportQueue(producer.queue, log)).toEqual({ waiting: 2, active: 0, delayed: 1, failed: 1 });
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 'warn', msg: 'click queue', queue: 'clicks', waiting: 2, active: 0, delayed: 1, failed: 1 }),
+      ]);
+
+      await producer.queue.clean(0, 10, 'failed');
+      await reportQueue(producer.queue, log);
+      expect(lines.at(-1)).toMatchObject({ level: 'info', failed: 0 });
+    } finally {
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
+    }
+  });
+
+  it('lets one process run each scheduled slot', async () => {
+    const a = redisRunCoordinator(env.redis, env.config.REDIS_PREFIX);
+    const b = redisRunCoordinator(env.redis.duplicate(), env.config.REDIS_PREFIX);
+    expect(await a.shouldRun('report-queue:2026-01-01T00:00:00.000Z', 30_000)).toBe(true);
+    expect(await b.shouldRun('report-queue:2026-01-01T00:00:00.000Z', 30_000)).toBe(false);
+    expect(await b.shouldRun('report-queue:2026-01-01T00:01:00.000Z', 30_000)).toBe(true);
+  });
+
+  it('schedules the three tasks from config and removes them on close', async () => {
+    const config = loadConfig({ ...env.env, CRON_RECONCILE: '*/7 * * * *', CRON_PRUNE_BATCHES: '3 4 * * *', CRON_QUEUE_REPORT: '*/2 * * * *' });
+    const { log, lines } = capturingLogger();
+    const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
+    const registered = () =>
+      [...cron.getTasks().values()].filter((task) => app.maintenance!.scheduled.includes(task)).map((task) => [task.name, task.getPattern()]);
+    try {
+      expect(registered().sort()).toEqual([
+        ['prune-processed-batches', '3 4 * * *'],
+        ['reconcile-link-cache', '*/7 * * * *'],
+        ['report-queue', '*/2 * * * *'],
+      ]);
+      expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(3);
+    } finally {
+      await app.close();
+    }
+    expect(registered()).toEqual([]);
+  });
+
+  it('runs a scheduled task when its slot comes', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const code = (await linksRepository(env.sql).findById(link!))!.code;
+    await env.redis.del(keys.link(code));
+    await env.sql`INSERT INTO processed_batches (batch_id, clicks, processed_at) VALUES ('cron-old', 0, now() - interval '30 days')`;
+    // Every second (node-cron's optional seconds field), so the test does not wait a minute.
+    const config = loadConfig({ ...env.env, CRON_RECONCILE: '* * * * * *', CRON_PRUNE_BATCHES: '* * * * * *', CRON_QUEUE_REPORT: '* * * * * *' });
+    const { log, lines } = capturingLogger();
+    const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
+    try {
+      await waitUntil(async () => (await env.redis.exists(keys.link(code))) === 1, 10_000);
+      await waitUntil(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, 10_000);
+      await waitUntil(() => lines.some((l) => l.msg === 'click queue'), 10_000);
+      const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
+      await waitUntil(() => finished().size === 3, 10_000);
+      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue']));
+      expect(lines.some((l) => l.level === 'error')).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+});
