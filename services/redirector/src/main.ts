@@ -49,7 +49,24 @@ for (const connection of [redis, subscriber, queueConnection]) {
 }
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-redirector' });
 
+/** Resolves when the connection is ready, or after `ms` (it keeps reconnecting in the background). */
+function ready(connection: Redis, ms: number): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      connection.off('ready', done);
+      resolve();
+    }
+    connection.on('ready', done);
+  });
+}
+
 const redirector = createRedirector({ config, logger, sql, redis, subscriber, queueConnection });
+// Give Redis a moment before taking traffic, so a fresh instance does not send its first lookups to
+// PostgreSQL; start anyway when Redis is down, the redirect works without it.
+await ready(redis, 2_000);
 try {
   const port = await redirector.listen(config.REDIRECTOR_PORT, config.REDIRECTOR_HOST);
   logger.info('listening', { host: config.REDIRECTOR_HOST, port, uws: implementation });
