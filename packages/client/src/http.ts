@@ -101,7 +101,10 @@ export function createTransport(options: TransportOptions) {
 
 /** Milliseconds to wait before the next attempt, or undefined when this failure is final. */
 function retryDelay(error: ServiceError, attemptNo: number): number | undefined {
-  const retryable = error instanceof ServiceNetworkError ? error.code !== 'ABORTED' : RETRY_STATUSES.has(error.status ?? 0);
+  // Connection failures and timeouts are transient; a reply is retried only for a status that says so
+  // (a proxy's HTML 502 included).
+  const retryable = RETRY_STATUSES.has(error.status ?? 0) ||
+    (error instanceof ServiceNetworkError && (error.code === 'CONNECTION_FAILED' || error.code === 'TIMEOUT'));
   if (!retryable) return undefined;
   if (error.retryAfter !== undefined) {
     if (error.retryAfter > MAX_RETRY_AFTER_SECONDS) return undefined;
