@@ -73,17 +73,18 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     }
   }
 
-  function nextBatch(): ClickBatch | undefined {
+  /** A failed batch first; then a full batch, or (`partial`) whatever is waiting. */
+  function nextBatch(partial: boolean): ClickBatch | undefined {
     if (retries.length > 0) return retries.shift();
-    if (waiting.length === 0) return undefined;
+    if (waiting.length === 0 || (!partial && waiting.length < config.CLICK_BATCH_SIZE)) return undefined;
     const clicks = waiting.length <= config.CLICK_BATCH_SIZE ? waiting : waiting.slice(0, config.CLICK_BATCH_SIZE);
     waiting = clicks === waiting ? [] : waiting.slice(config.CLICK_BATCH_SIZE);
     return { batchId: randomUUID(), clicks };
   }
 
-  /** Sends everything buffered, one batch at a time; stops at the first failure. */
-  async function drain(): Promise<void> {
-    for (let batch = nextBatch(); batch; batch = nextBatch()) {
+  /** Sends batches one at a time; stops at the first failure. */
+  async function drain(partial: boolean): Promise<void> {
+    for (let batch = nextBatch(partial); batch; batch = nextBatch(partial)) {
       try {
         await add(batch);
       } catch (error) {
@@ -99,17 +100,18 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     }
   }
 
-  function flush(): Promise<void> {
-    flushing ??= drain().finally(() => {
+  /** Starts a flush unless one is running: full batches only, or (`partial`) everything. */
+  function flush(partial = true): Promise<void> {
+    flushing ??= drain(partial).finally(() => {
       flushing = undefined;
     });
     return flushing;
   }
 
-  const scheduledFlush = () => {
-    if (held > 0 && Date.now() >= pausedUntil) void flush();
+  const scheduledFlush = (partial: boolean) => {
+    if (held > 0 && Date.now() >= pausedUntil) void flush(partial);
   };
-  const timer = setInterval(scheduledFlush, config.CLICK_FLUSH_MS);
+  const timer = setInterval(() => scheduledFlush(true), config.CLICK_FLUSH_MS);
   timer.unref();
 
   return {
@@ -123,13 +125,14 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
       waiting.push(click);
       held++;
       metrics.clicksBuffered++;
-      if (waiting.length === config.CLICK_BATCH_SIZE) setImmediate(scheduledFlush);
+      if (waiting.length === config.CLICK_BATCH_SIZE) setImmediate(() => scheduledFlush(false));
     },
 
     /** Clicks held in memory (waiting or awaiting a retry). */
     size: () => held,
 
-    flush,
+    /** Sends everything buffered now. */
+    flush: () => flush(true),
 
     /**
      * Stops the timer, keeps flushing until the buffer is empty or `timeoutMs` passed, then
