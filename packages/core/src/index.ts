@@ -11,6 +11,7 @@ export * from './db/uuid.js';
 export * from './db/users-repository.js';
 export * from './db/api-keys-repository.js';
 export * from './db/links-repository.js';
+export * from './db/analytics-repository.js';
 export * from './redis/keys.js';
 export * from './redis/client.js';
 export * from './redis/link-cache.js';

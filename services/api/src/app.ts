@@ -1,15 +1,17 @@
 import {
-  apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
+  analyticsRepository, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
 } from '@deeplink/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
+import { analyticsService } from './domain/analytics-service.js';
 import { authService } from './domain/auth-service.js';
 import { linksService } from './domain/links-service.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
+import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
@@ -56,6 +58,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
   const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, log: app.log });
+  const analytics = analyticsService({ links: linksRepository(sql), analytics: analyticsRepository(sql) });
 
   registerAuthentication(app, auth);
   registerRateLimits(app, rateLimiter(redis, keys), config);
@@ -67,6 +70,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(publicAuthRoutes, { auth });
       await api.register(accountRoutes, { auth });
       await api.register(linkRoutes, { links });
+      await api.register(analyticsRoutes, { analytics });
     },
     { prefix: '/api' },
   );

@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
 import {
-  AppError, ErrorCode, ShortCodeTakenError, forbidden, generateShortCode, invalidRequest, linkFieldsSchema,
+  AppError, ErrorCode, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
   type CreateLinkInput, type Link, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
   type Pagination, type RedisKeys, type UpdateLinkBody,
 } from '@deeplink/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
+import { findOwnedLink } from './owned-link.js';
 import type { Principal } from './auth-service.js';
 
 const CODE_ATTEMPTS = 5;
@@ -46,12 +47,7 @@ export function linksService(deps: {
     return fields;
   };
 
-  async function owned(principal: Principal, id: string): Promise<LinkRecord> {
-    const link = await links.findById(id);
-    if (!link) throw notFound('Link not found');
-    if (link.userId !== principal.userId) throw forbidden('This link belongs to another account');
-    return link;
-  }
+  const owned = (principal: Principal, id: string) => findOwnedLink(links, principal, id);
 
   /** Redirectors read links from Redis; a failed write there is repaired by the worker's reconcile task. */
   async function writeThrough(action: () => Promise<void>, code: string): Promise<void> {

@@ -1,0 +1,84 @@
+import type { Readable } from 'node:stream';
+import type {
+  AnalyticsExportQuery, AnalyticsRepository, LinkAnalytics, LinkAnalyticsQuery, LinksRepository, SummaryAnalytics,
+} from '@deeplink/core';
+import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
+import { resolveRange, type AnalyticsRange } from './analytics-range.js';
+import type { Principal } from './auth-service.js';
+import { findOwnedLink } from './owned-link.js';
+import { topN, withLabels } from './top-n.js';
+
+/** Dimensions a link report breaks clicks down by (os is in the export only). */
+const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
+type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
+
+/** An export ready to send: the body is produced while the client reads it. */
+export interface AnalyticsExport {
+  filename: string;
+  contentType: string;
+  body: Readable;
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+/** Per-link reports, exports and the account summary, each checked against the caller. */
+export function analyticsService(deps: {
+  links: LinksRepository;
+  analytics: AnalyticsRepository;
+  /** The clock that places the default range; tests may fix it. */
+  now?: () => Date;
+}) {
+  const now = deps.now ?? (() => new Date());
+
+  /** Validates the range first (it needs no database), then checks ownership. */
+  const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
+    const range = resolveRange(query, now());
+    const link = await findOwnedLink(deps.links, principal, id);
+    return { range, link };
+  };
+
+  const rangeOf = ({ start, end, timeBucket }: AnalyticsRange): LinkAnalytics['range'] => ({
+    startDate: start.toISOString(),
+    endDate: end.toISOString(),
+    timeBucket,
+  });
+
+  return {
+    /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
+    async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
+      const { range, link } = await prepare(principal, id, query);
+      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS);
+      const counts = (dimension: ReportDimension) =>
+        report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
+      return {
+        totalClicks: report.totalClicks,
+        uniqueClicks: report.uniqueClicks,
+        platforms: withLabels(['android', 'ios', 'desktop'], counts('platform')),
+        countries: topN(counts('country')),
+        browsers: topN(counts('browser')),
+        devices: withLabels(['Mobile', 'Desktop'], counts('device')),
+        referrers: topN(counts('referrer')),
+        timeSeries: report.series.map(({ bucket, clicks }) => ({ date: bucket.toISOString(), clicks })),
+        range: rangeOf(range),
+      };
+    },
+
+    /** The caller's link counts, all-time clicks and five most-clicked links. */
+    async summary(principal: Principal): Promise<SummaryAnalytics> {
+      return deps.analytics.accountSummary(principal.userId);
+    },
+
+    /** Every bucket's total and per-dimension counts for one link, as a CSV or JSON download. */
+    async export(principal: Principal, id: string, query: AnalyticsExportQuery): Promise<AnalyticsExport> {
+      const { range, link } = await prepare(principal, id, query);
+      const rows = await startReading(deps.analytics.exportRows(link.id, range));
+      const lastDay = day(new Date(range.end.getTime() - 1));
+      return {
+        filename: `analytics-${link.id}-${day(range.start)}-to-${lastDay}-${range.timeBucket}.${query.format}`,
+        contentType: EXPORT_CONTENT_TYPES[query.format],
+        body: encodeExport(rows, query.format),
+      };
+    },
+  };
+}
+export type AnalyticsService = ReturnType<typeof analyticsService>;

@@ -1,0 +1,56 @@
+import {
+  analyticsExportQuerySchema, idParamsSchema, linkAnalyticsQuerySchema, linkAnalyticsResponseSchema,
+  summaryAnalyticsResponseSchema,
+} from '@deeplink/core';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AnalyticsService } from '../domain/analytics-service.js';
+import { principalOf, requirePrincipal } from '../plugins/authentication.js';
+import { authenticatedErrors } from './responses.js';
+
+const tags = ['Analytics'];
+
+// The export is streamed, so this schema only documents it; the two formats are spelled out per media type.
+const exportFileSchema = z.any().meta({
+  description:
+    'A file download (Content-Disposition: attachment), not wrapped in the envelope. One row per bucket and dimension ' +
+    'value, ordered by bucket; each bucket starts with its `total` row (value `all`, zero-filled). Dimensions: total, ' +
+    'platform, country, browser, os, device, referrer; no top-10 folding.',
+  content: {
+    'text/csv': {
+      schema: { type: 'string' },
+      example: 'bucket,dimension,value,clicks\r\n2026-03-01T00:00:00.000Z,total,all,3\r\n2026-03-01T00:00:00.000Z,browser,Chrome,2\r\n',
+    },
+    'application/json': {
+      schema: { type: 'array', items: { $ref: '#/components/schemas/AnalyticsExportRow' } },
+    },
+  },
+});
+
+/** SPEC §4 Analytics, plus the export. */
+export const analyticsRoutes: FastifyPluginAsyncZod<{ analytics: AnalyticsService }> = async (app, { analytics }) => {
+  app.addHook('onRequest', requirePrincipal);
+
+  app.get('/analytics/links/:id', {
+    schema: {
+      tags, params: idParamsSchema, querystring: linkAnalyticsQuerySchema, response: { 200: linkAnalyticsResponseSchema, ...authenticatedErrors },
+      summary: "A link's clicks over a range: totals, unique visitors, breakdowns and a zero-filled time series",
+    },
+  }, async (request) =>
+    ({ success: true, data: { analytics: await analytics.linkReport(principalOf(request), request.params.id, request.query) } }) as const);
+
+  app.get('/analytics/summary', {
+    schema: { tags, summary: "The caller's links and clicks, all time", response: { 200: summaryAnalyticsResponseSchema, ...authenticatedErrors } },
+  }, async (request) => ({ success: true, data: { summary: await analytics.summary(principalOf(request)) } }) as const);
+
+  app.get('/analytics/links/:id/export', {
+    schema: {
+      tags, params: idParamsSchema, querystring: analyticsExportQuerySchema, produces: ['text/csv', 'application/json'],
+      response: { 200: exportFileSchema, ...authenticatedErrors },
+      summary: "Download a link's counts per bucket and dimension value as CSV or a JSON array (streamed)",
+    },
+  }, async (request, reply) => {
+    const file = await analytics.export(principalOf(request), request.params.id, request.query);
+    return reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.filename}"`).send(file.body);
+  });
+};
