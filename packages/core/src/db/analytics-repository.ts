@@ -107,7 +107,8 @@ export function analyticsRepository(sql: Sql) {
           WHERE ${dimensionRows(linkId, CLICK_DIMENSIONS, range)}
           GROUP BY 1, 2, 3
         ) rows
-        ORDER BY bucket, dimension <> 'total', dimension, value`.cursor(batchSize);
+        -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
+        ORDER BY bucket, dimension <> 'total', dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
     },
 
     /** Link counts, all-time clicks and the five most-clicked links of one user, from one snapshot. */

@@ -45,7 +45,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ analytics: AnalyticsServic
 
   app.get('/analytics/links/:id/export', {
     schema: {
-      tags, params: idParamsSchema, querystring: analyticsExportQuerySchema, produces: ['text/csv', 'application/json'],
+      tags, params: idParamsSchema, querystring: analyticsExportQuerySchema,
       response: { 200: exportFileSchema, ...authenticatedErrors },
       summary: "Download a link's counts per bucket and dimension value as CSV or a JSON array (streamed)",
     },

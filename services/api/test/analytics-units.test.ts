@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { countBuckets, resolveRange } from '../src/domain/analytics-range.js';
+import { csvField, csvLine } from '../src/domain/csv.js';
+import { topN, withLabels } from '../src/domain/top-n.js';
+
+describe('topN', () => {
+  it('breaks ties by label, so equal counts always give the same top N', () => {
+    const labels = ['l', 'k', 'j', 'i', 'h', 'g', 'f', 'e', 'd', 'c', 'b', 'a'];
+    const forwards = topN(labels.map((label) => [label, 1]));
+    const backwards = topN([...labels].reverse().map((label) => [label, 1]));
+    expect(forwards).toEqual({ a: 1, b: 1, c: 1, d: 1, e: 1, f: 1, g: 1, h: 1, i: 1, j: 1, Other: 2 });
+    expect(Object.entries(backwards)).toEqual(Object.entries(forwards));
+  });
+
+  it('adds a real `Other` value to the folded rest and leaves ten or fewer values alone', () => {
+    const counts = Array.from({ length: 11 }, (_, i): [string, number] => [`v${i}`, 20 - i]);
+    expect(topN([...counts, ['Other', 15]])).toMatchObject({ Other: 15 + 11 + 10 });
+    expect(topN(counts.slice(0, 10))).toEqual(Object.fromEntries(counts.slice(0, 10)));
+  });
+
+  it('keeps a fixed label set with zeros', () => {
+    expect(withLabels(['android', 'ios', 'desktop'], [['ios', 2]])).toEqual({ android: 0, ios: 2, desktop: 0 });
+  });
+});
+
+describe('CSV', () => {
+  it('quotes only fields that need it and doubles quotes', () => {
+    expect(csvField('Chrome')).toBe('Chrome');
+    expect(csvField(42)).toBe('42');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvLine(['x', 'y,z', 3])).toBe('x,"y,z",3\r\n');
+  });
+});
+
+describe('resolveRange', () => {
+  const now = new Date('2026-03-15T13:45:00Z');
+  const resolve = (query: { startDate?: string; endDate?: string; timeBucket?: 'hour' | 'day' | 'week' | 'month' }) => {
+    const range = resolveRange({ timeBucket: 'day', ...query }, now);
+    return { start: range.start.toISOString(), end: range.end.toISOString(), buckets: countBuckets(range) };
+  };
+
+  it('defaults to the 30 UTC days ending today', () => {
+    expect(resolve({})).toEqual({ start: '2026-02-14T00:00:00.000Z', end: '2026-03-16T00:00:00.000Z', buckets: 30 });
+  });
+
+  it('widens date-times to whole hours and includes the end instant', () => {
+    expect(resolve({ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T12:00:00Z', timeBucket: 'hour' }))
+      .toEqual({ start: '2026-03-01T10:00:00.000Z', end: '2026-03-01T13:00:00.000Z', buckets: 3 });
+    expect(resolve({ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T10:30:00Z', timeBucket: 'hour' }).buckets).toBe(1);
+  });
+
+  it('counts partial first and last weeks and months', () => {
+    // Wednesday to the Tuesday after: two ISO weeks.
+    expect(resolve({ startDate: '2026-03-04', endDate: '2026-03-10', timeBucket: 'week' }).buckets).toBe(2);
+    expect(resolve({ startDate: '2026-03-02', endDate: '2026-03-08', timeBucket: 'week' }).buckets).toBe(1);
+    expect(resolve({ startDate: '2024-01-31', endDate: '2024-03-01', timeBucket: 'month' }).buckets).toBe(3);
+    expect(resolve({ startDate: '2026-12-31', endDate: '2027-01-01', timeBucket: 'month' }).buckets).toBe(2);
+    // Weeks before 1970 start on Mondays too.
+    expect(resolve({ startDate: '1969-12-28', endDate: '1969-12-29', timeBucket: 'week' }).buckets).toBe(2);
+  });
+});
