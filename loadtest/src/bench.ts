@@ -1,0 +1,202 @@
+// `npm run bench`: brings up a private copy of the stack on this machine and measures the
+// redirector against a bare uWebSockets.js server (the limit) and a Fastify + Redis shortener
+// (the peer), then the click pipeline: worker throughput, freshness, loss, and the one-year
+// analytics query. Prints a table, writes JSON under .bench/. See docs/loadtest.md.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { metricValue, queueCounts, waitForDrain } from './measure/drain.js';
+import { measureFreshness } from './measure/freshness.js';
+import { measureAtRate, measureMaxRate, type HttpRun } from './measure/http.js';
+import { accountLoss, sendLossTraffic } from './measure/loss.js';
+import { measureYearQuery } from './measure/query.js';
+import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker } from './measure/worker-throughput.js';
+import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
+import { createLinks, createSession, reportedClicks, seedYearOfRollups } from './seed.js';
+import { wrkRequests } from './rotation.js';
+import { loadSettings } from './settings.js';
+import { createBenchWorld, freePort, repoRoot, startProcess, type ManagedProcess, type ProcessSpec } from './stack.js';
+import { ratio, summarize } from './stats.js';
+import { createVisitor } from './visitor.js';
+
+const LOSS_LINKS = 20;
+const MB = 1e6;
+
+const settings = loadSettings();
+const progress = new Progress();
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const running = new Set<ManagedProcess>();
+const peakRssMB: Record<string, number> = {};
+
+/** Stops a process and records its peak RSS under `label`. */
+async function stop(child: ManagedProcess | undefined, label = child?.name): Promise<void> {
+  if (!child || !label) return;
+  running.delete(child);
+  peakRssMB[label] = Math.max(peakRssMB[label] ?? 0, (await child.stop()) / MB);
+}
+
+function machine(): BenchResult['machine'] {
+  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+  let wrk = 'wrk';
+  try {
+    execFileSync('wrk', ['-v'], { encoding: 'utf8' });
+  } catch (error) {
+    // `wrk -v` prints its version and exits non-zero.
+    wrk = String((error as { stdout?: string }).stdout ?? '').split('\n')[0]?.split(' Copyright')[0] ?? 'wrk';
+  }
+  return { nproc: availableParallelism(), cpuModel, memoryGiB: totalmem() / 1024 ** 3, node: process.versions.node, wrk };
+}
+
+async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
+  const startedAt = new Date().toISOString();
+  const phases = 9;
+  const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
+  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, peerPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
+  const env = { ...world.env, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase };
+  const start = async (spec: Omit<ProcessSpec, 'logFile'>) => {
+    const started = await startProcess({ ...spec, logFile: join(logDir, `${spec.name}.log`) });
+    running.add(started);
+    return started;
+  };
+  const service = (name: string) => join(repoRoot, 'services', name, 'src', 'main.ts');
+  const target = (name: string) => join(repoRoot, 'loadtest', 'src', 'targets', `${name}.ts`);
+
+  phase(1, 'starting the API and seeding links');
+  const api = await start({ name: 'api', entry: service('api'), env, readyUrl: `${apiUrl}/healthz` });
+  const account = await createSession(`${apiUrl}/api`, 'bench');
+  const links = await createLinks(account, settings.links, 'bench');
+  progress.update(`${links.length} links`);
+  const lossLinks = await createLinks(account, LOSS_LINKS, 'loss');
+  const freshLinks = await createLinks(account, settings.freshnessSamples, 'fresh');
+  const [yearLink] = await createLinks(account, 1, 'year');
+  const seededHours = await seedYearOfRollups(world.sql, yearLink!.id);
+  progress.update(`${links.length + lossLinks.length + freshLinks.length + 1} links, ${seededHours} hours of rollups`);
+
+  phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
+  const workerPrefix = `${world.queuePrefix}w`;
+  const linkIds = links.map((link) => link.id);
+  const jobs = await fillClickQueue(world.redisUrl, workerPrefix, clickBatches(linkIds, settings.workerClicks));
+  phase(2, 'worker: rolling up the pre-filled queue');
+  const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) => progress.update(`${done.toLocaleString('en-US')} clicks rolled up`));
+  const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
+  const benchWorker = await start({ name: 'worker', entry: service('worker'), env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
+    .catch((error: unknown) => {
+      watching.catch(() => {});
+      throw error;
+    });
+  const watched = await watching;
+  await stop(benchWorker);
+  const speed = throughputFromSamples(watched.samples, settings.workerClicks);
+  if (!speed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
+
+  const requests = wrkRequests(links);
+  const http = (url: string): HttpRun => ({
+    url, requests, dir: logDir, connections: settings.connections, durationMs: settings.durationMs,
+    warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
+  });
+
+  phase(3, 'redirector at full speed (clicks queue up; the worker is off)');
+  const redirector = await start({ name: 'redirector', entry: service('redirector'), env, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz` });
+  const redirectorMax = await measureMaxRate(http(shortUrlBase), 'redirector');
+
+  phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
+  const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
+  peakRssMB.redirector = redirector.peakRss() / MB;
+
+  phase(5, 'bare uWebSockets.js 302 (the limit)');
+  const bare = await start({ name: 'bare-uws', entry: target('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
+  const limit = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws');
+  await stop(bare);
+
+  phase(6, 'Fastify + Redis GET (the peer)');
+  const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
+  const peer = await start({ name: 'fastify-peer', entry: target('fastify-peer'), env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
+  const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
+  await stop(peer);
+
+  phase(7, 'worker: draining the clicks of the HTTP runs');
+  const pipelineWorker = await start({ name: 'worker-pipeline', entry: service('worker'), env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
+  const counts = queueCounts(world.redisUrl, world.queuePrefix);
+  const drain = () => waitForDrain(counts, `${shortUrlBase}/metrics`, (pending) => progress.update(`${pending.toLocaleString('en-US')} batches left`));
+  await drain();
+
+  phase(8, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
+  const from = new Date(Date.now() - 3_600_000);
+  const lossVisitor = createVisitor(shortUrlBase, 16);
+  const freshVisitor = createVisitor(shortUrlBase, 1);
+  const [tally, freshness] = await Promise.all([
+    sendLossTraffic(lossVisitor, lossLinks, settings.lossRequests),
+    measureFreshness(freshVisitor, world.sql, freshLinks, (n) => progress.update(`${n}/${freshLinks.length} freshness samples`)),
+  ]);
+  lossVisitor.close();
+  freshVisitor.close();
+  await drain();
+  const to = new Date(Date.now() + 3_600_000);
+  const reported = (await Promise.all(lossLinks.map((link) => reportedClicks(account, link.id, from, to)))).reduce((a, b) => a + b, 0);
+  const failedJobs = await counts.failed();
+  const dropped = metricValue(await (await fetch(`${shortUrlBase}/metrics`)).text(), 'redirector_clicks_dropped_total');
+  await counts.close();
+
+  phase(9, 'one-year hourly analytics query');
+  const year = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
+
+  await stop(redirector);
+  await stop(pipelineWorker);
+  await stop(api);
+  progress.end();
+
+  const freshSummary = summarize(freshness.delaysMs);
+  const yearSummary = summarize(year.durationsMs);
+  const { output: _output, ...recorded } = settings;
+  const result: Omit<BenchResult, 'targets'> = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: machine(),
+    settings: recorded,
+    http: { redirector: redirectorMax, limit, peer: peerFigure, halfRate },
+    ratios: {
+      toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
+      toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
+    },
+    worker: { clicks: settings.workerClicks, jobs, seconds: speed.seconds, clicksPerSecond: speed.clicksPerSecond, rolledUp: watched.rolledUp },
+    freshness: { samples: freshSummary.count, p50Ms: freshSummary.p50, p99Ms: freshSummary.p99, maxMs: freshSummary.max, timeouts: freshness.timeouts },
+    loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
+    yearQuery: { requests: yearSummary.count, buckets: year.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },
+    peakRssMB,
+  };
+  return { ...result, targets: evaluateTargets(result) };
+}
+
+async function main(): Promise<void> {
+  const logDir = join(repoRoot, '.bench', 'logs', stamp);
+  mkdirSync(logDir, { recursive: true });
+  progress.phase('[0/9] bringing up Redis and PostgreSQL, creating the bench database');
+  const world = await createBenchWorld();
+  let failed = true;
+  const cleanUp = async () => {
+    await Promise.allSettled([...running].map((child) => stop(child)));
+    await world.close(settings.keep);
+    if (!failed && !settings.keep) rmSync(logDir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    const result = await run(world, logDir);
+    const output = settings.output ?? join(repoRoot, '.bench', `bench-${stamp}.json`);
+    writeResult(output, result);
+    if (!settings.output) writeResult(join(repoRoot, '.bench', 'latest.json'), result);
+    console.log(formatReport(result));
+    console.log(`\nJSON: ${output}`);
+    failed = false;
+  } catch (error) {
+    progress.end();
+    console.error(`bench failed: ${(error as Error).stack ?? error}\nprocess logs: ${logDir}`);
+  } finally {
+    await cleanUp();
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

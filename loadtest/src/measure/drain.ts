@@ -1,0 +1,55 @@
+import { CLICK_QUEUE, createRedis } from '@deeplink/core';
+import { Queue } from 'bullmq';
+
+/** Reads one unlabelled sample from Prometheus text, or undefined when absent. */
+export function metricValue(text: string, name: string): number | undefined {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Job counts of the click queue under one prefix. */
+export interface QueueCounts {
+  /** Jobs not finished yet: waiting, active, delayed (retries), prioritized, paused. */
+  pending(): Promise<number>;
+  failed(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Opens a read-only view of the click queue's counts. */
+export function queueCounts(redisUrl: string, prefix: string): QueueCounts {
+  const connection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const queue = new Queue(CLICK_QUEUE, { connection, prefix });
+  return {
+    async pending() {
+      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'paused');
+      return Object.values(counts).reduce((sum, n) => sum + n, 0);
+    },
+    async failed() {
+      return (await queue.getJobCounts('failed')).failed ?? 0;
+    },
+    async close() {
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/**
+ * Resolves once the redirector holds no clicks and the queue has no unfinished job, twice in a row
+ * (a flush may be on its way between the two reads). `onPending` gets the jobs left.
+ */
+export async function waitForDrain(
+  counts: QueueCounts, redirectorMetricsUrl: string, onPending: (jobs: number) => void, timeoutMs = 300_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (quiet < 2) {
+    if (Date.now() > deadline) throw new Error('the click queue did not drain in time');
+    const metrics = await (await fetch(redirectorMetricsUrl)).text();
+    const buffered = metricValue(metrics, 'redirector_click_buffer_size') ?? 0;
+    const pending = await counts.pending();
+    onPending(pending);
+    quiet = buffered === 0 && pending === 0 ? quiet + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, type ClickBatch, type ClickEvent, type Sql } from '@deeplink/core';
+import { Queue } from 'bullmq';
+import { HUMAN_AGENTS, pickAgent, seededRandom } from '../user-agents.js';
+
+/** Progress of the worker at one moment: clicks rolled up so far. */
+export interface ProgressSample {
+  atMs: number;
+  done: number;
+}
+
+/** The redirector's job options, so the worker sees the jobs it sees in production. */
+const JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
+  removeOnFail: false,
+} as const;
+
+const REFERRERS = ['', '', 'https://t.co/x', 'https://www.facebook.com/', 'https://www.google.com/', 'https://l.instagram.com/'];
+
+/**
+ * Batches shaped like the redirector's: CLICK_BATCH_SIZE clicks from the last few seconds, human
+ * agents, a few thousand client addresses, and links skewed towards a few popular ones.
+ */
+export function* clickBatches(linkIds: readonly string[], clicks: number, batchSize = 500, now = Date.now()): Generator<ClickBatch> {
+  const random = seededRandom(7);
+  for (let sent = 0; sent < clicks; sent += batchSize) {
+    const batch: ClickEvent[] = [];
+    for (let i = 0; i < Math.min(batchSize, clicks - sent); i++) {
+      const address = Math.floor(random() * 4000);
+      batch.push({
+        linkId: linkIds[Math.floor(random() ** 3 * linkIds.length)]!,
+        ts: now - Math.floor(random() * 5000),
+        ip: `${11 + (address % 200)}.${(address * 7) % 256}.${(address * 13) % 256}.${address % 250}`,
+        userAgent: pickAgent(HUMAN_AGENTS, random()).userAgent,
+        referrer: REFERRERS[Math.floor(random() * REFERRERS.length)]!,
+      });
+    }
+    yield { batchId: randomUUID(), clicks: batch };
+  }
+}
+
+/** Adds the batches to the click queue under `prefix`, as the redirector would; returns the job count. */
+export async function fillClickQueue(redisUrl: string, prefix: string, batches: Iterable<ClickBatch>): Promise<number> {
+  const connection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix });
+  let jobs = 0;
+  try {
+    let chunk: ClickBatch[] = [];
+    const flush = async () => {
+      await queue.addBulk(chunk.map((data) => ({ name: CLICK_BATCH_JOB, data, opts: { ...JOB_OPTIONS, jobId: data.batchId } })));
+      jobs += chunk.length;
+      chunk = [];
+    };
+    for (const batch of batches) {
+      chunk.push(batch);
+      if (chunk.length === 50) await flush();
+    }
+    if (chunk.length > 0) await flush();
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+  return jobs;
+}
+
+/**
+ * Clicks per second from progress samples: all the clicks, over the time from the last sample
+ * that saw none to the first that saw them all. Conservative by at most one polling interval.
+ * Undefined until the samples show both ends.
+ */
+export function throughputFromSamples(samples: readonly ProgressSample[], expected: number): { clicksPerSecond: number; seconds: number } | undefined {
+  const first = samples.findIndex((s) => s.done > 0);
+  const last = samples.findIndex((s) => s.done >= expected);
+  if (first < 1 || last < first) return undefined;
+  const seconds = (samples[last]!.atMs - samples[first - 1]!.atMs) / 1000;
+  return { clicksPerSecond: samples[last]!.done / seconds, seconds };
+}
+
+/**
+ * Polls processed_batches (written by the worker in each batch's transaction) until `expected`
+ * clicks are in, then reads the rollup totals of `linkIds`, which must then hold exactly `expected`.
+ */
+export async function watchWorker(
+  sql: Sql, linkIds: readonly string[], expected: number, onProgress: (done: number) => void, stallMs = 60_000,
+): Promise<{ samples: ProgressSample[]; rolledUp: number }> {
+  const samples: ProgressSample[] = [];
+  let lastChange = performance.now();
+  for (;;) {
+    const [row] = await sql<[{ done: number }]>`SELECT coalesce(sum(clicks), 0)::bigint AS done FROM processed_batches`;
+    const sample = { atMs: performance.now(), done: Number(row.done) };
+    if (sample.done !== samples.at(-1)?.done) lastChange = sample.atMs;
+    samples.push(sample);
+    onProgress(sample.done);
+    if (sample.done >= expected) break;
+    if (sample.atMs - lastChange > stallMs) throw new Error(`the worker stalled at ${sample.done} of ${expected} clicks`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const [totals] = await sql<[{ clicks: number }]>`
+    SELECT coalesce(sum(clicks), 0)::bigint AS clicks FROM click_hourly WHERE link_id = ANY(${linkIds as string[]}::uuid[])`;
+  return { samples, rolledUp: Number(totals.clicks) };
+}

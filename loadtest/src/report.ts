@@ -1,0 +1,167 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LossAccount, LossTally } from './measure/loss.js';
+import type { BenchSettings } from './settings.js';
+
+/** One HTTP target under wrk. */
+export interface HttpFigure {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  errors: number;
+  connections: number;
+}
+
+/** Everything one bench run measured; written as JSON and printed as a table. */
+export interface BenchResult {
+  startedAt: string;
+  finishedAt: string;
+  machine: { nproc: number; cpuModel: string; memoryGiB: number; node: string; wrk: string };
+  settings: Omit<BenchSettings, 'output'>;
+  http: {
+    redirector: HttpFigure;
+    limit: HttpFigure;
+    peer: HttpFigure;
+    /** The redirector held near half of its measured maximum (wrk's fixed-delay mode). */
+    halfRate: HttpFigure & { targetRps: number; delayMs: number };
+  };
+  ratios: { toLimit: number | null; toPeer: number | null };
+  worker: { clicks: number; jobs: number; seconds: number; clicksPerSecond: number; rolledUp: number };
+  freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
+  loss: LossTally & LossAccount & { failedJobs: number; droppedByRedirector: number | null };
+  yearQuery: { requests: number; buckets: number; p50Ms: number; p99Ms: number };
+  /** Peak resident set size (VmHWM) of each process, in MB (10^6 bytes). */
+  peakRssMB: Record<string, number>;
+  targets: TargetCheck[];
+}
+
+/** One of the project's performance targets, reported (never asserted) as pass or miss. */
+export interface TargetCheck {
+  name: string;
+  target: string;
+  value: string;
+  pass: boolean;
+}
+
+const fmt = (value: number, digits = 0) =>
+  Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+const pct = (value: number | null) => (value === null ? 'n/a' : `${fmt(value * 100, 1)} %`);
+const times = (value: number | null) => (value === null ? 'n/a' : `${fmt(value, 2)}×`);
+
+/** Checks the measured figures against the targets in docs/loadtest.md. */
+export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] {
+  const check = (name: string, target: string, value: string, pass: boolean): TargetCheck => ({ name, target, value, pass });
+  const redirectorRss = r.peakRssMB.redirector ?? NaN;
+  return [
+    check('redirector vs bare uWS (limit)', '≥ 70 %', pct(r.ratios.toLimit), (r.ratios.toLimit ?? 0) >= 0.7),
+    check('redirector vs Fastify peer', '≥ 3×', times(r.ratios.toPeer), (r.ratios.toPeer ?? 0) >= 3),
+    check('redirect p99 at half the max rate', '≤ 5 ms', `${fmt(r.http.halfRate.p99Ms, 2)} ms`, r.http.halfRate.p99Ms <= 5),
+    check('worker throughput', '≥ 50,000 clicks/s', `${fmt(r.worker.clicksPerSecond)} clicks/s`, r.worker.clicksPerSecond >= 50_000),
+    check('freshness p99', '≤ 2 s', `${fmt(r.freshness.p99Ms)} ms`, r.freshness.timeouts === 0 && r.freshness.p99Ms <= 2000),
+    check('click loss', 'exactly 0', fmt(r.loss.loss), r.loss.loss === 0 && r.loss.expected > 0),
+    check('redirector peak RSS under load', '≤ 150 MB', `${fmt(redirectorRss, 1)} MB`, redirectorRss <= 150),
+    check('one-year hourly query p99', '≤ 100 ms', `${fmt(r.yearQuery.p99Ms, 1)} ms`, r.yearQuery.p99Ms <= 100),
+  ];
+}
+
+/** Lays out rows in columns: the first `leftColumns` left-aligned (text), the rest right-aligned (numbers). */
+export function table(rows: string[][], leftColumns = 1): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  const cell = (text: string, column: number) =>
+    column < leftColumns ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
+  return rows.map((row) => row.map(cell).join('  ').trimEnd()).join('\n');
+}
+
+/** The human-readable report: HTTP table, pipeline figures, memory, targets. */
+export function formatReport(r: BenchResult): string {
+  const { http, ratios } = r;
+  const row = (name: string, f: HttpFigure, toLimit: string, toPeer: string) =>
+    [name, fmt(f.requestsPerSecond), fmt(f.p50Ms, 2), fmt(f.p99Ms, 2), toLimit, toPeer, fmt(f.errors)];
+  const limitRatio = (f: HttpFigure) => pct(f.requestsPerSecond / http.limit.requestsPerSecond);
+  const peerRatio = (f: HttpFigure) => times(f.requestsPerSecond / http.peer.requestsPerSecond);
+  const s = r.settings;
+  const pinning = s.serverCpus ? `server on CPU ${s.serverCpus}, wrk on CPU ${s.wrkCpus}` : 'no CPU pinning';
+  const lines = [
+    `HTTP: wrk, 1 thread, ${s.connections} connections, ${s.durationMs / 1000} s per target, ${pinning}`,
+    table([
+      ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs limit', 'vs peer', 'errors'],
+      row('bare uWS 302 (limit)', http.limit, '100.0 %', peerRatio(http.limit)),
+      row('redirector, clicks on', http.redirector, pct(ratios.toLimit), times(ratios.toPeer)),
+      row('Fastify + Redis GET (peer)', http.peer, limitRatio(http.peer), '1.00×'),
+      row(`redirector at half rate`, http.halfRate, limitRatio(http.halfRate), peerRatio(http.halfRate)),
+    ]),
+    `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms after each answer`,
+    '',
+    ...[
+      ['worker throughput', `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`],
+      ['freshness (302 → rollup)', `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`],
+      ['click loss', `${fmt(r.loss.loss)} (${fmt(r.loss.requests)} redirects, ${fmt(r.loss.botRequests)} from bots; ${fmt(r.loss.expected)} human clicks expected, ${fmt(r.loss.reported)} reported; ${r.loss.failedJobs} failed jobs)`],
+      ['one-year hourly query', `p50 ${fmt(r.yearQuery.p50Ms, 1)} ms, p99 ${fmt(r.yearQuery.p99Ms, 1)} ms (${fmt(r.yearQuery.buckets)} buckets, ${r.yearQuery.requests} calls)`],
+    ].map(([label, value]) => `${label!.padEnd(26)}${value}`),
+    '',
+    `peak RSS (MB): ${Object.entries(r.peakRssMB).map(([name, mib]) => `${name} ${fmt(mib, 1)}`).join(', ')}`,
+    '',
+    table([['targets', '', '', 'measured'], ...r.targets.map((t) => [t.pass ? 'pass' : 'MISS', t.name, t.target, t.value])], 3),
+    '',
+    `machine: ${r.machine.nproc} × ${r.machine.cpuModel}, ${fmt(r.machine.memoryGiB, 1)} GiB, Node ${r.machine.node}, ${r.machine.wrk}`,
+  ];
+  return lines.join('\n');
+}
+
+/** Writes the result as indented JSON, creating the folder. */
+export function writeResult(file: string, result: BenchResult): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+/**
+ * A progress line on stderr: rewritten in place on a terminal, otherwise plain lines (phase
+ * changes, and at most one update every `plainEveryMs`) so logs stay readable.
+ */
+export class Progress {
+  private phaseName = '';
+  private lastPlain = 0;
+  private drawn = false;
+  private readonly started: number;
+
+  constructor(
+    private readonly out: { write(text: string): unknown; isTTY?: boolean } = process.stderr,
+    private readonly plainEveryMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.started = now();
+  }
+
+  /** Starts a phase: `[3/9] redirector: …`. */
+  phase(name: string): void {
+    this.phaseName = name;
+    this.lastPlain = this.now();
+    this.write(name);
+  }
+
+  /** Progress within the phase. */
+  update(detail: string): void {
+    const text = `${this.phaseName}: ${detail}`;
+    if (this.out.isTTY) return this.write(text);
+    if (this.now() - this.lastPlain < this.plainEveryMs) return;
+    this.lastPlain = this.now();
+    this.write(text);
+  }
+
+  /** Ends the in-place line so the report starts on a fresh line. */
+  end(): void {
+    if (this.out.isTTY && this.drawn) this.out.write('\n');
+    this.drawn = false;
+  }
+
+  private write(text: string): void {
+    const line = `[bench +${Math.round((this.now() - this.started) / 1000)}s] ${text}`;
+    if (this.out.isTTY) {
+      this.out.write(`\r\x1b[2K${line}`);
+      this.drawn = true;
+    } else {
+      this.out.write(`${line}\n`);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { availableParallelism } from 'node:os';
+import { parseDuration } from './stats.js';
+
+/** Everything a bench run can be told through the environment (docs/loadtest.md lists them). */
+export interface BenchSettings {
+  /** Length of each wrk run (BENCH_DURATION, default 10s). */
+  durationMs: number;
+  /** Unmeasured wrk run before each target, to fill caches and let the JIT settle (BENCH_WARMUP, 2s). */
+  warmupMs: number;
+  /** wrk connections for the maximum-rate runs (BENCH_CONNECTIONS, 32). */
+  connections: number;
+  /** Links seeded through the API and rotated by wrk (BENCH_LINKS, 1000). */
+  links: number;
+  /** Clicks pre-filled into the queue for the worker measurement (BENCH_WORKER_CLICKS, 300000). */
+  workerClicks: number;
+  /** Redirects sent by the loss measurement (BENCH_LOSS_REQUESTS, 20000). */
+  lossRequests: number;
+  /** Redirect-to-rollup samples (BENCH_FRESHNESS_SAMPLES, 50). */
+  freshnessSamples: number;
+  /** Calls of the one-year hourly analytics query (BENCH_QUERY_REQUESTS, 100). */
+  queryRequests: number;
+  /** CPU list for the server under test and for wrk (BENCH_SERVER_CPUS=0, BENCH_WRK_CPUS=1); unset = no pinning. */
+  serverCpus?: string;
+  wrkCpus?: string;
+  /** Where the JSON result goes (BENCH_OUTPUT, default .bench/bench-<time>.json). */
+  output?: string;
+  /** Keep the bench database and Redis keys afterwards, for inspection (BENCH_KEEP=1). */
+  keep: boolean;
+}
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number => {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${text}"`);
+  return value;
+};
+
+/** Reads the settings; pins server and wrk to different cores when there are at least two. */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): BenchSettings {
+  const pin = env.BENCH_PIN !== '0' && cores >= 2;
+  return {
+    durationMs: parseDuration(env.BENCH_DURATION || '10s'),
+    warmupMs: parseDuration(env.BENCH_WARMUP || '2s'),
+    connections: int(env, 'BENCH_CONNECTIONS', 32),
+    links: int(env, 'BENCH_LINKS', 1000),
+    workerClicks: int(env, 'BENCH_WORKER_CLICKS', 300_000),
+    lossRequests: int(env, 'BENCH_LOSS_REQUESTS', 20_000),
+    freshnessSamples: int(env, 'BENCH_FRESHNESS_SAMPLES', 50),
+    queryRequests: int(env, 'BENCH_QUERY_REQUESTS', 100),
+    serverCpus: pin ? env.BENCH_SERVER_CPUS || '0' : undefined,
+    wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
+    output: env.BENCH_OUTPUT || undefined,
+    keep: env.BENCH_KEEP === '1',
+  };
+}
