@@ -43,11 +43,12 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
   let pausedUntil = 0;
   const warnDropped = rateLimitedLog(logger.warn);
   const warnFlush = rateLimitedLog(logger.warn);
+  const warnQueue = rateLimitedLog(logger.warn);
 
   let queue = openQueue();
   function openQueue(): { queue: Queue<ClickBatch>; broken: boolean } {
     const opened = { queue: new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX }), broken: false };
-    opened.queue.on('error', (error) => warnFlush('click queue error', { error }));
+    opened.queue.on('error', (error) => warnQueue('click queue error', { error }));
     // A queue whose initial handshake failed rejects every add from then on: replace it.
     opened.queue.waitUntilReady().catch(() => {
       opened.broken = true;

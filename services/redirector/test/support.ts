@@ -45,6 +45,7 @@ export async function startRedirector(env: Record<string, string>): Promise<Redi
   });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let timer: NodeJS.Timeout | undefined;
   const port = await new Promise<number>((resolve, reject) => {
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
@@ -55,11 +56,11 @@ export async function startRedirector(env: Record<string, string>): Promise<Redi
     child.stdout!.on('data', onLine);
     child.stderr!.on('data', onLine);
     void exited.then((code) => reject(new Error(`redirector exited (${code}) before listening:\n${output.join('\n')}`)));
-    setTimeout(() => {
+    timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`redirector did not listen within 20 s:\n${output.join('\n')}`));
-    }, 20_000).unref();
-  });
+    }, 20_000);
+  }).finally(() => clearTimeout(timer));
   return {
     url: `http://127.0.0.1:${port}`,
     child,

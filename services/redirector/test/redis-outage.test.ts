@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
+import { redisKeys } from '@deeplink/core/redis/keys';
+import { cacheLink } from '@deeplink/core/redis/link-cache';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, visit, waitFor, type RedirectorProcess } from './support.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A private, memory-only redis-server that this test may stop (never the shared one). */
+async function startPrivateRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {}); // refused until the server is up
+  try {
+    await waitFor(() => probe.connect().then(() => probe.ping().then((pong) => pong === 'PONG'), () => false), 10_000);
+  } finally {
+    probe.disconnect();
+  }
+  return child;
+}
+
+async function stopPrivateRedis(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('redirector while its Redis is down', () => {
+  let port: number;
+  let redisServer: ChildProcess | undefined;
+  let env: TestEnvironment;
+  let redirector: RedirectorProcess;
+  let cached: LinkRecord;
+  let uncached: LinkRecord;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redisServer = await startPrivateRedis(port);
+    env = await createTestEnvironment({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      LINK_CACHE_TTL_MS: '600000',
+      CLICK_BUFFER_MAX: '5',
+    });
+    // This test's own connection sees the outage too; it reconnects by itself.
+    env.redis.on('error', () => {});
+    const userId = await createUser(env.sql);
+    cached = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/cached' });
+    uncached = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/uncached' });
+    await cacheLink(env.redis, redisKeys(env.config.REDIS_PREFIX), cached);
+    redirector = await startRedirector(env.env);
+  });
+
+  afterAll(async () => {
+    expect(await redirector?.stop()).toBe(0);
+    await env?.close();
+    await stopPrivateRedis(redisServer);
+  });
+
+  it('keeps redirecting, bounds the click buffer, and flushes the backlog when Redis returns', async () => {
+    const go = (code: string, referer: string) => visit(`${redirector.url}/${code}`, { referer });
+    expect((await go(cached.code, 'warm-up')).headers.get('location')).toBe('https://example.com/cached');
+    await waitFor(async () => (await metric(redirector.url, 'redirector_clicks_flushed_total')) === 1);
+
+    await stopPrivateRedis(redisServer);
+    const ready = await waitFor(async () => {
+      const res = await visit(`${redirector.url}/readyz`);
+      return res.status === 503 && ((await res.json()) as Record<string, string>);
+    });
+    expect(ready).toEqual({ status: 'unavailable', redis: 'down', postgres: 'ok' });
+
+    // From the LRU, and from PostgreSQL for a link this process has not seen yet.
+    const outage: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await go(cached.code, `outage-${i}`);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://example.com/cached');
+      outage.push(`outage-${i}`);
+    }
+    const fromDb = await go(uncached.code, 'outage-db');
+    expect(fromDb.status).toBe(302);
+    expect(fromDb.headers.get('location')).toBe('https://example.com/uncached');
+
+    // Five clicks held (CLICK_BUFFER_MAX), the other four dropped and counted.
+    expect(await metric(redirector.url, 'redirector_click_buffer_size')).toBe(5);
+    expect(await metric(redirector.url, 'redirector_clicks_dropped_total')).toBe(4);
+    await waitFor(async () => (await metric(redirector.url, 'redirector_queue_flush_errors_total')) > 0);
+    expect(redirector.output.some((line) => line.includes('click buffer full'))).toBe(true);
+
+    // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
+    redisServer = await startPrivateRedis(port);
+    const queue = clickQueue(`redis://127.0.0.1:${port}`, env.config.QUEUE_PREFIX);
+    try {
+      const clicks = await waitFor(async () => {
+        const found = await queuedClicks(queue);
+        return found.length >= 5 && found;
+      }, 15_000);
+      expect(clicks.map((c) => c.referrer).sort()).toEqual(outage.slice(0, 5).sort());
+    } finally {
+      await queue.close();
+    }
+    expect(await metric(redirector.url, 'redirector_click_buffer_size')).toBe(0);
+    await waitFor(async () => (await visit(`${redirector.url}/readyz`)).status === 200, 10_000);
+  });
+
+  it('listens for invalidations again after Redis returns', async () => {
+    const keys = redisKeys(env.config.REDIS_PREFIX);
+    const updated = await linksRepository(env.sql).update(cached.id, { title: 't', defaultUrl: 'https://example.com/after' });
+    // The subscription comes back with the connection; publish until this process has it.
+    await waitFor(async () => {
+      await cacheLink(env.redis, keys, updated!);
+      return (await visit(`${redirector.url}/${cached.code}`)).headers.get('location') === 'https://example.com/after';
+    }, 10_000);
+  });
+});

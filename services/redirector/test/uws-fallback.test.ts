@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
+
+describe('uWebSockets.js JS fallback', () => {
+  let env: TestEnvironment;
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+  });
+  afterAll(() => env?.close());
+
+  it('refuses to start on the fallback', async () => {
+    const { code, output } = await runToExit({ ...env.env, UWS_USE_FALLBACK: '1' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/"level":"fatal".*refusing to run on its slow JS fallback/);
+    expect(output).not.toContain('"msg":"listening"');
+  });
+
+  it('runs on the fallback when ALLOW_UWS_FALLBACK=1, and says so', async () => {
+    const link = await createLink(env.sql, await createUser(env.sql), { defaultUrl: 'https://example.com/slow' });
+    const redirector = await startRedirector({ ...env.env, UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '1' });
+    try {
+      expect(redirector.output.join('\n')).toMatch(/"level":"warn".*"msg":"uWebSockets.js loaded","uws":"fallback"/);
+      expect(await metric(redirector.url, 'redirector_uws_native')).toBe(0);
+      const res = await visit(`${redirector.url}/${link.code}?x=1`);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://example.com/slow');
+      expect((await visit(`${redirector.url}/${link.code}`, {}, 'HEAD')).status).toBe(302);
+    } finally {
+      expect(await redirector.stop()).toBe(0);
+    }
+  });
+});
