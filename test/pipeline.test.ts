@@ -1,0 +1,149 @@
+// The whole product over real HTTP: the API, the redirector and the worker as real processes on
+// real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
+// must show up in the rollups exactly as often as it answered a redirect.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+
+const UA = {
+  androidChrome: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36',
+  iphoneSafari: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  windowsChrome: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+  linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
+  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+};
+// Public addresses whose country the bundled GeoIP database knows.
+const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.0.1' };
+
+let env: TestEnvironment;
+let api: ServiceProcess;
+let redirector: ServiceProcess;
+let worker: ServiceProcess;
+let apiUrl: string;
+let shortUrlBase: string;
+let token: string;
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000' });
+  const [apiPort, redirectorPort] = [await freePort(), await freePort()];
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
+  const common = { ...env.env, LOG_LEVEL: 'info', SHORT_URL_BASE: shortUrlBase, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), WORKER_PORT: '0' };
+  api = await startService('api', common, healthy(apiUrl));
+  [redirector, worker] = await Promise.all([
+    startService('redirector', common, healthy(shortUrlBase)),
+    startService('worker', common, (output) => output.some((line) => /worker (started|ready|listening)|"msg":"started"/i.test(line))),
+  ]);
+  const register = await fetch(`${apiUrl}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Pipeline', email: 'pipeline@example.com', password: 'pipeline password' }),
+  });
+  token = ((await register.json()) as { data: { token: string } }).data.token;
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([api?.stop(), redirector?.stop(), worker?.stop()]);
+  await env?.close();
+});
+
+async function createLink(body: object): Promise<{ id: string; url: string }> {
+  const response = await fetch(`${apiUrl}/api/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { data: { link: { id: string; url: string } } }).data.link;
+}
+
+const visit = (url: string, userAgent: string, address = ADDRESSES.US) =>
+  fetch(url, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
+
+async function totalClicks(linkId: string): Promise<number> {
+  const [row] = await env.sql<{ clicks: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS clicks FROM click_hourly WHERE link_id = ${linkId}`;
+  return row!.clicks;
+}
+
+async function dimension(linkId: string, name: string): Promise<Record<string, number>> {
+  const rows = await env.sql<{ value: string; clicks: number }[]>`
+    SELECT value, sum(clicks)::int AS clicks FROM click_hourly_dimensions WHERE link_id = ${linkId} AND dimension = ${name} GROUP BY value`;
+  return Object.fromEntries(rows.map((r) => [r.value, r.clicks]));
+}
+
+/** Waits until the link's rollup total reaches `expected`, then a little longer to catch any excess. */
+async function settledClicks(linkId: string, expected: number, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await totalClicks(linkId)) < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 300));
+  return totalClicks(linkId);
+}
+
+describe('the click pipeline', () => {
+  it('shows a phone visit to a link made through the API in PostgreSQL moments later', async () => {
+    const link = await createLink({
+      title: 'App promo', defaultUrl: 'https://example.com/promo',
+      androidLink: { url: 'shop://promo', appPackageName: 'com.example.shop' },
+    });
+    const response = await visit(link.url, UA.androidChrome);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toMatch(/^intent:\/\/promo#Intent;scheme=shop;package=com\.example\.shop;/);
+    const started = Date.now();
+    expect(await settledClicks(link.id, 1)).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await dimension(link.id, 'platform')).toEqual({ android: 1 });
+  });
+
+  it('counts 1,000 visits exactly, with their platforms, devices, browsers and countries, and no bots', async () => {
+    const link = await createLink({ title: 'Viral', defaultUrl: 'https://example.com/viral' });
+    const mix = [
+      { ua: UA.androidChrome, country: 'US' },
+      { ua: UA.iphoneSafari, country: 'AU' },
+      { ua: UA.windowsChrome, country: 'GB' },
+      { ua: UA.linuxFirefox, country: 'JP' },
+    ] as const;
+    let redirects = 0;
+    for (let round = 0; round < 20; round++) {
+      const batch = Array.from({ length: 50 }, (_, i) => mix[(round * 50 + i) % 4]!);
+      const statuses = await Promise.all(batch.map(({ ua, country }) => visit(link.url, ua, ADDRESSES[country]).then((r) => r.status)));
+      redirects += statuses.filter((s) => s === 302).length;
+    }
+    const bots = await Promise.all(Array.from({ length: 25 }, () => visit(link.url, UA.googlebot).then((r) => r.status)));
+    expect(redirects).toBe(1000);
+    expect(bots.every((s) => s === 302)).toBe(true);
+
+    expect(await settledClicks(link.id, 1000)).toBe(1000);
+    expect(await dimension(link.id, 'platform')).toEqual({ android: 250, ios: 250, desktop: 500 });
+    expect(await dimension(link.id, 'device')).toEqual({ Mobile: 500, Desktop: 500 });
+    expect(await dimension(link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
+    expect(await dimension(link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
+    const [unique] = await env.sql<{ n: number }[]>`SELECT round(hll_cardinality(hll_union_agg(visitors)))::int AS n FROM click_hourly WHERE link_id = ${link.id}`;
+    expect(unique!.n).toBe(4);
+  });
+
+  it('counts every click that got a 302 when the redirector is stopped under load', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const second = await startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), CLICK_FLUSH_MS: '1000', CLICK_BATCH_SIZE: '100000' }, healthy(url));
+    const link = await createLink({ title: 'Under load', defaultUrl: 'https://example.com/load' });
+    const code = link.url.split('/').pop();
+    let redirects = 0;
+    let stopping: Promise<number | null> | undefined;
+    const clients = Array.from({ length: 8 }, async () => {
+      for (;;) {
+        try {
+          const response = await visit(`${url}/${code}`, UA.windowsChrome);
+          if (response.status === 302) redirects++;
+        } catch {
+          return; // connection refused: the redirector has stopped listening
+        }
+        // A long flush interval keeps the clicks in memory until the signal arrives.
+        if (redirects >= 300 && !stopping) stopping = second.stop('SIGTERM');
+      }
+    });
+    await Promise.all(clients);
+    expect(await stopping).toBe(0);
+    expect(redirects).toBeGreaterThanOrEqual(300);
+    expect(await settledClicks(link.id, redirects)).toBe(redirects);
+  });
+});

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { join } from 'node:path';
+
+const repoRoot = join(import.meta.dirname, '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Every line the process printed so far. */
+  output: string[];
+  /** Sends a signal (SIGTERM by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs `services/<name>/src/main.ts` as a real process with `env`; resolves once `ready()` does. */
+export async function startService(
+  name: 'api' | 'redirector' | 'worker',
+  env: Record<string, string>,
+  ready: (output: string[]) => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', name, 'src', 'main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const service: ServiceProcess = {
+    child,
+    output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!(await Promise.resolve().then(() => ready(output)).catch(() => false))) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready:\n${output.join('\n')}`);
+    if (Date.now() > deadline) {
+      await service.stop('SIGKILL');
+      throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output.join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return service;
+}
+
+/** A readiness check: GET {url}/healthz answers 200. */
+export const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
