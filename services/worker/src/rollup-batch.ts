@@ -1,5 +1,11 @@
 import type { ClickBatch } from '@deeplink/core';
-import type { DimensionCount, HourlyTotal, RollupBatch, RollupsRepository } from '@deeplink/core/db/rollups-repository';
+import {
+  CLICK_DIMENSIONS,
+  type DimensionCount,
+  type HourlyTotal,
+  type RollupBatch,
+  type RollupsRepository,
+} from '@deeplink/core/db/rollups-repository';
 import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
 
 /** What happened to one batch. */
@@ -11,35 +17,49 @@ export interface BatchOutcome {
   counted: number;
 }
 
+interface Group {
+  total: HourlyTotal;
+  visitors: Set<string>;
+  /** Per dimension (in CLICK_DIMENSIONS order): value → count. */
+  counts: Map<string, number>[];
+}
+
 /**
  * Sums a batch's clicks in memory by (link, hour) and by (link, hour, dimension, value), so the
  * database receives one row per group instead of one per click.
  */
 export function aggregateClicks(batchId: string, receivedClicks: number, clicks: EnrichedClick[]): RollupBatch {
-  const totals = new Map<string, HourlyTotal & { seen: Set<string> }>();
-  const dimensions = new Map<string, DimensionCount>();
+  const groups = new Map<string, Group>();
   for (const click of clicks) {
-    const group = `${click.linkId}|${click.bucket}`;
-    let total = totals.get(group);
-    if (!total) {
-      total = { linkId: click.linkId, bucket: click.bucket, clicks: 0, visitors: [], seen: new Set() };
-      totals.set(group, total);
+    const key = `${click.linkId}|${click.bucket}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        total: { linkId: click.linkId, bucket: click.bucket, clicks: 0, visitors: [] },
+        visitors: new Set(),
+        counts: CLICK_DIMENSIONS.map(() => new Map()),
+      };
+      groups.set(key, group);
     }
-    total.clicks++;
-    total.seen.add(click.visitor);
-    for (const [dimension, value] of Object.entries(click.dimensions) as [DimensionCount['dimension'], string][]) {
-      const key = `${group}|${dimension}|${value}`;
-      const row = dimensions.get(key);
-      if (row) row.clicks++;
-      else dimensions.set(key, { linkId: click.linkId, bucket: click.bucket, dimension, value, clicks: 1 });
+    group.total.clicks++;
+    group.visitors.add(click.visitor);
+    for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
+      const value = click.dimensions[CLICK_DIMENSIONS[i]!];
+      const counts = group.counts[i]!;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
     }
   }
-  return {
-    batchId,
-    receivedClicks,
-    totals: [...totals.values()].map(({ seen, ...total }) => ({ ...total, visitors: [...seen] })),
-    dimensions: [...dimensions.values()],
-  };
+  const totals: HourlyTotal[] = [];
+  const dimensions: DimensionCount[] = [];
+  for (const { total, visitors, counts } of groups.values()) {
+    totals.push({ ...total, visitors: [...visitors] });
+    counts.forEach((values, i) => {
+      for (const [value, count] of values) {
+        dimensions.push({ linkId: total.linkId, bucket: total.bucket, dimension: CLICK_DIMENSIONS[i]!, value, clicks: count });
+      }
+    });
+  }
+  return { batchId, receivedClicks, totals, dimensions };
 }
 
 /** True for job data shaped like a ClickBatch; anything else can never succeed and is not retried. */

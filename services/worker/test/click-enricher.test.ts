@@ -24,7 +24,8 @@ describe('GeoIP', () => {
   });
 
   it('labels private, reserved and malformed addresses Unknown', () => {
-    for (const ip of ['10.1.2.3', '192.168.1.1', '172.16.5.4', '127.0.0.1', '203.0.113.9', '::1', 'fd00::1', '', 'not-an-ip']) {
+    const unroutable = ['10.1.2.3', '192.168.1.1', '172.16.5.4', '100.64.1.1', '127.0.0.1', '203.0.113.9', '224.0.0.1', '::1', 'fd00::1', 'fe80::1'];
+    for (const ip of [...unroutable, '', 'not-an-ip']) {
       expect(geoip.country(ip)).toBe(UNKNOWN_COUNTRY);
     }
   });
@@ -69,12 +70,15 @@ describe('User-Agent parsing', () => {
   });
 
   it('keeps its cache bounded', () => {
-    const cache = new BoundedCache<string, number>(3);
+    const cache = new BoundedCache<string, number>(2);
     let computed = 0;
-    for (const key of ['a', 'b', 'c', 'd', 'a']) cache.get(key, () => ++computed);
-    expect(cache.size).toBe(3);
-    expect(computed).toBe(5); // 'a' was forgotten when 'd' arrived
-    expect(cache.get('d', () => -1)).toBe(4);
+    const get = (key: string) => cache.get(key, () => ++computed);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) get(key);
+    expect(cache.size).toBeLessThanOrEqual(4);
+    expect(get('e')).toBe(5); // recent keys are remembered
+    expect(get('d')).toBe(4);
+    expect(get('a')).toBe(6); // the oldest was forgotten and is computed again
+    expect(computed).toBe(6);
   });
 });
 
