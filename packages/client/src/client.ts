@@ -47,8 +47,8 @@ export function createClient(options: ClientOptions) {
   function exportAnalytics(id: string, query?: AnalyticsExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
   function exportAnalytics(id: string, query: AnalyticsExportQuery = {}, opts?: RequestOptions): Promise<string | AnalyticsExportRow[]> {
     const request = { method: 'GET', path: path`/analytics/links/${id}/export`, query: { ...query } } as const;
-    if (query.format === 'json') return send<{ rows: AnalyticsExportRow[] }>(request, opts).then((data) => data.rows);
-    return send<string>({ ...request, as: 'text' }, opts);
+    // The export is a file download, not wrapped in the envelope.
+    return send({ ...request, as: query.format === 'json' ? 'json' : 'text' }, opts);
   }
 
   const links = {

@@ -1,4 +1,4 @@
-import { errorForStatus, ServiceError, ServiceNetworkError } from './errors.js';
+import { errorForStatus, ServiceNetworkError, type ServiceError } from './errors.js';
 import type { ErrorDetail } from './types.js';
 
 /** Options every method takes as its last argument. */
@@ -22,8 +22,11 @@ export interface Request {
   path: string;
   query?: Record<string, string | number | Date | undefined>;
   body?: unknown;
-  /** `text`: return a successful body as text (CSV export); errors are still the JSON envelope. */
-  as?: 'json' | 'text';
+  /**
+   * How a successful body reads: the JSON envelope (default), or, for the export file, plain text or
+   * plain JSON. Errors are the envelope either way.
+   */
+  as?: 'envelope' | 'text' | 'json';
 }
 
 /** Only these may be sent twice: a retried POST could create a second link or key. */
@@ -64,14 +67,18 @@ export function createTransport(options: TransportOptions) {
       throw new ServiceNetworkError(`Could not reach the API at ${baseUrl}: ${describe(error)}`, { code: 'CONNECTION_FAILED', cause: error });
     }
 
-    if (request.as === 'text' && response.ok) return text;
-    const envelope = parseEnvelope(text);
-    if (!envelope || envelope.success !== response.ok) {
-      throw new ServiceNetworkError(`The API answered HTTP ${response.status} with a body that is not its JSON envelope`, {
-        status: response.status,
-        code: 'INVALID_RESPONSE',
-      });
+    const invalid = () => new ServiceNetworkError(`The API answered HTTP ${response.status} with a body that is not the API's JSON`, {
+      status: response.status,
+      code: 'INVALID_RESPONSE',
+    });
+    if (response.ok && request.as === 'text') return text;
+    if (response.ok && request.as === 'json') {
+      const parsed = parseJson(text);
+      if (parsed === undefined) throw invalid();
+      return parsed;
     }
+    const envelope = parseEnvelope(text);
+    if (!envelope || envelope.success !== response.ok) throw invalid();
     if (envelope.success) return envelope.data;
     const { code, message, details } = envelope.error;
     throw errorForStatus(response.status, message, {
@@ -145,13 +152,16 @@ type Envelope =
   | { success: true; data: unknown }
   | { success: false; error: { code: string; message: string; details: ErrorDetail[] } };
 
-function parseEnvelope(text: string): Envelope | undefined {
-  let body: unknown;
+function parseJson(text: string): unknown {
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+function parseEnvelope(text: string): Envelope | undefined {
+  const body = parseJson(text);
   if (typeof body !== 'object' || body === null) return undefined;
   const candidate = body as Record<string, unknown>;
   if (candidate.success === true && 'data' in candidate) return candidate as Envelope;

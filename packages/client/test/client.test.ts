@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient } from '../src/index.js';
+import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';
 
 let world: Awaited<ReturnType<typeof startApiWithEnvironment>>;
@@ -151,5 +153,92 @@ describe('links', () => {
     const seen = [];
     for await (const link of empty.links.iterate()) seen.push(link);
     expect(seen).toEqual([]);
+  });
+});
+
+describe('analytics', () => {
+  let owner: DeeplinkClient;
+  let clicked: Link;
+  let quiet: Link;
+  const hour = (iso: string) => Date.parse(iso);
+
+  beforeAll(async () => {
+    owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    clicked = await owner.links.create({ title: 'Clicked', defaultUrl: 'https://example.com/a' });
+    quiet = await owner.links.create({ title: 'Quiet', defaultUrl: 'https://example.com/b', expirationDate: '2020-01-01' });
+    // Clicks rolled up the way the worker stores them: 3 on 1 March (2 visitors), 2 on 2 March (1 visitor).
+    const dimensions = (bucket: number, clicks: number, platform: string, browser: string) =>
+      ([['platform', platform], ['country', 'US'], ['browser', browser], ['os', 'Windows'], ['device', 'Desktop'], ['referrer', 'direct']] as const)
+        .map(([dimension, value]) => ({ linkId: clicked.id, bucket, dimension, value, clicks }));
+    await rollupsRepository(world.environment.sql).recordBatch({
+      batchId: randomUUID(),
+      receivedClicks: 5,
+      totals: [
+        { linkId: clicked.id, bucket: hour('2025-03-01T10:00:00Z'), clicks: 3, visitors: ['v1', 'v2'] },
+        { linkId: clicked.id, bucket: hour('2025-03-02T05:00:00Z'), clicks: 2, visitors: ['v1'] },
+      ],
+      dimensions: [...dimensions(hour('2025-03-01T10:00:00Z'), 3, 'desktop', 'Chrome'), ...dimensions(hour('2025-03-02T05:00:00Z'), 2, 'desktop', 'Firefox')],
+    });
+  });
+
+  it("reports a link's clicks over a range, Dates sent as ISO strings", async () => {
+    const report = await owner.analytics.link(clicked.id, { startDate: new Date('2025-03-01T00:00:00Z'), endDate: '2025-03-03', timeBucket: 'day' });
+    expect(report).toMatchObject({
+      totalClicks: 5,
+      uniqueClicks: 2,
+      platforms: { desktop: 5 },
+      countries: { US: 5 },
+      browsers: { Chrome: 3, Firefox: 2 },
+      devices: { Desktop: 5 },
+      timeSeries: [
+        { date: '2025-03-01T00:00:00.000Z', clicks: 3 },
+        { date: '2025-03-02T00:00:00.000Z', clicks: 2 },
+        { date: '2025-03-03T00:00:00.000Z', clicks: 0 },
+      ],
+      range: { startDate: '2025-03-01T00:00:00.000Z', endDate: '2025-03-04T00:00:00.000Z', timeBucket: 'day' },
+    });
+    // Defaults: the last 30 days by day, zero-filled.
+    const recent = await owner.analytics.link(clicked.id);
+    expect(recent.range.timeBucket).toBe('day');
+    expect(recent.totalClicks).toBe(0);
+    expect(recent.timeSeries.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('refuses a bad range with a validation error naming the field', async () => {
+    const error = await owner.analytics.link(clicked.id, { startDate: '2025-03-05', endDate: '2025-03-01' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect((error as ServiceValidationError).details).toEqual([expect.objectContaining({ field: 'startDate' })]);
+  });
+
+  it('summarises the account', async () => {
+    expect(await owner.analytics.summary()).toEqual({
+      totalLinks: 2,
+      totalClicks: 5,
+      activeLinks: 1,
+      topLinks: expect.arrayContaining([{ id: clicked.id, title: 'Clicked', clicks: 5 }]),
+    });
+  });
+
+  it('exports CSV text by default and rows with format json', async () => {
+    const range = { startDate: '2025-03-01', endDate: '2025-03-02' };
+    const csv = await owner.analytics.export(clicked.id, range);
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('bucket,dimension,value,clicks');
+    expect(lines).toContain('2025-03-01T00:00:00.000Z,total,all,3');
+    expect(lines).toContain('2025-03-02T00:00:00.000Z,browser,Firefox,2');
+
+    const rows = await owner.analytics.export(clicked.id, { ...range, format: 'json' });
+    expect(rows).toContainEqual({ bucket: '2025-03-01T00:00:00.000Z', dimension: 'browser', value: 'Chrome', clicks: 3 });
+    expect(rows.filter((r) => r.dimension === 'total').map((r) => r.clicks)).toEqual([3, 2]);
+    expect(rows).toHaveLength(lines.length - 1);
+
+    // Failures of the export are still the envelope, so still typed errors.
+    await expect(owner.analytics.export(quiet.id, { format: 'csv', timeBucket: 'hour', startDate: '1990-01-01' })).rejects.toBeInstanceOf(
+      ServiceValidationError,
+    );
+    const other = createClient({ baseUrl });
+    await other.auth.register(newAccount());
+    await expect(other.analytics.export(clicked.id)).rejects.toMatchObject({ name: 'ServiceAuthError', status: 403 });
   });
 });
