@@ -97,7 +97,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   }
 
   function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null) {
-    const destination = link ? resolveDestination(link, detectPlatform(visit.userAgent), Date.now()) : undefined;
+    const now = Date.now();
+    const destination = link ? resolveDestination(link, detectPlatform(visit.userAgent), now) : undefined;
     switch (destination?.kind) {
       case 'redirect':
         res.writeStatus(STATUS[302]!).writeHeader('Location', destination.location).writeHeader('Cache-Control', NO_STORE);
@@ -110,7 +111,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
         metrics.response(410);
         return send(res, 410, HTML, GONE_PAGE, visit.head);
       case 'unavailable':
-        logger.warn('link has no safe destination', { code });
+        warnLookup('link has no safe destination', { code });
         metrics.response(404);
         return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
       case undefined:
@@ -119,7 +120,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     }
     metrics.response(destination.kind === 'redirect' ? 302 : 200);
     if (!visit.head) {
-      clicks.push({ linkId: link!.id, ts: Date.now(), ip: visit.ip, userAgent: visit.userAgent, referrer: visit.referrer });
+      clicks.push({ linkId: link!.id, ts: now, ip: visit.ip, userAgent: visit.userAgent, referrer: visit.referrer });
     }
   }
 

@@ -69,7 +69,8 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   subscriber.on('message', onMessage);
   subscriber.on('ready', onReady);
   if (subscriber.status === 'ready') subscribedBefore = true;
-  const subscribed = subscriber.subscribe(keys.linkInvalidations).catch((error: unknown) => {
+  // Queued while Redis is away; ioredis subscribes again after every reconnect.
+  subscriber.subscribe(keys.linkInvalidations).catch((error: unknown) => {
     logger.error('link invalidation subscribe failed', { error });
   });
 
@@ -159,9 +160,6 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
     /** Entries in the LRU, for the metrics gauge. */
     size: () => lru.size,
-
-    /** Resolves once the invalidation subscription is in place. */
-    ready: () => subscribed,
 
     /** Stops listening for invalidations (the caller closes the connections). */
     close(): void {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ConfigError, loadConfig } from '@deeplink/core/config';
+import { ConfigError, loadConfig, type Config } from '@deeplink/core/config';
 import { createDatabase } from '@deeplink/core/db/client';
 import { createRedis } from '@deeplink/core/redis/client';
 import { createRedirector } from './app.js';
@@ -15,13 +15,16 @@ function die(msg: string, fields: Record<string, unknown> = {}): never {
   process.exit(1);
 }
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) die(error.message);
-  throw error;
+function configOrDie(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) die(error.message);
+    throw error;
+  }
 }
+
+const config = configOrDie();
 const logger = createLogger(config.LOG_LEVEL);
 
 const implementation = uwsImplementation();
