@@ -8,6 +8,8 @@ import {
 } from '@deeplink/core/db/rollups-repository';
 import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
 
+const MAX_BATCH_ID_LENGTH = 200;
+
 /** What happened to one batch. */
 export interface BatchOutcome {
   /** False when the batch id had been rolled up before, so nothing was added. */
@@ -67,7 +69,9 @@ export function isClickBatch(data: unknown): data is ClickBatch {
   if (typeof data !== 'object' || data === null) return false;
   const { batchId, clicks } = data as Partial<ClickBatch>;
   return (
-    typeof batchId === 'string' && batchId.length > 0 && Array.isArray(clicks) &&
+    typeof batchId === 'string' && batchId.length > 0 && batchId.length <= MAX_BATCH_ID_LENGTH &&
+    // PostgreSQL text cannot hold NUL; such an id would fail every attempt.
+    !batchId.includes('\u0000') && Array.isArray(clicks) &&
     clicks.every((click) => typeof click === 'object' && click !== null)
   );
 }

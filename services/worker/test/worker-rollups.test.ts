@@ -175,11 +175,13 @@ describe('click batch worker', () => {
     await start();
     await producer.queue.add(CLICK_BATCH_JOB, { batchId: '', clicks: 'nope' } as never, { jobId: 'bad-1', attempts: 5 });
     await producer.queue.add('something-else', { batchId: 'x', clicks: [] }, { jobId: 'bad-2', attempts: 5 });
+    await producer.queue.add(CLICK_BATCH_JOB, { batchId: 'nul\u0000id', clicks: [] }, { jobId: 'bad-3', attempts: 5 });
     await waitForIdle(producer.queue);
     const failed = await producer.queue.getFailed();
     expect(failed.map((job) => [job.id, job.attemptsMade]).sort()).toEqual([
       ['bad-1', 1],
       ['bad-2', 1],
+      ['bad-3', 1],
     ]);
     await producer.queue.clean(0, 100, 'failed');
   });
