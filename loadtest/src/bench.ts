@@ -56,8 +56,13 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
   const env = { ...world.env, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase };
+  const profileDir = join(repoRoot, '.bench', 'profiles', stamp);
   const start = async (spec: Omit<ProcessSpec, 'logFile'>) => {
-    const started = await startProcess({ ...spec, logFile: join(logDir, `${spec.name}.log`) });
+    const nodeArgs = settings.profile.includes(spec.name)
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, spec.name)}`]
+      : [];
+    if (nodeArgs.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
+    const started = await startProcess({ ...spec, nodeArgs, logFile: join(logDir, `${spec.name}.log`) });
     running.add(started);
     return started;
   };
@@ -175,6 +180,7 @@ async function main(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
   progress.phase('[0/9] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
+  progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;
   const cleanUp = async () => {
     await Promise.allSettled([...running].map((child) => stop(child)));

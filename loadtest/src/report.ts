@@ -149,6 +149,13 @@ export class Progress {
     this.write(text);
   }
 
+  /** A line that stays, whatever the output (the in-place line is redrawn under it). */
+  note(text: string): void {
+    this.end();
+    this.write(text);
+    this.end();
+  }
+
   /** Ends the in-place line so the report starts on a fresh line. */
   end(): void {
     if (this.out.isTTY && this.drawn) this.out.write('\n');

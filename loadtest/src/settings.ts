@@ -26,6 +26,8 @@ export interface BenchSettings {
   output?: string;
   /** Keep the bench database and Redis keys afterwards, for inspection (BENCH_KEEP=1). */
   keep: boolean;
+  /** Processes to run under `--cpu-prof` (BENCH_PROFILE=redirector,worker,api,…); profiles go to .bench/profiles/. */
+  profile: string[];
 }
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number => {
@@ -52,5 +54,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,
     keep: env.BENCH_KEEP === '1',
+    profile: (env.BENCH_PROFILE ?? '').split(',').map((name) => name.trim()).filter(Boolean),
   };
 }

@@ -54,6 +54,8 @@ export interface ProcessSpec {
   readyUrl: string;
   /** `taskset -c` CPU list. */
   cpus?: string;
+  /** Extra node flags (e.g. --cpu-prof). */
+  nodeArgs?: string[];
   /** Output goes here, for post-mortems. */
   logFile: string;
   timeoutMs?: number;
@@ -70,7 +72,7 @@ async function answers(url: string): Promise<boolean> {
 
 /** Starts a process and waits until `readyUrl` answers; fails with the tail of its output otherwise. */
 export async function startProcess(spec: ProcessSpec): Promise<ManagedProcess> {
-  const node = [process.execPath, '--import', 'tsx', spec.entry];
+  const node = [process.execPath, ...(spec.nodeArgs ?? []), '--import', 'tsx', spec.entry];
   const [command, ...args] = spec.cpus ? ['taskset', '-c', spec.cpus, ...node] : node;
   const child: ChildProcess = spawn(command!, args, {
     cwd: repoRoot,

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BenchResult } from '../src/report.js';
+
+const repoRoot = join(import.meta.dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the real bench, briefly: every phase, a second or a few hundred requests each. */
+function runBench(output: string): Promise<{ code: number | null; log: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'loadtest/src/bench.ts')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      BENCH_DURATION: '1s',
+      BENCH_WARMUP: '0s',
+      BENCH_CONNECTIONS: '8',
+      BENCH_LINKS: '40',
+      BENCH_WORKER_CLICKS: '5000',
+      BENCH_LOSS_REQUESTS: '600',
+      BENCH_FRESHNESS_SAMPLES: '5',
+      BENCH_QUERY_REQUESTS: '5',
+      BENCH_OUTPUT: output,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (chunk: Buffer) => (log += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (log += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, log })));
+}
+
+describe('npm run bench (smoke run)', () => {
+  it('produces every figure, and loses no click', { timeout: 150_000 }, async () => {
+    const output = join(dir, 'result.json');
+    const { code, log } = await runBench(output);
+    expect(code, log).toBe(0);
+    const result = JSON.parse(readFileSync(output, 'utf8')) as BenchResult;
+
+    for (const figure of Object.values(result.http)) {
+      expect(figure.requestsPerSecond).toBeGreaterThan(0);
+      expect(figure.p50Ms).toBeGreaterThan(0);
+      expect(figure.p99Ms).toBeGreaterThanOrEqual(figure.p50Ms);
+      expect(figure.errors).toBe(0);
+    }
+    expect(result.ratios.toLimit).toBeGreaterThan(0);
+    expect(result.ratios.toPeer).toBeGreaterThan(0);
+
+    expect(result.worker.clicksPerSecond).toBeGreaterThan(0);
+    expect(result.worker.rolledUp).toBe(5000);
+
+    expect(result.freshness).toMatchObject({ samples: 5, timeouts: 0 });
+    expect(result.freshness.p99Ms).toBeGreaterThan(0);
+
+    expect(result.loss.requests).toBe(600);
+    expect(result.loss.botAnswered).toBeGreaterThan(0);
+    expect(result.loss.expected).toBe(result.loss.requests - result.loss.botRequests);
+    expect(result.loss).toMatchObject({ loss: 0, failedJobs: 0, droppedByRedirector: 0 });
+
+    expect(result.yearQuery.requests).toBe(5);
+    expect(result.yearQuery.buckets).toBeGreaterThanOrEqual(365 * 24);
+    expect(result.yearQuery.p99Ms).toBeGreaterThan(0);
+
+    for (const name of ['api', 'redirector', 'worker', 'worker-pipeline', 'bare-uws', 'fastify-peer']) {
+      expect(result.peakRssMB[name], name).toBeGreaterThan(10);
+    }
+    expect(result.targets).toHaveLength(8);
+    expect(log).toContain('targets');
+  });
+});
