@@ -50,8 +50,8 @@ export function hotSpots(profile: CpuProfile, by: 'function' | 'owner', limit = 
     const micros = profile.timeDeltas[index] ?? 0;
     // Idle time says nothing about where the work went; shares are of the busy time.
     if (!frame || frame.functionName === '(idle)') return;
-    const file = frame.url.split('/').slice(-2).join('/');
-    const key = by === 'owner' ? ownerOf(frame.url) : `${frame.functionName || '(anonymous)'} ${file ? `${file}:${frame.lineNumber + 1}` : ''}`.trim();
+    const where = frame.url ? ` ${ownerOf(frame.url)} ${frame.url.split('/').at(-1)}:${frame.lineNumber + 1}` : '';
+    const key = by === 'owner' ? ownerOf(frame.url) : `${frame.functionName || '(anonymous)'}${where}`;
     totals.set(key, (totals.get(key) ?? 0) + micros);
     all += micros;
   });
