@@ -169,6 +169,22 @@ describe('GET /api/analytics/links/:id/export', () => {
     expect(json).toEqual(rows);
   });
 
+  it('buckets clicks the same way in the report and in the export, for every bucket size', async () => {
+    const edges = await createLink();
+    // Month ends, ISO week ends and year ends, a leap day, on both sides of midnight UTC.
+    const instants = ['2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00Z', '2024-02-29T23:30:00Z', '2024-03-01T00:00:00Z',
+      '2024-12-29T23:59:00Z', '2024-12-30T00:00:00Z', '2025-06-30T23:00:00Z', '2025-07-01T00:00:00Z', '2025-11-30T12:00:00Z'];
+    await pipeline.send(instants.map((ts, i) => click(edges, ts, { ip: `8.8.4.${i}` })));
+    for (const timeBucket of ['hour', 'day', 'week', 'month']) {
+      const query = timeBucket === 'hour'
+        ? { startDate: '2024-02-29T20:00:00Z', endDate: '2024-03-01T03:00:00Z', timeBucket }
+        : { startDate: '2023-12-27', endDate: '2025-12-02', timeBucket };
+      const report = (await get(`/api/analytics/links/${edges}`, query)).json().data.analytics;
+      expect(report.timeSeries.reduce((n: number, p: { clicks: number }) => n + p.clicks, 0), timeBucket).toBe(report.totalClicks);
+      expect(fromRows(await exportCsv(edges, query)).timeSeries, timeBucket).toEqual(report.timeSeries);
+    }
+  });
+
   it('refuses bad parameters and foreign or unknown links with the error envelope', async () => {
     const cases: [string, Record<string, string>, number, string, string?][] = [
       [id, { format: 'xml' }, 400, 'INVALID_REQUEST', 'format'],

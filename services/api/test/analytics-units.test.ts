@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countBuckets, resolveRange } from '../src/domain/analytics-range.js';
+import { bucketStart, resolveRange } from '../src/domain/analytics-range.js';
 import { csvField, csvLine } from '../src/domain/csv.js';
 import { topN, withLabels } from '../src/domain/top-n.js';
 
@@ -38,7 +38,7 @@ describe('resolveRange', () => {
   const now = new Date('2026-03-15T13:45:00Z');
   const resolve = (query: { startDate?: string; endDate?: string; timeBucket?: 'hour' | 'day' | 'week' | 'month' }) => {
     const range = resolveRange({ timeBucket: 'day', ...query }, now);
-    return { start: range.start.toISOString(), end: range.end.toISOString(), buckets: countBuckets(range) };
+    return { start: range.start.toISOString(), end: range.end.toISOString(), buckets: range.buckets.length };
   };
 
   it('defaults to the 30 UTC days ending today', () => {
@@ -57,6 +57,7 @@ describe('resolveRange', () => {
     expect(resolve({ startDate: '2026-03-02', endDate: '2026-03-08', timeBucket: 'week' }).buckets).toBe(1);
     expect(resolve({ startDate: '2024-01-31', endDate: '2024-03-01', timeBucket: 'month' }).buckets).toBe(3);
     expect(resolve({ startDate: '2026-12-31', endDate: '2027-01-01', timeBucket: 'month' }).buckets).toBe(2);
+    expect(resolve({ startDate: '0099-11-15', endDate: '0100-02-01', timeBucket: 'month' }).buckets).toBe(4);
     // Weeks before 1970 start on Mondays too.
     expect(resolve({ startDate: '1969-12-28', endDate: '1969-12-29', timeBucket: 'week' }).buckets).toBe(2);
   });

@@ -200,6 +200,25 @@ describe('GET /api/analytics/links/:id', () => {
     expect(sum(series(analytics))).toBe(78);
   });
 
+  it('reflects new clicks in every number on the next call', async () => {
+    const id = await createLink();
+    const query = { startDate: '2026-06-01', endDate: '2026-06-30' };
+    await pipeline.send([click(id, '2026-06-10T10:00:00Z')]);
+    expect(await report(id, query)).toMatchObject({ totalClicks: 1, browsers: { Chrome: 1 }, referrers: { direct: 1 } });
+    expect(await report(id, query)).toMatchObject({ totalClicks: 1, browsers: { Chrome: 1 } });
+    // Same hour and a new one, new values: the breakdown must not be served from the earlier call.
+    await pipeline.send([
+      click(id, '2026-06-10T10:30:00Z', { userAgent: BROWSER_AGENTS.Firefox, referrer: 'https://t.co/x' }),
+      click(id, '2026-06-20T08:00:00Z', { userAgent: BROWSER_AGENTS.Edge }),
+    ]);
+    const after = await report(id, query);
+    expect(after).toMatchObject({
+      totalClicks: 3, uniqueClicks: 3, browsers: { Chrome: 1, Firefox: 1, Edge: 1 }, referrers: { direct: 2, 't.co': 1 },
+    });
+    // A narrower range is its own report, not the wider one's breakdown.
+    expect((await report(id, { startDate: '2026-06-20', endDate: '2026-06-20' })).browsers).toEqual({ Edge: 1 });
+  });
+
   it('defaults to the 30 UTC days ending today, by day', async () => {
     const id = await createLink();
     const now = Date.now();
@@ -237,6 +256,7 @@ describe('GET /api/analytics/links/:id', () => {
     [{ startDate: '2026-03-02', endDate: '2026-03-01' }, 'startDate'],
     [{ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T10:15:00Z' }, 'startDate'],
     [{ startDate: '2100-01-01' }, 'startDate'],
+    [{ startDate: '9999-12-01', endDate: '9999-12-31' }, 'endDate'],
     [{ startDate: '2024-01-01', endDate: '2025-12-31', timeBucket: 'hour' }, 'timeBucket'],
     [{ startDate: '2025-01-01T00:00:00Z', endDate: '2026-02-21T16:00:00Z', timeBucket: 'hour' }, 'timeBucket'],
     [{ startDate: '0001-01-01', endDate: '2026-01-01', timeBucket: 'month' }, 'timeBucket'],
@@ -281,7 +301,8 @@ describe('GET /api/analytics/summary', () => {
     expect(await summary(user.token)).toEqual({ totalLinks: 0, totalClicks: 0, activeLinks: 0, topLinks: [] });
 
     const ids: Record<string, string> = {};
-    for (const title of ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf']) ids[title] = await createLink(user.token, title);
+    // Created in reverse order, so a tie broken by anything but the title would show.
+    for (const title of ['golf', 'foxtrot', 'echo', 'delta', 'charlie', 'bravo', 'alpha']) ids[title] = await createLink(user.token, title);
     const clicksPer = { alpha: 5, bravo: 3, charlie: 3, delta: 7, echo: 1, foxtrot: 2, golf: 0 };
     await pipeline.send(Object.entries(clicksPer).flatMap(([title, n]) =>
       Array.from({ length: n }, (_, i) => click(ids[title]!, Date.UTC(2025, 0, 1 + i * 40)))));

@@ -17,14 +17,26 @@ export interface BucketCount {
   clicks: number;
 }
 
+/** Clicks of one dimension value over a whole range. */
+export interface DimensionTotal {
+  dimension: ClickDimension;
+  value: string;
+  clicks: number;
+}
+
 /** The raw numbers of one link's report, all read from one snapshot. */
 export interface LinkReportData {
   totalClicks: number;
   uniqueClicks: number;
-  /** Every bucket of the range in order, zero where there were no clicks. */
+  /** Buckets of the range that had clicks, in no particular order; the caller zero-fills the rest. */
   series: { bucket: Date; clicks: number }[];
-  /** Clicks per dimension value over the whole range. */
-  dimensions: { dimension: ClickDimension; value: string; clicks: number }[];
+  dimensions: DimensionTotal[];
+  /**
+   * Names the breakdown: link, range and dimensions, plus the range's click total and hourly row
+   * count. Rollup rows are only ever added to (a link's rows go with the link), so while those
+   * are unchanged so is every breakdown of the range.
+   */
+  fingerprint: string;
 }
 
 /** Account-wide numbers of one user. */
@@ -66,29 +78,42 @@ export function analyticsRepository(sql: Sql) {
     link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[]) AND bucket >= ${start} AND bucket < ${end}`;
 
   return {
-    /** Totals, merged unique visitors, a zero-filled series and per-value counts of `dimensions`. */
-    async linkReport(linkId: string, range: ReportRange, dimensions: readonly ClickDimension[]): Promise<LinkReportData> {
+    /**
+     * Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. The
+     * breakdown is the expensive part (one row per hour and value); `reuse` may return one
+     * computed earlier under the same fingerprint instead of reading it again.
+     */
+    async linkReport(
+      linkId: string,
+      range: ReportRange,
+      dimensions: readonly ClickDimension[],
+      reuse: (fingerprint: string) => DimensionTotal[] | undefined = () => undefined,
+    ): Promise<LinkReportData> {
+      const { start, end, timeBucket } = range;
+      const where = sql`link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`;
       // One read-only snapshot, so the totals, the series and the breakdowns always agree even
       // while the worker is adding clicks.
       return sql.begin('isolation level repeatable read read only', async (tx) => {
-        const [[totals], series, counts] = await Promise.all([
+        const [[totals], series] = await Promise.all([
           // Unique clicks: the hourly sketches merged over the whole range, never a sum of per-hour uniques.
-          tx<{ totalClicks: number; uniqueClicks: number }[]>`
+          tx<{ totalClicks: number; uniqueClicks: number; fingerprint: string }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
-                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks"
-            FROM click_hourly
-            WHERE link_id = ${linkId} AND bucket >= ${range.start} AND bucket < ${range.end}`,
-          tx<{ bucket: Date; clicks: number }[]>`
-            SELECT s.bucket, coalesce(t.clicks, 0)::bigint AS clicks
-            FROM (${bucketSeries(range)}) s LEFT JOIN (${totalsPerBucket(linkId, range)}) t USING (bucket)
-            ORDER BY s.bucket`,
-          tx<{ dimension: ClickDimension; value: string; clicks: number }[]>`
-            SELECT dimension, value, sum(clicks)::bigint AS clicks
-            FROM click_hourly_dimensions
-            WHERE ${dimensionRows(linkId, dimensions, range)}
-            GROUP BY dimension, value`,
+                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks",
+                   concat_ws(':', sum(clicks), count(*)) AS fingerprint
+            FROM click_hourly WHERE ${where}`,
+          timeBucket === 'hour'
+            ? tx<{ bucket: Date; clicks: number }[]>`SELECT bucket, clicks FROM click_hourly WHERE ${where}`
+            : tx<{ bucket: Date; clicks: number }[]>`
+                SELECT ${bucketOf(timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
+                FROM click_hourly WHERE ${where} GROUP BY 1`,
         ]);
-        return { totalClicks: totals?.totalClicks ?? 0, uniqueClicks: totals?.uniqueClicks ?? 0, series, dimensions: counts };
+        const fingerprint = [linkId, start.toISOString(), end.toISOString(), dimensions.join(','), totals!.fingerprint].join('|');
+        const counts = reuse(fingerprint) ?? await tx<DimensionTotal[]>`
+          SELECT dimension, value, sum(clicks)::bigint AS clicks
+          FROM click_hourly_dimensions
+          WHERE ${dimensionRows(linkId, dimensions, range)}
+          GROUP BY dimension, value`;
+        return { totalClicks: totals!.totalClicks, uniqueClicks: totals!.uniqueClicks, series, dimensions: [...counts], fingerprint };
       });
     },
 

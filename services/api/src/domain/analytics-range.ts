@@ -2,10 +2,12 @@ import { invalidRequest, type LinkAnalyticsQuery, type TimeBucket } from '@deepl
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const WEEK = 7 * DAY;
 
 /** Length of the default range, in UTC days ending with today. */
 export const DEFAULT_RANGE_DAYS = 30;
+/** Ranges end by 9999-12-31 00:00 UTC, so every instant in a response has a four-digit year. */
+const LATEST_END = Date.UTC(9999, 11, 31);
+
 /** Most buckets one report may have: a year by hour fits, a decade by hour does not. */
 export const MAX_BUCKETS = 10_000;
 
@@ -14,37 +16,50 @@ export interface AnalyticsRange {
   start: Date;
   end: Date;
   timeBucket: TimeBucket;
+  /** Start (epoch ms) of every bucket the range touches; the first may start before the range. */
+  buckets: number[];
 }
 
 const isBareDate = (value: string) => !value.includes('T');
 const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
 const ceilTo = (ms: number, step: number) => Math.ceil(ms / step) * step;
 
-/** Start of the ISO week (Monday 00:00 UTC) containing `ms`. 1970-01-01 was a Thursday. */
-const floorWeek = (ms: number) => {
-  const day = Math.floor(ms / DAY);
-  return (day - (((day + 3) % 7) + 7) % 7) * DAY;
-};
+/** 00:00 UTC on the first of a month; unlike Date.UTC, years 0-99 are not read as 1900-1999. */
+const monthStart = (year: number, month: number) => new Date(0).setUTCFullYear(year, month, 1);
 
-const monthIndex = (ms: number) => {
-  const date = new Date(ms);
-  return date.getUTCFullYear() * 12 + date.getUTCMonth();
-};
-
-/** How many buckets of `timeBucket` the range touches; the first may start before the range. */
-export function countBuckets({ start, end, timeBucket }: AnalyticsRange): number {
-  const from = start.getTime();
-  const to = end.getTime();
-  switch (timeBucket) {
+/** Start of the UTC bucket containing `ms`, as PostgreSQL's date_trunc gives it (ISO weeks start on Monday). */
+export function bucketStart(ms: number, bucket: TimeBucket): number {
+  switch (bucket) {
     case 'hour':
-      return (to - from) / HOUR;
+      return floorTo(ms, HOUR);
     case 'day':
-      return (ceilTo(to, DAY) - floorTo(from, DAY)) / DAY;
-    case 'week':
-      return Math.ceil((to - floorWeek(from)) / WEEK);
-    case 'month':
-      return monthIndex(to - 1) - monthIndex(from) + 1;
+      return floorTo(ms, DAY);
+    case 'week': {
+      // 1970-01-01 was a Thursday: three days after a Monday.
+      const day = Math.floor(ms / DAY);
+      return (day - ((((day + 3) % 7) + 7) % 7)) * DAY;
+    }
+    case 'month': {
+      const date = new Date(ms);
+      return monthStart(date.getUTCFullYear(), date.getUTCMonth());
+    }
   }
+}
+
+const nextBucket = (start: number, bucket: TimeBucket) => {
+  if (bucket !== 'month') return start + { hour: HOUR, day: DAY, week: 7 * DAY }[bucket];
+  const date = new Date(start);
+  return monthStart(date.getUTCFullYear(), date.getUTCMonth() + 1);
+};
+
+/** The bucket starts of [start, end), or undefined as soon as there would be more than `limit`. */
+function bucketStarts(start: number, end: number, bucket: TimeBucket, limit: number): number[] | undefined {
+  const starts: number[] = [];
+  for (let at = bucketStart(start, bucket); at < end; at = nextBucket(at, bucket)) {
+    if (starts.length === limit) return undefined;
+    starts.push(at);
+  }
+  return starts;
 }
 
 /**
@@ -58,21 +73,25 @@ export function resolveRange(query: LinkAnalyticsQuery, now: Date): AnalyticsRan
   const endExclusive = endDate === undefined ? floorTo(now.getTime(), DAY) + DAY
     : isBareDate(endDate) ? Date.parse(endDate) + DAY
     : Date.parse(endDate) + 1;
-  const start = startDate === undefined ? endExclusive - DEFAULT_RANGE_DAYS * DAY : Date.parse(startDate);
-  if (start >= endExclusive) {
+  const startInclusive = startDate === undefined ? endExclusive - DEFAULT_RANGE_DAYS * DAY : Date.parse(startDate);
+  if (endExclusive > LATEST_END) {
+    throw invalidRequest('The date range ends too late', [{ field: 'endDate', message: 'must be before 9999-12-31' }]);
+  }
+  if (startInclusive >= endExclusive) {
     throw invalidRequest('The date range is empty', [
       { field: 'startDate', message: endDate === undefined ? 'must not be after today (the default endDate)' : 'must not be after endDate' },
     ]);
   }
-  const range = { start: new Date(floorTo(start, HOUR)), end: new Date(ceilTo(endExclusive, HOUR)), timeBucket };
-  const buckets = countBuckets(range);
-  if (buckets > MAX_BUCKETS) {
+  const start = floorTo(startInclusive, HOUR);
+  const end = ceilTo(endExclusive, HOUR);
+  const buckets = bucketStarts(start, end, timeBucket, MAX_BUCKETS);
+  if (!buckets) {
     throw invalidRequest('The report would have too many time buckets', [
       {
         field: 'timeBucket',
-        message: `the range from startDate to endDate has ${buckets} ${timeBucket} buckets; at most ${MAX_BUCKETS} are allowed, so choose a coarser timeBucket or a shorter range`,
+        message: `the range from startDate to endDate has more than ${MAX_BUCKETS} ${timeBucket} buckets; choose a coarser timeBucket or a shorter range`,
       },
     ]);
   }
-  return range;
+  return { start: new Date(start), end: new Date(end), timeBucket, buckets };
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type {
-  AnalyticsExportQuery, AnalyticsRepository, LinkAnalytics, LinkAnalyticsQuery, LinksRepository, SummaryAnalytics,
+  AnalyticsExportQuery, AnalyticsRepository, DimensionTotal, LinkAnalytics, LinkAnalyticsQuery, LinksRepository,
+  SummaryAnalytics,
 } from '@deeplink/core';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { resolveRange, type AnalyticsRange } from './analytics-range.js';
@@ -11,6 +12,9 @@ import { topN, withLabels } from './top-n.js';
 /** Dimensions a link report breaks clicks down by (os is in the export only). */
 const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
 type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
+
+/** Breakdowns kept for reuse; each is a few dozen values, so this stays well under a megabyte. */
+const BREAKDOWN_CACHE_SIZE = 500;
 
 /** An export ready to send: the body is produced while the client reads it. */
 export interface AnalyticsExport {
@@ -30,6 +34,16 @@ export function analyticsService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
+  // Breakdowns by the fingerprint of their range's hourly rows. Rollup counters only grow, so an
+  // unchanged fingerprint means an unchanged breakdown: a dashboard refreshing the same report
+  // skips the costliest query and still sees exact numbers. Oldest entries are dropped first.
+  const breakdowns = new Map<string, DimensionTotal[]>();
+  const remember = (fingerprint: string, counts: DimensionTotal[]) => {
+    breakdowns.delete(fingerprint);
+    breakdowns.set(fingerprint, counts);
+    if (breakdowns.size > BREAKDOWN_CACHE_SIZE) breakdowns.delete(breakdowns.keys().next().value!);
+  };
+
   /** Validates the range first (it needs no database), then checks ownership. */
   const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
     const range = resolveRange(query, now());
@@ -47,7 +61,9 @@ export function analyticsService(deps: {
     /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
-      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS);
+      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS, (fingerprint) => breakdowns.get(fingerprint));
+      remember(report.fingerprint, report.dimensions);
+      const clicksAt = new Map(report.series.map(({ bucket, clicks }) => [bucket.getTime(), clicks]));
       const counts = (dimension: ReportDimension) =>
         report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
       return {
@@ -58,7 +74,7 @@ export function analyticsService(deps: {
         browsers: topN(counts('browser')),
         devices: withLabels(['Mobile', 'Desktop'], counts('device')),
         referrers: topN(counts('referrer')),
-        timeSeries: report.series.map(({ bucket, clicks }) => ({ date: bucket.toISOString(), clicks })),
+        timeSeries: range.buckets.map((bucket) => ({ date: new Date(bucket).toISOString(), clicks: clicksAt.get(bucket) ?? 0 })),
         range: rangeOf(range),
       };
     },
