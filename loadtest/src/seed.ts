@@ -1,4 +1,5 @@
 import type { CreateLinkBody, Sql } from '@deeplink/core';
+import { linkBody } from '../k6/lib/traffic.js';
 
 /** An account the bench drives the API with: `key` is an API key, as an integration would use. */
 export interface ApiSession {
@@ -37,30 +38,6 @@ export async function createSession(baseUrl: string, label: string): Promise<Api
   return { baseUrl, key: apiKey.key };
 }
 
-/**
- * The body of the index-th seeded link. Four shapes in turn, so the redirector walks every
- * routing branch: all platforms with tracking parameters, Android only, desktop, default only.
- */
-export function linkBody(index: number, title = `bench link ${index}`): CreateLinkBody {
-  const defaultUrl = `https://shop.example.com/products/${index}`;
-  switch (index % 4) {
-    case 0:
-      return {
-        title, defaultUrl,
-        androidLink: { url: `shop://products/${index}`, appPackageName: 'com.example.shop', minimumVersion: '3.2.0' },
-        iosLink: { url: `shop://products/${index}`, bundleId: 'com.example.shop', fallbackUrl: 'https://apps.apple.com/app/id123456789' },
-        desktopUrl: `https://www.example.com/products/${index}`,
-        customParameters: { utm_source: 'bench', utm_campaign: 'spring' },
-      };
-    case 1:
-      return { title, defaultUrl, androidLink: { url: `shop://products/${index}`, appPackageName: 'com.example.shop' } };
-    case 2:
-      return { title, defaultUrl, desktopUrl: `https://www.example.com/products/${index}` };
-    default:
-      return { title, defaultUrl, customParameters: { utm_medium: 'social' } };
-  }
-}
-
 /** Creates `count` links through the API, `concurrency` requests at a time, in index order. */
 export async function createLinks(session: ApiSession, count: number, label: string, concurrency = 8): Promise<SeededLink[]> {
   const links: SeededLink[] = new Array(count);
@@ -69,7 +46,8 @@ export async function createLinks(session: ApiSession, count: number, label: str
     for (let index = next++; index < count; index = next++) {
       const { link } = await apiCall<{ link: { id: string; url: string } }>(session.baseUrl, 'POST', '/links', {
         token: session.key,
-        body: linkBody(index, `${label} ${index}`),
+        // The k6 scripts' four link shapes, so every routing branch is exercised.
+        body: linkBody(index, `${label} ${index}`) satisfies CreateLinkBody,
       });
       links[index] = { id: link.id, code: new URL(link.url).pathname.slice(1) };
     }

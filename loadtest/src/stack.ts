@@ -5,7 +5,6 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { createDatabase, createRedis, migrate, type Sql } from '@deeplink/core';
 import type { Redis } from 'ioredis';
-// @ts-expect-error: plain ESM script without type declarations
 import { ensureServices } from '../../scripts/services.mjs';
 
 /** The repository root: services are started from here, as `npm start` does. */

@@ -1,3 +1,5 @@
+import { AGENTS } from '../k6/lib/traffic.js';
+
 /** One User-Agent of the traffic mix; `weight` is its share of visits, `bot` whether analytics must drop it. */
 export interface AgentShare {
   userAgent: string;
@@ -7,22 +9,10 @@ export interface AgentShare {
 
 /**
  * A campaign's visits: mostly phones, a third desktop, and link-preview and search bots that the
- * worker must leave out of the counts. The same mix as k6/lib/agents.js.
+ * worker must leave out of the counts. The k6 scripts' mix (k6/lib/traffic.js), so both tools
+ * send the same traffic.
  */
-export const AGENT_MIX: readonly AgentShare[] = [
-  { weight: 18, bot: false, userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36' },
-  { weight: 12, bot: false, userAgent: 'Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36' },
-  { weight: 15, bot: false, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' },
-  { weight: 8, bot: false, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 330.0.0.0 (iPhone15,3; iOS 17_4)' },
-  { weight: 20, bot: false, userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' },
-  { weight: 9, bot: false, userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15' },
-  { weight: 6, bot: false, userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0' },
-  { weight: 4, bot: true, userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' },
-  { weight: 3, bot: true, userAgent: 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)' },
-  { weight: 2, bot: true, userAgent: 'Twitterbot/1.0' },
-  { weight: 2, bot: true, userAgent: 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' },
-  { weight: 1, bot: true, userAgent: 'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)' },
-];
+export const AGENT_MIX: readonly AgentShare[] = AGENTS;
 
 /** The human agents only, for traffic that must all be counted. */
 export const HUMAN_AGENTS: readonly AgentShare[] = AGENT_MIX.filter((agent) => !agent.bot);

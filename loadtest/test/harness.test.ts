@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clickBatches, throughputFromSamples } from '../src/measure/worker-throughput.js';
 import { metricValue } from '../src/measure/drain.js';
 import { wrkRequests } from '../src/rotation.js';
-import { linkBody } from '../src/seed.js';
+import { linkBody } from '../k6/lib/traffic.js';
 import { loadSettings } from '../src/settings.js';
 import { AGENT_MIX, HUMAN_AGENTS, pickAgent, seededRandom } from '../src/user-agents.js';
 
@@ -81,7 +81,7 @@ describe('helpers', () => {
   });
 
   it('seeds links that cover every routing branch', () => {
-    const bodies = [0, 1, 2, 3].map((i) => linkBody(i));
+    const bodies = [0, 1, 2, 3].map((i) => linkBody(i, `link ${i}`));
     expect(bodies[0]).toHaveProperty('iosLink');
     expect(bodies[1]).toHaveProperty('androidLink');
     expect(bodies[2]).toHaveProperty('desktopUrl');
