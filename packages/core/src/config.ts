@@ -52,7 +52,8 @@ const envSchema = z.object({
   NEGATIVE_CACHE_TTL_SECONDS: positiveInt.default(60),
   ALLOW_UWS_FALLBACK: flag,
 
-  WORKER_CONCURRENCY: positiveInt.default(4),
+  /** Click batches a worker process holds at once; those that arrive during a write share the next transaction. */
+  WORKER_CONCURRENCY: positiveInt.default(32),
   /** Where the worker answers /healthz and /readyz. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),

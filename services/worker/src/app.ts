@@ -7,6 +7,7 @@ import { openGeoIp, type GeoIp } from './geoip.js';
 import { createLogger, type Logger } from './logger.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
 import { createBatchRollup, isClickBatch, type BatchOutcome } from './rollup-batch.js';
+import { createRollupWriter } from './rollup-writer.js';
 import { createUserAgentParser } from './user-agent.js';
 
 export interface WorkerDeps {
@@ -43,7 +44,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       parseUserAgent: createUserAgentParser(),
       visitorSalt: config.VISITOR_SALT,
     }),
-    rollups: rollupsRepository(sql),
+    writer: createRollupWriter(rollupsRepository(sql)),
   });
 
   // BullMQ blocks on its connection and must never give up on a command.

@@ -6,6 +6,8 @@ import type { UserAgentInfo } from './user-agent.js';
 
 const HOUR_MS = 3_600_000;
 const MAX_HOST_LENGTH = 253;
+// The largest time a Date can hold; anything outside 1970..then is not a real click.
+const MAX_TIMESTAMP = 8.64e15;
 
 /** A click reduced to what the rollups store: no address, no agent string, no full referrer. */
 export interface EnrichedClick {
@@ -35,11 +37,11 @@ export function referrerHost(referrer: string): string {
 
 /**
  * Turns a raw click into its rollup fields. Returns undefined for clicks that are not counted:
- * bots, and malformed events (a link id that is not a UUID or a missing timestamp).
+ * bots, and malformed events (a link id that is not a UUID, a timestamp that is not a time).
  */
 export function createClickEnricher({ geoip, parseUserAgent, visitorSalt }: ClickEnricherDeps) {
   return (click: ClickEvent): EnrichedClick | undefined => {
-    if (typeof click.linkId !== 'string' || !isUuid(click.linkId) || !Number.isFinite(click.ts)) return undefined;
+    if (typeof click.linkId !== 'string' || !isUuid(click.linkId) || !(click.ts >= 0 && click.ts <= MAX_TIMESTAMP)) return undefined;
     const ip = typeof click.ip === 'string' ? click.ip : '';
     const userAgent = typeof click.userAgent === 'string' ? click.userAgent : '';
     const agent = parseUserAgent(userAgent);

@@ -1,0 +1,64 @@
+import type { RollupBatch, RollupsRepository } from '@deeplink/core/db/rollups-repository';
+
+interface Pending {
+  batch: RollupBatch;
+  resolve(recorded: boolean): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Writes aggregated batches to PostgreSQL one transaction at a time per process. Batches that
+ * arrive while a write is under way go together into the next one, so rows that concurrent batches
+ * share (a popular link's current hour) are upserted once per transaction rather than once per
+ * batch; one transaction per batch would queue every batch behind the previous one's row locks.
+ * Each batch stays all-or-nothing together with its id.
+ */
+export function createRollupWriter(rollups: RollupsRepository) {
+  let waiting: Pending[] = [];
+  let writing = false;
+
+  /** Resolves each entry; of entries sharing a batch id only the first can have been recorded. */
+  const settle = (entries: Pending[], recorded: Set<string>) => {
+    const seen = new Set<string>();
+    for (const { batch, resolve } of entries) {
+      resolve(recorded.has(batch.batchId) && !seen.has(batch.batchId));
+      seen.add(batch.batchId);
+    }
+  };
+
+  const drain = async () => {
+    writing = true;
+    while (waiting.length > 0) {
+      const entries = waiting;
+      waiting = [];
+      try {
+        settle(entries, await rollups.recordBatches(entries.map((entry) => entry.batch)));
+      } catch (error) {
+        if (entries.length === 1) {
+          entries[0]!.reject(error);
+          continue;
+        }
+        // One batch that cannot be written must not fail the others: write each on its own.
+        for (const entry of entries) {
+          try {
+            settle([entry], await rollups.recordBatches([entry.batch]));
+          } catch (alone) {
+            entry.reject(alone);
+          }
+        }
+      }
+    }
+    writing = false;
+  };
+
+  return {
+    /** Resolves true once the batch is committed, false if its id was recorded before; rejects on a database error. */
+    write(batch: RollupBatch): Promise<boolean> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ batch, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+  };
+}
+export type RollupWriter = ReturnType<typeof createRollupWriter>;

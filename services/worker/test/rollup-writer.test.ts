@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyHourlyRollup, rollupsRepository, type RollupBatch } from '@deeplink/core/db/rollups-repository';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createWorker } from '../src/app.js';
+import { createRollupWriter } from '../src/rollup-writer.js';
+import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
+
+const hourStart = Date.UTC(2026, 3, 1, 9);
+
+function batchFor(batchId: string, linkId: string, clicks: number): RollupBatch {
+  const hour = emptyHourlyRollup(linkId, hourStart);
+  hour.clicks = clicks;
+  hour.visitors = [`${batchId}-visitor`];
+  hour.counts.platform.set('ios', clicks);
+  return { batchId, receivedClicks: clicks, hours: [hour] };
+}
+
+describe('rollup writer', () => {
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment({ WORKER_CONCURRENCY: '8' });
+  });
+  afterAll(() => env.close());
+
+  /** Holds a lock that blocks every rollup write until the returned function is called. */
+  async function blockRollupWrites(): Promise<() => Promise<void>> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const taken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = env.sql.begin(async (tx) => {
+      await tx`LOCK TABLE click_hourly IN SHARE ROW EXCLUSIVE MODE`;
+      locked();
+      await released;
+    });
+    await taken;
+    return async () => {
+      release();
+      await holder;
+    };
+  }
+
+  const transactionTimes = async (prefix: string) =>
+    Object.fromEntries(
+      (
+        await env.sql<{ batchId: string; at: Date }[]>`
+          SELECT batch_id AS "batchId", processed_at AS at FROM processed_batches WHERE batch_id LIKE ${`${prefix}%`}`
+      ).map((row) => [row.batchId, row.at.getTime()]),
+    );
+
+  it('writes batches that arrive during a write together in the next transaction', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const writer = createRollupWriter(rollupsRepository(env.sql));
+    const release = await blockRollupWrites();
+    const first = writer.write(batchFor('join-0', link!, 1));
+    await waitUntil(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0);
+    const rest = [1, 2, 3, 4].map((i) => writer.write(batchFor(`join-${i}`, link!, 10)));
+    await release();
+    expect(await Promise.all([first, ...rest])).toEqual([true, true, true, true, true]);
+
+    expect(await totalClicks(env.sql, link!)).toBe(41);
+    // now() is the transaction's start time: batches written together share it.
+    const times = await transactionTimes('join-');
+    expect(new Set([1, 2, 3, 4].map((i) => times[`join-${i}`])).size).toBe(1);
+    expect(times['join-1']).not.toBe(times['join-0']);
+  });
+
+  it('reports a repeated batch id once, as recorded by the first of its copies', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const writer = createRollupWriter(rollupsRepository(env.sql));
+    const release = await blockRollupWrites();
+    const first = writer.write(batchFor('twice-0', link!, 1));
+    await waitUntil(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0);
+    const copies = [writer.write(batchFor('twice-1', link!, 5)), writer.write(batchFor('twice-1', link!, 5))];
+    await release();
+    expect(await Promise.all([first, ...copies])).toEqual([true, true, false]);
+    expect(await totalClicks(env.sql, link!)).toBe(6);
+  });
+
+  it('fails only the batch the database rejects when batches were written together', async () => {
+    const [good, poisoned] = await createLinks(env.sql, 2);
+    await env.sql.unsafe(`
+      CREATE FUNCTION reject_link() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.link_id = '${poisoned}' THEN RAISE EXCEPTION 'rejected link'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER reject_link BEFORE INSERT ON click_hourly FOR EACH ROW EXECUTE FUNCTION reject_link();`);
+    const producer = clickQueue(env);
+    const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
+    try {
+      const release = await blockRollupWrites();
+      for (let i = 0; i < 6; i++) await producer.add({ batchId: `poison-${i}`, clicks: [click(good!), click(good!)] }, { attempts: 2 });
+      await producer.add({ batchId: 'poison-bad', clicks: [click(good!), click(poisoned!)] }, { attempts: 2 });
+      await waitUntil(async () => (await producer.queue.getActiveCount()) === 7);
+      await release();
+      await waitForIdle(producer.queue);
+
+      expect(await totalClicks(env.sql, good!)).toBe(12);
+      const failed = await producer.queue.getFailed();
+      expect(failed.map((job) => [job.id, job.attemptsMade])).toEqual([['poison-bad', 2]]);
+      const times = await transactionTimes('poison-');
+      expect(Object.keys(times).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `poison-${i}`));
+    } finally {
+      await app.close();
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
+      await env.sql.unsafe('DROP TRIGGER reject_link ON click_hourly; DROP FUNCTION reject_link');
+    }
+  });
+});
