@@ -1,8 +1,8 @@
 import type { ClickBatch } from '@deeplink/core';
 import {
   CLICK_DIMENSIONS,
-  emptyHourlyRollup,
-  type HourlyRollup,
+  type DimensionCount,
+  type HourlyTotal,
   type RollupBatch,
 } from '@deeplink/core/db/rollups-repository';
 import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
@@ -19,31 +19,49 @@ export interface BatchOutcome {
   counted: number;
 }
 
+interface Group {
+  total: HourlyTotal;
+  visitors: Set<string>;
+  /** Per dimension (in CLICK_DIMENSIONS order): value → count. */
+  counts: Map<string, number>[];
+}
+
 /**
- * Sums a batch's clicks in memory by (link, hour), with counts per dimension value, so the database
- * receives one row per group instead of one per click.
+ * Sums a batch's clicks in memory by (link, hour) and by (link, hour, dimension, value), so the
+ * database receives one row per group instead of one per click.
  */
 export function aggregateClicks(batchId: string, receivedClicks: number, clicks: EnrichedClick[]): RollupBatch {
-  const hours = new Map<string, HourlyRollup>();
-  const visitors = new Map<HourlyRollup, Set<string>>();
+  const groups = new Map<string, Group>();
   for (const click of clicks) {
     const key = `${click.linkId}|${click.bucket}`;
-    let hour = hours.get(key);
-    if (!hour) {
-      hour = emptyHourlyRollup(click.linkId, click.bucket);
-      hours.set(key, hour);
-      visitors.set(hour, new Set());
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        total: { linkId: click.linkId, bucket: click.bucket, clicks: 0, visitors: [] },
+        visitors: new Set(),
+        counts: CLICK_DIMENSIONS.map(() => new Map()),
+      };
+      groups.set(key, group);
     }
-    hour.clicks++;
-    visitors.get(hour)!.add(click.visitor);
-    for (const dimension of CLICK_DIMENSIONS) {
-      const counts = hour.counts[dimension];
-      const value = click.dimensions[dimension];
+    group.total.clicks++;
+    group.visitors.add(click.visitor);
+    for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
+      const value = click.dimensions[CLICK_DIMENSIONS[i]!];
+      const counts = group.counts[i]!;
       counts.set(value, (counts.get(value) ?? 0) + 1);
     }
   }
-  for (const [hour, seen] of visitors) hour.visitors = [...seen];
-  return { batchId, receivedClicks, hours: [...hours.values()] };
+  const totals: HourlyTotal[] = [];
+  const dimensions: DimensionCount[] = [];
+  for (const { total, visitors, counts } of groups.values()) {
+    totals.push({ ...total, visitors: [...visitors] });
+    counts.forEach((values, i) => {
+      for (const [value, count] of values) {
+        dimensions.push({ linkId: total.linkId, bucket: total.bucket, dimension: CLICK_DIMENSIONS[i]!, value, clicks: count });
+      }
+    });
+  }
+  return { batchId, receivedClicks, totals, dimensions };
 }
 
 /** True for job data shaped like a ClickBatch; anything else can never succeed and is not retried. */

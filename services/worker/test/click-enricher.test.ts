@@ -122,7 +122,7 @@ describe('click enrichment', () => {
     expect(enrich({ linkId: LINK, ts: 1 } as never)).toMatchObject({ dimensions: { country: 'Unknown', referrer: 'direct' } });
   });
 
-  it('aggregates a batch by link and hour, with counts per dimension value', () => {
+  it('aggregates a batch into one row per link and hour and per dimension value', () => {
     const hour = Date.UTC(2026, 0, 1, 0);
     const clicks = [
       click(LINK, { ts: hour, ip: '8.8.8.8' }),
@@ -132,15 +132,17 @@ describe('click enrichment', () => {
     ].map((c) => enrich(c)!);
     const batch = aggregateClicks('agg-1', 5, clicks);
     expect(batch.receivedClicks).toBe(5);
-    expect(batch.hours.map((h) => [h.bucket, h.clicks, h.visitors.length])).toEqual([
+    expect(batch.totals.map((t) => [t.bucket, t.clicks, t.visitors.length])).toEqual([
       [hour, 3, 2],
       [hour + HOUR, 1, 1],
     ]);
-    const [first, second] = batch.hours;
-    expect(Object.fromEntries(first!.counts.country)).toEqual({ US: 2, GB: 1 });
-    expect(Object.fromEntries(first!.counts.platform)).toEqual({ desktop: 2, android: 1 });
-    expect(Object.fromEntries(first!.counts.browser)).toEqual({ Chrome: 3 });
-    expect(Object.fromEntries(first!.counts.referrer)).toEqual({ direct: 3 });
-    expect(Object.fromEntries(second!.counts.device)).toEqual({ Desktop: 1 });
+    const countries = batch.dimensions.filter((d) => d.dimension === 'country' && d.bucket === hour).map((d) => [d.value, d.clicks]);
+    expect(countries).toEqual([
+      ['US', 2],
+      ['GB', 1],
+    ]);
+    // Hour one: two values each for platform, country, os and device, one each for browser (Chrome)
+    // and referrer; hour two: one value per dimension.
+    expect(batch.dimensions).toHaveLength(4 * 2 + 2 + 6);
   });
 });

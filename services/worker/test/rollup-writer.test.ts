@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyHourlyRollup, rollupsRepository, type RollupBatch } from '@deeplink/core/db/rollups-repository';
+import { rollupsRepository, type RollupBatch } from '@deeplink/core/db/rollups-repository';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { createRollupWriter } from '../src/rollup-writer.js';
@@ -7,13 +7,12 @@ import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForId
 
 const hourStart = Date.UTC(2026, 3, 1, 9);
 
-function batchFor(batchId: string, linkId: string, clicks: number): RollupBatch {
-  const hour = emptyHourlyRollup(linkId, hourStart);
-  hour.clicks = clicks;
-  hour.visitors = [`${batchId}-visitor`];
-  hour.counts.platform.set('ios', clicks);
-  return { batchId, receivedClicks: clicks, hours: [hour] };
-}
+const batchFor = (batchId: string, linkId: string, clicks: number): RollupBatch => ({
+  batchId,
+  receivedClicks: clicks,
+  totals: [{ linkId, bucket: hourStart, clicks, visitors: [`${batchId}-visitor`] }],
+  dimensions: [{ linkId, bucket: hourStart, dimension: 'platform', value: 'ios', clicks }],
+});
 
 describe('rollup writer', () => {
   let env: TestEnvironment;

@@ -4,16 +4,22 @@ import type { Sql, TransactionSql } from './client.js';
 export const CLICK_DIMENSIONS = ['platform', 'country', 'browser', 'os', 'device', 'referrer'] as const;
 export type ClickDimension = (typeof CLICK_DIMENSIONS)[number];
 
-/** One link's clicks in one UTC hour: the total, the visitor hashes, and counts per dimension value. */
-export interface HourlyRollup {
+/** Clicks of one link in one UTC hour, with the distinct visitor hashes seen in it. */
+export interface HourlyTotal {
   linkId: string;
   /** Start of the UTC hour, epoch milliseconds. */
   bucket: number;
   clicks: number;
-  /** Visitor hashes, for the unique-visitor sketch; repeats are harmless. */
   visitors: string[];
-  /** Clicks per value of each dimension, e.g. `counts.country.get('US')`. */
-  counts: Record<ClickDimension, Map<string, number>>;
+}
+
+/** Clicks of one link in one UTC hour that share one value of one dimension. */
+export interface DimensionCount {
+  linkId: string;
+  bucket: number;
+  dimension: ClickDimension;
+  value: string;
+  clicks: number;
 }
 
 /** A click batch already aggregated in memory, ready to be added to the rollups. */
@@ -21,54 +27,52 @@ export interface RollupBatch {
   batchId: string;
   /** Clicks the batch carried, bots included; kept with the batch id for auditing. */
   receivedClicks: number;
-  hours: HourlyRollup[];
+  /** At most one row per (link, hour). */
+  totals: HourlyTotal[];
+  /** At most one row per (link, hour, dimension, value). */
+  dimensions: DimensionCount[];
 }
 
-/** An HourlyRollup with no clicks yet, for building one up. */
-export const emptyHourlyRollup = (linkId: string, bucket: number): HourlyRollup => ({
-  linkId,
-  bucket,
-  clicks: 0,
-  visitors: [],
-  counts: { platform: new Map(), country: new Map(), browser: new Map(), os: new Map(), device: new Map(), referrer: new Map() },
-});
+function entry<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = create()));
+  return value;
+}
 
 /**
- * Sums the hours of several batches so each (link, hour) appears once: one multi-row upsert may not
- * touch the same row twice. The batches themselves are left as they are.
+ * Sums the rows of several batches so each (link, hour) and (link, hour, dimension, value) appears
+ * once: one multi-row upsert may not touch the same row twice. Rows are copied, never changed in
+ * place, so a batch can be written again on its own. Maps are nested by link and hour rather than
+ * keyed by joined strings, which keeps this cheap for tens of thousands of rows.
  */
-function mergeHours(batches: RollupBatch[]): HourlyRollup[] {
-  if (batches.length === 1) return batches[0]!.hours;
-  const merged = new Map<string, HourlyRollup>();
-  const copies = new Set<HourlyRollup>();
+function mergeRows(batches: RollupBatch[]): Pick<RollupBatch, 'totals' | 'dimensions'> {
+  if (batches.length === 1) return batches[0]!;
+  const totals = new Map<string, Map<number, HourlyTotal>>();
+  const dimensions = new Map<string, Map<number, Map<string, DimensionCount>>>();
   for (const batch of batches) {
-    for (const hour of batch.hours) {
-      const key = `${hour.linkId}|${hour.bucket}`;
-      const seen = merged.get(key);
-      if (!seen) {
-        merged.set(key, hour);
-        continue;
+    for (const total of batch.totals) {
+      const hours = entry(totals, total.linkId, () => new Map<number, HourlyTotal>());
+      const merged = hours.get(total.bucket);
+      if (!merged) hours.set(total.bucket, { ...total, visitors: [...total.visitors] });
+      else {
+        merged.clicks += total.clicks;
+        // A visitor seen by two batches is added to the sketch twice, which changes nothing.
+        for (const visitor of total.visitors) merged.visitors.push(visitor);
       }
-      let target = seen;
-      if (!copies.has(seen)) {
-        target = emptyHourlyRollup(seen.linkId, seen.bucket);
-        addHour(target, seen);
-        copies.add(target);
-        merged.set(key, target);
-      }
-      addHour(target, hour);
+    }
+    for (const row of batch.dimensions) {
+      const hours = entry(dimensions, row.linkId, () => new Map<number, Map<string, DimensionCount>>());
+      const values = entry(hours, row.bucket, () => new Map<string, DimensionCount>());
+      const key = `${row.dimension}|${row.value}`;
+      const merged = values.get(key);
+      if (merged) merged.clicks += row.clicks;
+      else values.set(key, { ...row });
     }
   }
-  return [...merged.values()];
-}
-
-function addHour(target: HourlyRollup, hour: HourlyRollup): void {
-  target.clicks += hour.clicks;
-  for (const visitor of hour.visitors) target.visitors.push(visitor);
-  for (const dimension of CLICK_DIMENSIONS) {
-    const counts = target.counts[dimension];
-    for (const [value, clicks] of hour.counts[dimension]) counts.set(value, (counts.get(value) ?? 0) + clicks);
-  }
+  return {
+    totals: [...totals.values()].flatMap((hours) => [...hours.values()]),
+    dimensions: [...dimensions.values()].flatMap((hours) => [...hours.values()].flatMap((values) => [...values.values()])),
+  };
 }
 
 const isoHour = (bucket: number) => new Date(bucket).toISOString();
@@ -79,64 +83,48 @@ const isoHour = (bucket: number) => new Date(bucket).toISOString();
  */
 export function rollupsRepository(sql: Sql) {
   /** Upserts per-hour totals and visitor sketches; rows of deleted links are filtered out by the join. */
-  const addTotals = async (tx: TransactionSql, hours: HourlyRollup[]) => {
-    if (hours.length === 0) return;
-    // Visitors are sent as (hour number, hash) pairs so each hour's link id and time travel once.
-    const hourOf: number[] = [];
+  const addTotals = async (tx: TransactionSql, totals: HourlyTotal[]) => {
+    if (totals.length === 0) return;
+    // Visitors are sent as (group number, hash) pairs so each group's id and hour travel once.
+    const groupOf: number[] = [];
     const hashes: string[] = [];
-    hours.forEach((hour, index) => {
-      for (const visitor of hour.visitors) {
-        hourOf.push(index + 1);
+    totals.forEach((total, index) => {
+      for (const visitor of total.visitors) {
+        groupOf.push(index + 1);
         hashes.push(visitor);
       }
     });
     // Rows are inserted in key order so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other.
     await tx`
-      WITH hours AS (
-        SELECT * FROM unnest(${hours.map((h) => h.linkId)}::uuid[], ${hours.map((h) => isoHour(h.bucket))}::timestamptz[],
-                             ${hours.map((h) => h.clicks)}::bigint[])
-          WITH ORDINALITY AS h(link_id, bucket, clicks, n)
+      WITH groups AS (
+        SELECT * FROM unnest(${totals.map((t) => t.linkId)}::uuid[], ${totals.map((t) => isoHour(t.bucket))}::timestamptz[],
+                             ${totals.map((t) => t.clicks)}::bigint[])
+          WITH ORDINALITY AS g(link_id, bucket, clicks, n)
       ), sketches AS (
         SELECT v.n, hll_add_agg(hll_hash_text(v.visitor)) AS visitors
-        FROM unnest(${hourOf}::bigint[], ${hashes}::text[]) AS v(n, visitor)
+        FROM unnest(${groupOf}::bigint[], ${hashes}::text[]) AS v(n, visitor)
         GROUP BY v.n
       )
       INSERT INTO click_hourly AS t (link_id, bucket, clicks, visitors)
-      SELECT h.link_id, h.bucket, h.clicks, coalesce(s.visitors, hll_empty())
-      FROM hours h
-      JOIN links l ON l.id = h.link_id
-      LEFT JOIN sketches s ON s.n = h.n
-      ORDER BY h.link_id, h.bucket
+      SELECT g.link_id, g.bucket, g.clicks, coalesce(s.visitors, hll_empty())
+      FROM groups g
+      JOIN links l ON l.id = g.link_id
+      LEFT JOIN sketches s ON s.n = g.n
+      ORDER BY g.link_id, g.bucket
       ON CONFLICT (link_id, bucket) DO UPDATE
         SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)`;
   };
 
   /** Upserts per-hour dimension counts, skipping links that no longer exist. */
-  const addDimensions = async (tx: TransactionSql, hours: HourlyRollup[]) => {
-    const linkIds: string[] = [];
-    const buckets: string[] = [];
-    const dimensions: string[] = [];
-    const values: string[] = [];
-    const clicks: number[] = [];
-    for (const hour of hours) {
-      const bucket = isoHour(hour.bucket);
-      for (const dimension of CLICK_DIMENSIONS) {
-        for (const [value, count] of hour.counts[dimension]) {
-          linkIds.push(hour.linkId);
-          buckets.push(bucket);
-          dimensions.push(dimension);
-          values.push(value);
-          clicks.push(count);
-        }
-      }
-    }
-    if (linkIds.length === 0) return;
+  const addDimensions = async (tx: TransactionSql, rows: DimensionCount[]) => {
+    if (rows.length === 0) return;
     await tx`
       INSERT INTO click_hourly_dimensions AS t (link_id, bucket, dimension, value, clicks)
       SELECT d.link_id, d.bucket, d.dimension, d.value, d.clicks
-      FROM unnest(${linkIds}::uuid[], ${buckets}::timestamptz[], ${dimensions}::text[], ${values}::text[], ${clicks}::bigint[])
-        AS d(link_id, bucket, dimension, value, clicks)
+      FROM unnest(${rows.map((r) => r.linkId)}::uuid[], ${rows.map((r) => isoHour(r.bucket))}::timestamptz[],
+                  ${rows.map((r) => r.dimension)}::text[], ${rows.map((r) => r.value)}::text[],
+                  ${rows.map((r) => r.clicks)}::bigint[]) AS d(link_id, bucket, dimension, value, clicks)
       JOIN links l ON l.id = d.link_id
       ORDER BY d.link_id, d.dimension, d.bucket, d.value
       ON CONFLICT (link_id, dimension, bucket, value) DO UPDATE SET clicks = t.clicks + excluded.clicks`;
@@ -158,9 +146,9 @@ export function rollupsRepository(sql: Sql) {
       const claimed = new Set(rows.map((row) => row.batchId));
       const fresh = unique.filter((batch) => claimed.has(batch.batchId));
       if (fresh.length > 0) {
-        const hours = mergeHours(fresh);
-        await addTotals(tx, hours);
-        await addDimensions(tx, hours);
+        const { totals, dimensions } = mergeRows(fresh);
+        await addTotals(tx, totals);
+        await addDimensions(tx, dimensions);
       }
       return claimed;
     });
