@@ -1,7 +1,7 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
-import { BoundedCache } from './bounded-cache.js';
 import { detectPlatform, type Platform } from '@deeplink/core/routing/platform';
+import { BoundedCache } from './bounded-cache.js';
 
 /** Everything the rollups need from a User-Agent string. */
 export interface UserAgentInfo {
@@ -16,6 +16,8 @@ export interface UserAgentInfo {
 const UNKNOWN = 'Unknown';
 const MOBILE_TYPES = new Set(['mobile', 'tablet', 'wearable']);
 const CACHE_SIZE = 10_000;
+// Longer agents are parsed without being cached, so a flood of huge made-up ones cannot fill memory.
+const MAX_CACHED_LENGTH = 512;
 
 /**
  * Parses User-Agent strings, remembering the last CACHE_SIZE distinct ones: a full parse costs tens
@@ -34,5 +36,5 @@ export function createUserAgentParser(cacheSize = CACHE_SIZE): (userAgent: strin
     };
   };
   const cache = new BoundedCache<string, UserAgentInfo>(cacheSize);
-  return (userAgent) => cache.get(userAgent, parse);
+  return (userAgent) => (userAgent.length > MAX_CACHED_LENGTH ? parse(userAgent) : cache.get(userAgent, parse));
 }

@@ -69,6 +69,11 @@ describe('User-Agent parsing', () => {
     expect(parse(UA.curl).bot).toBe(true);
   });
 
+  it('parses agents too long to cache', () => {
+    expect(parse(`${UA.windowsChrome} ${'x'.repeat(2000)}`)).toMatchObject({ bot: false, browser: 'Chrome', os: 'Windows' });
+    expect(parse(`${UA.googlebot} ${'x'.repeat(2000)}`).bot).toBe(true);
+  });
+
   it('keeps its cache bounded', () => {
     const cache = new BoundedCache<string, number>(2);
     let computed = 0;
