@@ -10,11 +10,15 @@ const ADD_TIMEOUT_MS = 2_000;
 /** After a failed flush, the next scheduled one waits this long (Redis is probably away). */
 const RETRY_PAUSE_MS = 500;
 
-/** Job options: the worker retries a failing batch; failed jobs stay for inspection. */
+/**
+ * Job options: the worker retries a failing batch; failed jobs stay for inspection. Completed jobs
+ * are removed at once: they hold client addresses, and exactly-once rests on the batch ids the
+ * worker records in PostgreSQL, not on BullMQ's job history.
+ */
 export const CLICK_JOB_OPTIONS = {
   attempts: 10,
   backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
+  removeOnComplete: true,
   removeOnFail: false,
 } as const;
 
