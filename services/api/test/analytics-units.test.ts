@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStart, resolveRange } from '../src/domain/analytics-range.js';
+import { bucketIsoStrings, resolveRange } from '../src/domain/analytics-range.js';
 import { csvField, csvLine } from '../src/domain/csv.js';
 import { topN, withLabels } from '../src/domain/top-n.js';
 
@@ -60,5 +60,13 @@ describe('resolveRange', () => {
     expect(resolve({ startDate: '0099-11-15', endDate: '0100-02-01', timeBucket: 'month' }).buckets).toBe(4);
     // Weeks before 1970 start on Mondays too.
     expect(resolve({ startDate: '1969-12-28', endDate: '1969-12-29', timeBucket: 'week' }).buckets).toBe(2);
+  });
+});
+
+describe('bucketIsoStrings', () => {
+  it('writes whole hours exactly as toISOString does, before 1970 and in year 1 too', () => {
+    const starts = [Date.UTC(2025, 0, 1), Date.UTC(2024, 1, 29, 23), Date.UTC(2024, 2, 1, 9), Date.UTC(1969, 11, 31, 23), -62135596800000 + 5 * 3_600_000];
+    for (let h = 0; h < 50; h++) starts.push(Date.UTC(2026, 11, 31, h));
+    expect(bucketIsoStrings(starts)).toEqual(starts.map((ms) => new Date(ms).toISOString()));
   });
 });

@@ -4,7 +4,7 @@ import type {
   SummaryAnalytics,
 } from '@deeplink/core';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
-import { resolveRange, type AnalyticsRange } from './analytics-range.js';
+import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
 import { topN, withLabels } from './top-n.js';
@@ -63,7 +63,6 @@ export function analyticsService(deps: {
       const { range, link } = await prepare(principal, id, query);
       const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS, (fingerprint) => breakdowns.get(fingerprint));
       remember(report.fingerprint, report.dimensions);
-      const clicksAt = new Map(report.series.map(({ bucket, clicks }) => [bucket.getTime(), clicks]));
       const counts = (dimension: ReportDimension) =>
         report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
       return {
@@ -74,7 +73,7 @@ export function analyticsService(deps: {
         browsers: topN(counts('browser')),
         devices: withLabels(['Mobile', 'Desktop'], counts('device')),
         referrers: topN(counts('referrer')),
-        timeSeries: range.buckets.map((bucket) => ({ date: new Date(bucket).toISOString(), clicks: clicksAt.get(bucket) ?? 0 })),
+        timeSeries: bucketIsoStrings(range.buckets).map((date, i) => ({ date, clicks: report.series.get(range.buckets[i]!) ?? 0 })),
         range: rangeOf(range),
       };
     },
