@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { metricValue, queueCounts, waitForDrain } from './measure/drain.js';
+import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureMaxRate, type HttpRun } from './measure/http.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
@@ -50,7 +50,7 @@ function machine(): BenchResult['machine'] {
 
 async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
-  const phases = 9;
+  const phases = 8;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
   const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, peerPort] = await Promise.all(Array.from({ length: 6 }, freePort));
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -103,13 +103,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
   });
 
-  phase(3, 'redirector at full speed (clicks queue up; the worker is off)');
-  const redirector = await start({ name: 'redirector', entry: service('redirector'), env, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz` });
+  // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
+  // the cores, and this backlog is not needed afterwards (cleanup deletes it).
+  const redirectorSpec = (name: string, queuePrefix: string) => ({
+    name, entry: service('redirector'), env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
+  });
+  phase(3, 'redirector at full speed (click capture on, no worker running)');
+  const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
   const redirectorMax = await measureMaxRate(http(shortUrlBase), 'redirector');
 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
   const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
-  peakRssMB.redirector = redirector.peakRss() / MB;
+  const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
+  await stop(redirector);
 
   phase(5, 'bare uWebSockets.js 302 (the limit)');
   const bare = await start({ name: 'bare-uws', entry: target('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
@@ -122,13 +128,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
   await stop(peer);
 
-  phase(7, 'worker: draining the clicks of the HTTP runs');
+  phase(7, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
+  const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
   const pipelineWorker = await start({ name: 'worker-pipeline', entry: service('worker'), env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
-  const counts = queueCounts(world.redisUrl, world.queuePrefix);
-  const drain = () => waitForDrain(counts, `${shortUrlBase}/metrics`, (pending) => progress.update(`${pending.toLocaleString('en-US')} batches left`));
-  await drain();
-
-  phase(8, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const from = new Date(Date.now() - 3_600_000);
   const lossVisitor = createVisitor(shortUrlBase, 16);
   const freshVisitor = createVisitor(shortUrlBase, 1);
@@ -138,18 +140,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   ]);
   lossVisitor.close();
   freshVisitor.close();
-  await drain();
+  const counts = queueCounts(world.redisUrl, world.queuePrefix);
+  await waitForDrain(counts, `${shortUrlBase}/metrics`, (pending) => progress.update(`${pending.toLocaleString('en-US')} batches left`));
   const to = new Date(Date.now() + 3_600_000);
   const reported = (await Promise.all(lossLinks.map((link) => reportedClicks(account, link.id, from, to)))).reduce((a, b) => a + b, 0);
   const failedJobs = await counts.failed();
   const dropped = metricValue(await (await fetch(`${shortUrlBase}/metrics`)).text(), 'redirector_clicks_dropped_total');
   await counts.close();
+  await stop(pipelineRedirector);
+  await stop(pipelineWorker);
 
-  phase(9, 'one-year hourly analytics query');
+  phase(8, 'one-year hourly analytics query');
   const year = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
 
-  await stop(redirector);
-  await stop(pipelineWorker);
   await stop(api);
   progress.end();
 
@@ -162,6 +165,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     machine: machine(),
     settings: recorded,
     http: { redirector: redirectorMax, limit, peer: peerFigure, halfRate },
+    clickCapture,
     ratios: {
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
       toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
@@ -178,7 +182,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
-  progress.phase('[0/9] bringing up Redis and PostgreSQL, creating the bench database');
+  progress.phase('[0/8] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;

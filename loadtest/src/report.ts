@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
 import type { BenchSettings } from './settings.js';
 
@@ -26,6 +27,8 @@ export interface BenchResult {
     /** The redirector held near half of its measured maximum (wrk's fixed-delay mode). */
     halfRate: HttpFigure & { targetRps: number; delayMs: number };
   };
+  /** The redirector's click counters after its two wrk runs. */
+  clickCapture: ClickCapture;
   ratios: { toLimit: number | null; toPeer: number | null };
   worker: { clicks: number; jobs: number; seconds: number; clicksPerSecond: number; rolledUp: number };
   freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
@@ -92,6 +95,7 @@ export function formatReport(r: BenchResult): string {
       row('redirector at half rate', http.halfRate, '', ''),
     ]),
     `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms after each answer`,
+    `  click capture: ${fmt(r.clickCapture.flushed)} of ${fmt(r.clickCapture.buffered)} clicks written to the queue, ${fmt(r.clickCapture.dropped)} dropped`,
     '',
     ...[
       ['worker throughput', `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`],

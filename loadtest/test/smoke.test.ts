@@ -47,6 +47,9 @@ describe('npm run bench (smoke run)', () => {
       expect(figure.errors).toBe(0);
     }
     expect(result.ratios.toLimit).toBeGreaterThan(0);
+    expect(result.clickCapture.dropped).toBe(0);
+    expect(result.clickCapture.flushed).toBe(result.clickCapture.buffered);
+    expect(result.clickCapture.buffered).toBeGreaterThan(0);
     expect(result.ratios.toPeer).toBeGreaterThan(0);
 
     expect(result.worker.clicksPerSecond).toBeGreaterThan(0);
@@ -64,7 +67,7 @@ describe('npm run bench (smoke run)', () => {
     expect(result.yearQuery.buckets).toBeGreaterThanOrEqual(365 * 24);
     expect(result.yearQuery.p99Ms).toBeGreaterThan(0);
 
-    for (const name of ['api', 'redirector', 'worker', 'worker-pipeline', 'bare-uws', 'fastify-peer']) {
+    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'bare-uws', 'fastify-peer']) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
     expect(result.targets).toHaveLength(8);

@@ -7,6 +7,30 @@ export function metricValue(text: string, name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** The redirector's click counters: every answered visit must be flushed to the queue, none dropped. */
+export interface ClickCapture {
+  buffered: number;
+  flushed: number;
+  dropped: number;
+}
+
+/** Waits (up to `timeoutMs`) until the redirector's click buffer is empty, then reads its click counters. */
+export async function settledClickMetrics(metricsUrl: string, timeoutMs = 30_000): Promise<ClickCapture> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await (await fetch(metricsUrl)).text();
+    const value = (name: string) => metricValue(text, name) ?? NaN;
+    if (value('redirector_click_buffer_size') === 0 || Date.now() > deadline) {
+      return {
+        buffered: value('redirector_clicks_buffered_total'),
+        flushed: value('redirector_clicks_flushed_total'),
+        dropped: value('redirector_clicks_dropped_total'),
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Job counts of the click queue under one prefix. */
 export interface QueueCounts {
   /** Jobs not finished yet: waiting, active, delayed (retries), prioritized, paused. */
