@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import type {
-  AnalyticsExportQuery, AnalyticsRepository, DimensionTotal, LinkAnalytics, LinkAnalyticsQuery, LinksRepository,
-  SummaryAnalytics,
+  AnalyticsExportQuery, AnalyticsRepository, LinkAnalytics, LinkAnalyticsQuery, LinksRepository, SummaryAnalytics,
 } from '@deeplink/core';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
+import { breakdownCache } from './breakdown-cache.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
 import { topN, withLabels } from './top-n.js';
@@ -13,8 +13,8 @@ import { topN, withLabels } from './top-n.js';
 const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
 type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
 
-/** Breakdowns kept for reuse; each is a few dozen values, so this stays well under a megabyte. */
-const BREAKDOWN_CACHE_SIZE = 500;
+/** Dimension values the breakdown cache may hold in all: some tens of megabytes at most. */
+const BREAKDOWN_CACHE_VALUES = 200_000;
 
 /** An export ready to send: the body is produced while the client reads it. */
 export interface AnalyticsExport {
@@ -34,15 +34,9 @@ export function analyticsService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
-  // Breakdowns by the fingerprint of their range's hourly rows. Rollup counters only grow, so an
-  // unchanged fingerprint means an unchanged breakdown: a dashboard refreshing the same report
-  // skips the costliest query and still sees exact numbers. Oldest entries are dropped first.
-  const breakdowns = new Map<string, DimensionTotal[]>();
-  const remember = (fingerprint: string, counts: DimensionTotal[]) => {
-    breakdowns.delete(fingerprint);
-    breakdowns.set(fingerprint, counts);
-    if (breakdowns.size > BREAKDOWN_CACHE_SIZE) breakdowns.delete(breakdowns.keys().next().value!);
-  };
+  // Rollup counters only grow, so a breakdown stays exact while its range's fingerprint is
+  // unchanged: a dashboard refreshing the same report skips the costliest query.
+  const breakdowns = breakdownCache(BREAKDOWN_CACHE_VALUES);
 
   /** Validates the range first (it needs no database), then checks ownership. */
   const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
@@ -61,8 +55,8 @@ export function analyticsService(deps: {
     /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
-      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS, (fingerprint) => breakdowns.get(fingerprint));
-      remember(report.fingerprint, report.dimensions);
+      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS, breakdowns.get);
+      breakdowns.set(report.fingerprint, report.dimensions);
       const counts = (dimension: ReportDimension) =>
         report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
       return {
