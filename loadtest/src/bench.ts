@@ -62,9 +62,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, spec.name)}`]
       : [];
     if (nodeArgs.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
-    const started = await startProcess({ ...spec, nodeArgs, logFile: join(logDir, `${spec.name}.log`) });
-    running.add(started);
-    return started;
+    return startProcess({ ...spec, nodeArgs, logFile: join(logDir, `${spec.name}.log`), onSpawn: (child) => running.add(child) });
   };
   const service = (name: string) => join(repoRoot, 'services', name, 'src', 'main.ts');
   const target = (name: string) => join(repoRoot, 'loadtest', 'src', 'targets', `${name}.ts`);
@@ -186,12 +184,22 @@ async function main(): Promise<void> {
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;
-  const cleanUp = async () => {
-    await Promise.allSettled([...running].map((child) => stop(child)));
-    await world.close(settings.keep);
-    if (!failed && !settings.keep) rmSync(logDir, { recursive: true, force: true });
-  };
-  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  let cleaning: Promise<void> | undefined;
+  // Once only: a signal may arrive while the run is still failing its way to the finally block.
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      await Promise.allSettled([...running].map((child) => stop(child)));
+      await world.close(settings.keep).catch((error: unknown) => console.error(`bench cleanup failed: ${error}`));
+      if (!failed && !settings.keep) rmSync(logDir, { recursive: true, force: true });
+    })());
+  // Interrupted (Ctrl-C, a test runner's timeout, a closed terminal): still stop the services and
+  // drop the bench database and keys. Errors of the run being torn down no longer matter then.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.once(signal, () => {
+      process.on('unhandledRejection', () => {});
+      void cleanUp().finally(() => process.exit(code));
+    });
+  }
   try {
     const result = await run(world, logDir);
     const output = settings.output ?? join(repoRoot, '.bench', `bench-${stamp}.json`);

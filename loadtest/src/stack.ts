@@ -58,6 +58,8 @@ export interface ProcessSpec {
   /** Output goes here, for post-mortems. */
   logFile: string;
   timeoutMs?: number;
+  /** Called as soon as the process exists, before it is ready, so an interrupted start can still stop it. */
+  onSpawn?: (process: ManagedProcess) => void;
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -110,6 +112,7 @@ export async function startProcess(spec: ProcessSpec): Promise<ManagedProcess> {
     },
   };
 
+  spec.onSpawn?.(managed);
   const deadline = Date.now() + (spec.timeoutMs ?? 30_000);
   while (!(await answers(spec.readyUrl))) {
     if (!isRunning()) throw new Error(`${spec.name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail}`);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +7,16 @@ import type { BenchResult } from '../src/report.js';
 
 const repoRoot = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let bench: ChildProcess | undefined;
+afterAll(() => {
+  // On a timeout the bench is still running: SIGTERM makes it stop its services and clean up.
+  if (bench && bench.exitCode === null) bench.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs the real bench, briefly: every phase, a second or a few hundred requests each. */
 function runBench(output: string): Promise<{ code: number | null; log: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'loadtest/src/bench.ts')], {
+  const child = (bench = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'loadtest/src/bench.ts')], {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -26,7 +31,7 @@ function runBench(output: string): Promise<{ code: number | null; log: string }>
       BENCH_OUTPUT: output,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
   let log = '';
   child.stdout.on('data', (chunk: Buffer) => (log += chunk));
   child.stderr.on('data', (chunk: Buffer) => (log += chunk));
