@@ -168,17 +168,17 @@ describe('analytics', () => {
     clicked = await owner.links.create({ title: 'Clicked', defaultUrl: 'https://example.com/a' });
     quiet = await owner.links.create({ title: 'Quiet', defaultUrl: 'https://example.com/b', expirationDate: '2020-01-01' });
     // Clicks rolled up the way the worker stores them: 3 on 1 March (2 visitors), 2 on 2 March (1 visitor).
-    const dimensions = (bucket: number, clicks: number, platform: string, browser: string) =>
-      ([['platform', platform], ['country', 'US'], ['browser', browser], ['os', 'Windows'], ['device', 'Desktop'], ['referrer', 'direct']] as const)
-        .map(([dimension, value]) => ({ linkId: clicked.id, bucket, dimension, value, clicks }));
+    const clicks = (bucket: number, visitors: string[], browser: string) =>
+      visitors.map((visitor) => ({
+        linkId: clicked.id,
+        bucket,
+        visitor,
+        dimensions: { platform: 'desktop', country: 'US', browser, os: 'Windows', device: 'Desktop', referrer: 'direct' },
+      }));
     await rollupsRepository(world.environment.sql).recordBatch({
       batchId: randomUUID(),
       receivedClicks: 5,
-      totals: [
-        { linkId: clicked.id, bucket: hour('2025-03-01T10:00:00Z'), clicks: 3, visitors: ['v1', 'v2'] },
-        { linkId: clicked.id, bucket: hour('2025-03-02T05:00:00Z'), clicks: 2, visitors: ['v1'] },
-      ],
-      dimensions: [...dimensions(hour('2025-03-01T10:00:00Z'), 3, 'desktop', 'Chrome'), ...dimensions(hour('2025-03-02T05:00:00Z'), 2, 'desktop', 'Firefox')],
+      clicks: [...clicks(hour('2025-03-01T10:00:00Z'), ['v1', 'v2', 'v1'], 'Chrome'), ...clicks(hour('2025-03-02T05:00:00Z'), ['v1', 'v1'], 'Firefox')],
     });
   });
 

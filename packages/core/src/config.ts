@@ -52,8 +52,12 @@ const envSchema = z.object({
   NEGATIVE_CACHE_TTL_SECONDS: positiveInt.default(60),
   ALLOW_UWS_FALLBACK: flag,
 
-  /** Click batches a worker process holds at once; those that arrive during a write share the next transaction. */
-  WORKER_CONCURRENCY: positiveInt.default(32),
+  /**
+   * Click batches a worker process holds at once; those that arrive during a write share the next
+   * transaction. A job completes only when its transaction commits, so this bounds the batches of
+   * the transaction being written and of the next one together.
+   */
+  WORKER_CONCURRENCY: positiveInt.default(256),
   /** Where the worker answers /healthz and /readyz. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateShortCode } from '../src/ids/short-code.js';
 import { linksRepository } from '../src/db/links-repository.js';
-import { rollupsRepository, type DimensionCount, type HourlyTotal } from '../src/db/rollups-repository.js';
+import { rollupsRepository, type RollupBatch, type RollupClick } from '../src/db/rollups-repository.js';
 import { usersRepository } from '../src/db/users-repository.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 
 const HOUR = 3_600_000;
 const hour0 = Date.UTC(2026, 0, 15, 10);
 const hour1 = hour0 + HOUR;
+const nextDay = Date.UTC(2026, 0, 16, 0);
 
 describe('rollupsRepository', () => {
   let env: TestEnvironment;
@@ -36,78 +37,92 @@ describe('rollupsRepository', () => {
     env.sql<{ bucket: Date; clicks: number; unique: number }[]>`
       SELECT bucket, clicks, hll_cardinality(visitors)::int AS unique
       FROM click_hourly WHERE link_id = ${linkId} ORDER BY bucket`;
-  const dimensions = (linkId: string) =>
+  const daily = (linkId: string) =>
+    env.sql<{ day: string; clicks: number; unique: number }[]>`
+      SELECT day::text, clicks, hll_cardinality(visitors)::int AS unique
+      FROM click_daily WHERE link_id = ${linkId} ORDER BY day`;
+  const dimensions = (linkId: string, table: 'click_hourly_dimensions' | 'click_daily_dimensions' = 'click_hourly_dimensions') =>
     env.sql<{ dimension: string; value: string; clicks: number }[]>`
-      SELECT dimension, value, sum(clicks)::int AS clicks FROM click_hourly_dimensions
-      WHERE link_id = ${linkId} GROUP BY dimension, value ORDER BY dimension, value`;
-  const total = (linkId: string, bucket: number, clicks: number, visitors: string[]): HourlyTotal => ({
-    linkId,
-    bucket,
-    clicks,
-    visitors,
-  });
-  const platform = (linkId: string, bucket: number, value: string, clicks: number): DimensionCount => ({
-    linkId,
-    bucket,
-    dimension: 'platform',
-    value,
-    clicks,
-  });
+      SELECT dimension, value, sum(clicks)::int AS clicks FROM ${env.sql(table)}
+      WHERE link_id = ${linkId} AND dimension IN ('platform', 'browser') GROUP BY dimension, value ORDER BY dimension, value`;
+  const rowCount = async (linkId: string) => {
+    const [row] = await env.sql<{ n: number }[]>`
+      SELECT (SELECT count(*) FROM click_hourly WHERE link_id = ${linkId})::int
+           + (SELECT count(*) FROM click_hourly_dimensions WHERE link_id = ${linkId})::int
+           + (SELECT count(*) FROM click_daily WHERE link_id = ${linkId})::int
+           + (SELECT count(*) FROM click_daily_dimensions WHERE link_id = ${linkId})::int AS n`;
+    return row!.n;
+  };
 
-  it('writes hourly totals, visitor sketches and dimension counts', async () => {
-    const batchId = nextBatchId();
-    const recorded = await rollups.recordBatch({
-      batchId,
-      receivedClicks: 6,
-      totals: [total(linkA, hour0, 3, ['v1', 'v2']), total(linkA, hour1, 2, ['v1']), total(linkB, hour0, 1, ['v3'])],
-      dimensions: [platform(linkA, hour0, 'ios', 2), platform(linkA, hour0, 'android', 1), platform(linkA, hour1, 'ios', 2)],
-    });
-    expect(recorded).toBe(true);
+  /** `n` clicks on a link in one hour, by the given visitors in turn. */
+  const clicks = (linkId: string, bucket: number, n: number, visitors: string[], platform = 'ios', browser = 'Chrome'): RollupClick[] =>
+    Array.from({ length: n }, (_, i) => ({
+      linkId,
+      bucket,
+      visitor: visitors[i % visitors.length]!,
+      dimensions: { platform, country: 'US', browser, os: 'iOS', device: 'Mobile', referrer: 'direct' },
+    }));
+  const batch = (...groups: RollupClick[][]): RollupBatch => {
+    const all = groups.flat();
+    return { batchId: nextBatchId(), receivedClicks: all.length, clicks: all };
+  };
+
+  it('writes hourly and daily totals, visitor sketches and dimension counts', async () => {
+    const first = batch(clicks(linkA, hour0, 2, ['v1', 'v2'], 'ios'), clicks(linkA, hour0, 1, ['v1'], 'android'),
+      clicks(linkA, hour1, 2, ['v1'], 'ios'), clicks(linkB, hour0, 1, ['v3']));
+    expect(await rollups.recordBatch(first)).toBe(true);
     expect(await totals(linkA)).toEqual([
       { bucket: new Date(hour0), clicks: 3, unique: 2 },
       { bucket: new Date(hour1), clicks: 2, unique: 1 },
     ]);
     expect(await totals(linkB)).toEqual([{ bucket: new Date(hour0), clicks: 1, unique: 1 }]);
-    expect(await dimensions(linkA)).toEqual([
+    expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 5, unique: 2 }]);
+    const expected = [
+      { dimension: 'browser', value: 'Chrome', clicks: 5 },
       { dimension: 'platform', value: 'android', clicks: 1 },
       { dimension: 'platform', value: 'ios', clicks: 4 },
-    ]);
-    const [row] = await env.sql`SELECT clicks FROM processed_batches WHERE batch_id = ${batchId}`;
+    ];
+    expect(await dimensions(linkA)).toEqual(expected);
+    expect(await dimensions(linkA, 'click_daily_dimensions')).toEqual(expected);
+    const [row] = await env.sql`SELECT clicks FROM processed_batches WHERE batch_id = ${first.batchId}`;
     expect(row?.clicks).toBe(6);
   });
 
+  it('puts hours of different UTC days in different daily rows', async () => {
+    await rollups.recordBatch(batch(clicks(linkA, nextDay - HOUR, 2, ['v1']), clicks(linkA, nextDay, 3, ['v1', 'v2'])));
+    expect(await daily(linkA)).toEqual([
+      { day: '2026-01-15', clicks: 2, unique: 1 },
+      { day: '2026-01-16', clicks: 3, unique: 2 },
+    ]);
+  });
+
   it('adds later batches to existing rows and merges their sketches', async () => {
-    await rollups.recordBatch({ batchId: nextBatchId(), receivedClicks: 2, totals: [total(linkA, hour0, 2, ['v1', 'v2'])], dimensions: [] });
-    await rollups.recordBatch({ batchId: nextBatchId(), receivedClicks: 3, totals: [total(linkA, hour0, 3, ['v2', 'v3'])], dimensions: [] });
-    const [merged] = await env.sql<{ unique: number }[]>`
-      SELECT hll_cardinality(hll_union_agg(visitors))::int AS unique FROM click_hourly WHERE link_id = ${linkA}`;
-    expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 5, unique: 3 }]);
-    expect(merged?.unique).toBe(3);
+    await rollups.recordBatch(batch(clicks(linkA, hour0, 2, ['v1', 'v2'])));
+    await rollups.recordBatch(batch(clicks(linkA, hour0, 3, ['v2', 'v3']), clicks(linkA, hour1, 1, ['v4'])));
+    expect(await totals(linkA)).toEqual([
+      { bucket: new Date(hour0), clicks: 5, unique: 3 },
+      { bucket: new Date(hour1), clicks: 1, unique: 1 },
+    ]);
+    expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 6, unique: 4 }]);
   });
 
   it('skips a batch whose id was recorded before', async () => {
-    const batch = { batchId: nextBatchId(), receivedClicks: 1, totals: [total(linkA, hour0, 1, ['v1'])], dimensions: [platform(linkA, hour0, 'ios', 1)] };
-    expect(await rollups.recordBatch(batch)).toBe(true);
-    expect(await rollups.recordBatch(batch)).toBe(false);
+    const once = batch(clicks(linkA, hour0, 1, ['v1']));
+    expect(await rollups.recordBatch(once)).toBe(true);
+    expect(await rollups.recordBatch(once)).toBe(false);
     expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 1, unique: 1 }]);
-    expect(await dimensions(linkA)).toEqual([{ dimension: 'platform', value: 'ios', clicks: 1 }]);
+    expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 1, unique: 1 }]);
+    expect(await dimensions(linkA, 'click_daily_dimensions')).toEqual([
+      { dimension: 'browser', value: 'Chrome', clicks: 1 },
+      { dimension: 'platform', value: 'ios', clicks: 1 },
+    ]);
   });
 
   it('writes several batches in one call, sharing rows, each once, and leaves the batches unchanged', async () => {
-    const recorded = { batchId: nextBatchId(), receivedClicks: 100, totals: [total(linkA, hour0, 100, ['old'])], dimensions: [platform(linkA, hour0, 'ios', 100)] };
+    const recorded = batch(clicks(linkA, hour0, 100, ['old']));
     await rollups.recordBatch(recorded);
-    const first = {
-      batchId: nextBatchId(),
-      receivedClicks: 3,
-      totals: [total(linkA, hour0, 2, ['v1', 'v2']), total(linkB, hour1, 1, ['v9'])],
-      dimensions: [platform(linkA, hour0, 'ios', 2), platform(linkB, hour1, 'ios', 1)],
-    };
-    const second = {
-      batchId: nextBatchId(),
-      receivedClicks: 3,
-      totals: [total(linkA, hour0, 3, ['v2', 'v3'])],
-      dimensions: [platform(linkA, hour0, 'ios', 1), platform(linkA, hour0, 'android', 2)],
-    };
+    const first = batch(clicks(linkA, hour0, 2, ['v1', 'v2']), clicks(linkB, hour1, 1, ['v9']));
+    const second = batch(clicks(linkA, hour0, 1, ['v2']), clicks(linkA, hour0, 2, ['v3'], 'android'));
     const snapshot = JSON.stringify(first);
 
     // The same batch twice in one call, and a batch recorded earlier, add nothing extra.
@@ -116,58 +131,85 @@ describe('rollupsRepository', () => {
     expect([...ids].sort()).toEqual([first.batchId, second.batchId].sort());
     expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 105, unique: 4 }]);
     expect(await totals(linkB)).toEqual([{ bucket: new Date(hour1), clicks: 1, unique: 1 }]);
-    expect(await dimensions(linkA)).toEqual([
-      { dimension: 'platform', value: 'android', clicks: 2 },
-      { dimension: 'platform', value: 'ios', clicks: 103 },
-    ]);
+    for (const table of ['click_hourly_dimensions', 'click_daily_dimensions'] as const) {
+      expect(await dimensions(linkA, table)).toEqual([
+        { dimension: 'browser', value: 'Chrome', clicks: 105 },
+        { dimension: 'platform', value: 'android', clicks: 2 },
+        { dimension: 'platform', value: 'ios', clicks: 103 },
+      ]);
+    }
+    expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 105, unique: 4 }]);
     expect(JSON.stringify(first)).toBe(snapshot);
   });
 
   it('skips rows of deleted links and still records the rest of the batch', async () => {
     await linksRepository(env.sql).delete(linkB);
-    const batchId = nextBatchId();
-    const recorded = await rollups.recordBatch({
-      batchId,
-      receivedClicks: 3,
-      totals: [total(linkA, hour0, 1, ['v1']), total(linkB, hour0, 2, ['v2'])],
-      dimensions: [platform(linkA, hour0, 'ios', 1), platform(linkB, hour0, 'desktop', 2)],
-    });
-    expect(recorded).toBe(true);
+    const mixed = batch(clicks(linkA, hour0, 1, ['v1']), clicks(linkB, hour0, 2, ['v2']));
+    expect(await rollups.recordBatch(mixed)).toBe(true);
     expect(await totals(linkA)).toHaveLength(1);
-    const [orphans] = await env.sql<{ n: number }[]>`
-      SELECT (SELECT count(*) FROM click_hourly WHERE link_id = ${linkB})::int
-           + (SELECT count(*) FROM click_hourly_dimensions WHERE link_id = ${linkB})::int AS n`;
-    expect(orphans?.n).toBe(0);
+    expect(await rowCount(linkB)).toBe(0);
+  });
+
+  it('deletes a link together with all its rollup rows', async () => {
+    await rollups.recordBatch(batch(clicks(linkA, hour0, 2, ['v1']), clicks(linkB, hour0, 1, ['v2'])));
+    expect(await rowCount(linkA)).toBeGreaterThan(0);
+    expect(await linksRepository(env.sql).delete(linkA)).toBeDefined();
+    expect(await rowCount(linkA)).toBe(0);
+    expect(await rowCount(linkB)).toBeGreaterThan(0);
+  });
+
+  it('leaves no rows behind when a link is deleted while a batch for it is being written', async () => {
+    // Holds the rollup transaction open after its rows are written, as a slow commit would.
+    await env.sql.unsafe(`
+      CREATE FUNCTION slow_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$;
+      CREATE TRIGGER slow_rollup AFTER INSERT ON click_daily_dimensions FOR EACH STATEMENT EXECUTE FUNCTION slow_rollup();`);
+    try {
+      const writing = rollups.recordBatch(batch(clicks(linkA, hour0, 3, ['v1'])));
+      const sleeping = () => env.sql`
+        SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`;
+      while ((await sleeping()).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // The delete waits for the rollup transaction to commit, then removes what it wrote.
+      const deleted = await linksRepository(env.sql).delete(linkA);
+      expect(await writing).toBe(true);
+      expect(deleted).toBeDefined();
+      expect(await rowCount(linkA)).toBe(0);
+    } finally {
+      await env.sql.unsafe('DROP TRIGGER slow_rollup ON click_daily_dimensions; DROP FUNCTION slow_rollup');
+    }
   });
 
   it('records the id of an empty batch so its redelivery is skipped too', async () => {
-    const batch = { batchId: nextBatchId(), receivedClicks: 4, totals: [], dimensions: [] };
-    expect(await rollups.recordBatch(batch)).toBe(true);
-    expect(await rollups.recordBatch(batch)).toBe(false);
+    const empty = { batchId: nextBatchId(), receivedClicks: 4, clicks: [] };
+    expect(await rollups.recordBatch(empty)).toBe(true);
+    expect(await rollups.recordBatch(empty)).toBe(false);
   });
 
   it('keeps exact totals when many transactions touch the same rows concurrently', async () => {
     const batches = Array.from({ length: 40 }, (_, i) => {
       // Alternate the order of rows so a naive writer would take row locks in opposite orders.
-      const rows = [total(linkA, hour0, 1, [`v${i}`]), total(linkA, hour1, 2, [`v${i}`]), total(linkB, hour0, 3, [`w${i % 5}`])];
-      const dims = [platform(linkA, hour0, 'ios', 1), platform(linkA, hour1, 'ios', 2), platform(linkB, hour0, 'android', 3)];
-      return { batchId: nextBatchId(), receivedClicks: 6, totals: i % 2 ? rows.reverse() : rows, dimensions: i % 2 ? dims.reverse() : dims };
+      const groups = [clicks(linkA, hour0, 1, [`v${i}`]), clicks(linkA, hour1, 2, [`v${i}`]), clicks(linkB, hour0, 3, [`w${i % 5}`], 'android')];
+      return batch(...(i % 2 ? groups.reverse() : groups));
     });
-    const results = await Promise.all(batches.map((batch) => rollups.recordBatch(batch)));
+    const results = await Promise.all(batches.map((b) => rollups.recordBatch(b)));
     expect(results.every(Boolean)).toBe(true);
     expect(await totals(linkA)).toEqual([
       { bucket: new Date(hour0), clicks: 40, unique: 40 },
       { bucket: new Date(hour1), clicks: 80, unique: 40 },
     ]);
     expect(await totals(linkB)).toEqual([{ bucket: new Date(hour0), clicks: 120, unique: 5 }]);
-    expect(await dimensions(linkB)).toEqual([{ dimension: 'platform', value: 'android', clicks: 120 }]);
+    expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 120, unique: 40 }]);
+    expect(await dimensions(linkB, 'click_daily_dimensions')).toEqual([
+      { dimension: 'browser', value: 'Chrome', clicks: 120 },
+      { dimension: 'platform', value: 'android', clicks: 120 },
+    ]);
   });
 
   it('prunes only batch ids older than the cut-off', async () => {
     const old = nextBatchId();
     const recent = nextBatchId();
-    await rollups.recordBatch({ batchId: old, receivedClicks: 0, totals: [], dimensions: [] });
-    await rollups.recordBatch({ batchId: recent, receivedClicks: 0, totals: [], dimensions: [] });
+    await rollups.recordBatch({ batchId: old, receivedClicks: 0, clicks: [] });
+    await rollups.recordBatch({ batchId: recent, receivedClicks: 0, clicks: [] });
     await env.sql`UPDATE processed_batches SET processed_at = now() - interval '10 days' WHERE batch_id = ${old}`;
     const removed = await rollups.pruneProcessedBatches(new Date(Date.now() - 7 * 24 * HOUR));
     expect(removed).toBe(1);

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { isUuid, type ClickEvent } from '@deeplink/core';
-import type { ClickDimension } from '@deeplink/core/db/rollups-repository';
+import type { RollupClick } from '@deeplink/core/db/rollups-repository';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
 
@@ -9,15 +9,11 @@ const MAX_HOST_LENGTH = 253;
 // The largest time a Date can hold; anything outside 1970..then is not a real click.
 const MAX_TIMESTAMP = 8.64e15;
 
-/** A click reduced to what the rollups store: no address, no agent string, no full referrer. */
-export interface EnrichedClick {
-  linkId: string;
-  /** Start of the click's UTC hour, epoch milliseconds. */
-  bucket: number;
-  /** HMAC of address and agent: counts unique visitors without keeping either. */
-  visitor: string;
-  dimensions: Record<ClickDimension, string>;
-}
+/**
+ * A click reduced to what the rollups store: no address, no agent string, no full referrer. The
+ * visitor is an HMAC of address and agent, which counts unique visitors without keeping either.
+ */
+export type EnrichedClick = RollupClick;
 
 export interface ClickEnricherDeps {
   geoip: GeoIp;

@@ -1,4 +1,4 @@
-import type { RollupBatch, RollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { RollupRows, type RollupBatch, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
 
 interface Pending {
   batch: RollupBatch;
@@ -6,15 +6,25 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** Batches waiting for the next transaction, with the clicks of the first of each id already summed. */
+interface NextTransaction {
+  entries: Pending[];
+  ids: Set<string>;
+  rows: RollupRows;
+}
+
+const nextTransaction = (): NextTransaction => ({ entries: [], ids: new Set(), rows: new RollupRows() });
+
 /**
- * Writes aggregated batches to PostgreSQL one transaction at a time per process. Batches that
- * arrive while a write is under way go together into the next one, so rows that concurrent batches
- * share (a popular link's current hour) are upserted once per transaction rather than once per
- * batch; one transaction per batch would queue every batch behind the previous one's row locks.
- * Each batch stays all-or-nothing together with its id.
+ * Writes batches to PostgreSQL one transaction at a time per process. Batches that arrive while a
+ * write is under way go together into the next one, so rows that concurrent batches share (a
+ * popular link's current hour) are upserted once per transaction rather than once per batch; one
+ * transaction per batch would queue every batch behind the previous one's row locks. Their clicks
+ * are summed as they arrive, while the database works on the current transaction. Each batch stays
+ * all-or-nothing together with its id.
  */
 export function createRollupWriter(rollups: RollupsRepository) {
-  let waiting: Pending[] = [];
+  let next = nextTransaction();
   let writing = false;
 
   /** Resolves each entry; of entries sharing a batch id only the first can have been recorded. */
@@ -28,11 +38,11 @@ export function createRollupWriter(rollups: RollupsRepository) {
 
   const drain = async () => {
     writing = true;
-    while (waiting.length > 0) {
-      const entries = waiting;
-      waiting = [];
+    while (next.entries.length > 0) {
+      const { entries, rows } = next;
+      next = nextTransaction();
       try {
-        settle(entries, await rollups.recordBatches(entries.map((entry) => entry.batch)));
+        settle(entries, await rollups.recordBatches(entries.map((entry) => entry.batch), rows));
       } catch (error) {
         if (entries.length === 1) {
           entries[0]!.reject(error);
@@ -55,7 +65,11 @@ export function createRollupWriter(rollups: RollupsRepository) {
     /** Resolves true once the batch is committed, false if its id was recorded before; rejects on a database error. */
     write(batch: RollupBatch): Promise<boolean> {
       return new Promise((resolve, reject) => {
-        waiting.push({ batch, resolve, reject });
+        next.entries.push({ batch, resolve, reject });
+        if (!next.ids.has(batch.batchId)) {
+          next.ids.add(batch.batchId);
+          next.rows.add(batch.clicks);
+        }
         if (!writing) void drain();
       });
     },

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RollupRows } from '@deeplink/core/db/rollups-repository';
 import { BoundedCache } from '../src/bounded-cache.js';
 import { createClickEnricher, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
-import { aggregateClicks } from '../src/rollup-batch.js';
 import { createUserAgentParser } from '../src/user-agent.js';
 import { HOUR, UA, click } from './helpers.js';
 
@@ -127,7 +127,7 @@ describe('click enrichment', () => {
     expect(enrich({ linkId: LINK, ts: 1 } as never)).toMatchObject({ dimensions: { country: 'Unknown', referrer: 'direct' } });
   });
 
-  it('aggregates a batch into one row per link and hour and per dimension value', () => {
+  it('sums clicks into one row per link and hour and per dimension value', () => {
     const hour = Date.UTC(2026, 0, 1, 0);
     const clicks = [
       click(LINK, { ts: hour, ip: '8.8.8.8' }),
@@ -135,19 +135,18 @@ describe('click enrichment', () => {
       click(LINK, { ts: hour + 20, ip: '81.2.69.142', userAgent: UA.androidChrome }),
       click(LINK, { ts: hour + HOUR, ip: '8.8.8.8' }),
     ].map((c) => enrich(c)!);
-    const batch = aggregateClicks('agg-1', 5, clicks);
-    expect(batch.receivedClicks).toBe(5);
-    expect(batch.totals.map((t) => [t.bucket, t.clicks, t.visitors.length])).toEqual([
-      [hour, 3, 2],
-      [hour + HOUR, 1, 1],
-    ]);
-    const countries = batch.dimensions.filter((d) => d.dimension === 'country' && d.bucket === hour).map((d) => [d.value, d.clicks]);
+    const { groups, values } = new RollupRows().add(clicks).toArrays();
+    expect(groups.hours).toEqual([hour / HOUR, hour / HOUR + 1]);
+    expect(groups.clicks).toEqual([3, 1]);
+    expect(groups.visitors.map((list) => list.split(' ').length)).toEqual([2, 1]);
+    const countries = values.dimension.flatMap((dimension, i) =>
+      dimension === 'country' && values.group[i] === 1 ? [[values.value[i], values.clicks[i]]] : []);
     expect(countries).toEqual([
       ['US', 2],
       ['GB', 1],
     ]);
     // Hour one: two values each for platform, country, os and device, one each for browser (Chrome)
     // and referrer; hour two: one value per dimension.
-    expect(batch.dimensions).toHaveLength(4 * 2 + 2 + 6);
+    expect(values.group).toHaveLength(4 * 2 + 2 + 6);
   });
 });

@@ -75,8 +75,8 @@ describe('maintenance tasks', () => {
 
   it('prunes processed batch ids older than the retention', async () => {
     const rollups = rollupsRepository(env.sql);
-    await rollups.recordBatch({ batchId: 'prune-old', receivedClicks: 1, totals: [], dimensions: [] });
-    await rollups.recordBatch({ batchId: 'prune-new', receivedClicks: 1, totals: [], dimensions: [] });
+    await rollups.recordBatch({ batchId: 'prune-old', receivedClicks: 1, clicks: [] });
+    await rollups.recordBatch({ batchId: 'prune-new', receivedClicks: 1, clicks: [] });
     await env.sql`UPDATE processed_batches SET processed_at = now() - interval '8 days' WHERE batch_id = 'prune-old'`;
     expect(await pruneProcessedBatches(rollups, 7)).toEqual({ removed: 1 });
     const ids = (await env.sql<{ batch_id: string }[]>`SELECT batch_id FROM processed_batches WHERE batch_id LIKE 'prune-%'`).map(

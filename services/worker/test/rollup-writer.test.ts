@@ -10,8 +10,12 @@ const hourStart = Date.UTC(2026, 3, 1, 9);
 const batchFor = (batchId: string, linkId: string, clicks: number): RollupBatch => ({
   batchId,
   receivedClicks: clicks,
-  totals: [{ linkId, bucket: hourStart, clicks, visitors: [`${batchId}-visitor`] }],
-  dimensions: [{ linkId, bucket: hourStart, dimension: 'platform', value: 'ios', clicks }],
+  clicks: Array.from({ length: clicks }, () => ({
+    linkId,
+    bucket: hourStart,
+    visitor: `${batchId}-visitor`,
+    dimensions: { platform: 'ios', country: 'US', browser: 'Mobile Safari', os: 'iOS', device: 'Mobile', referrer: 'direct' },
+  })),
 });
 
 describe('rollup writer', () => {

@@ -91,10 +91,21 @@ export function linksRepository(sql: Sql) {
       return row;
     },
 
-    /** Deletes a link and (by cascade) its rollups; returns the deleted row's code. */
+    /** Deletes a link and its rollups in one transaction; returns the deleted row's code. */
     async delete(id: string): Promise<string | undefined> {
-      const [row] = await sql<{ code: string }[]>`DELETE FROM links WHERE id = ${id} RETURNING code`;
-      return row?.code;
+      return sql.begin(async (tx) => {
+        const [row] = await tx<{ code: string }[]>`DELETE FROM links WHERE id = ${id} RETURNING code`;
+        if (!row) return undefined;
+        // The rollup tables have no foreign key onto links: checking one on every row the worker
+        // writes cost as much as writing the row. The worker locks the links it writes for
+        // instead, so the DELETE above waited for any such transaction; these statements run after
+        // it, each with a fresh snapshot, and so also remove the rows it committed.
+        await tx`DELETE FROM click_hourly WHERE link_id = ${id}`;
+        await tx`DELETE FROM click_hourly_dimensions WHERE link_id = ${id}`;
+        await tx`DELETE FROM click_daily WHERE link_id = ${id}`;
+        await tx`DELETE FROM click_daily_dimensions WHERE link_id = ${id}`;
+        return row.code;
+      });
     },
 
     /** One page of a user's links, with the total count, sorted by a whitelisted column. */

@@ -1,154 +1,176 @@
 import type { Sql, TransactionSql } from './client.js';
 
-/** The dimensions click_hourly_dimensions breaks clicks down by. */
+/** The dimensions the rollups break clicks down by. */
 export const CLICK_DIMENSIONS = ['platform', 'country', 'browser', 'os', 'device', 'referrer'] as const;
 export type ClickDimension = (typeof CLICK_DIMENSIONS)[number];
 
-/** Clicks of one link in one UTC hour, with the distinct visitor hashes seen in it. */
-export interface HourlyTotal {
+const HOUR_MS = 3_600_000;
+
+/** One counted click, reduced to what the rollups keep. */
+export interface RollupClick {
   linkId: string;
-  /** Start of the UTC hour, epoch milliseconds. */
+  /** Start of the click's UTC hour, epoch milliseconds. */
   bucket: number;
-  clicks: number;
-  visitors: string[];
+  /** Hash of the visitor, fed to the unique-visitor sketches; never contains a space. */
+  visitor: string;
+  dimensions: Record<ClickDimension, string>;
 }
 
-/** Clicks of one link in one UTC hour that share one value of one dimension. */
-export interface DimensionCount {
-  linkId: string;
-  bucket: number;
-  dimension: ClickDimension;
-  value: string;
-  clicks: number;
-}
-
-/** A click batch already aggregated in memory, ready to be added to the rollups. */
+/** A click batch ready to be added to the rollups. */
 export interface RollupBatch {
   batchId: string;
   /** Clicks the batch carried, bots included; kept with the batch id for auditing. */
   receivedClicks: number;
-  /** At most one row per (link, hour). */
-  totals: HourlyTotal[];
-  /** At most one row per (link, hour, dimension, value). */
-  dimensions: DimensionCount[];
+  /** The clicks to count: bots and malformed events are already left out. */
+  clicks: RollupClick[];
 }
 
-function entry<K, V>(map: Map<K, V>, key: K, create: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) map.set(key, (value = create()));
-  return value;
+interface HourGroup {
+  clicks: number;
+  visitors: Set<string>;
+  /** Per dimension, in CLICK_DIMENSIONS order: value → clicks. */
+  counts: Map<string, number>[];
 }
 
 /**
- * Sums the rows of several batches so each (link, hour) and (link, hour, dimension, value) appears
- * once: one multi-row upsert may not touch the same row twice. Rows are copied, never changed in
- * place, so a batch can be written again on its own. Maps are nested by link and hour rather than
- * keyed by joined strings, which keeps this cheap for tens of thousands of rows.
+ * Clicks summed by link and UTC hour, and by link, hour and dimension value, so the database
+ * receives one row per group instead of one per click. The worker adds each batch's clicks as the
+ * batch arrives, so the sums of the next transaction are built while the current one is written.
  */
-function mergeRows(batches: RollupBatch[]): Pick<RollupBatch, 'totals' | 'dimensions'> {
-  if (batches.length === 1) return batches[0]!;
-  const totals = new Map<string, Map<number, HourlyTotal>>();
-  const dimensions = new Map<string, Map<number, Map<string, DimensionCount>>>();
-  for (const batch of batches) {
-    for (const total of batch.totals) {
-      const hours = entry(totals, total.linkId, () => new Map<number, HourlyTotal>());
-      const merged = hours.get(total.bucket);
-      if (!merged) hours.set(total.bucket, { ...total, visitors: [...total.visitors] });
-      else {
-        merged.clicks += total.clicks;
-        // A visitor seen by two batches is added to the sketch twice, which changes nothing.
-        for (const visitor of total.visitors) merged.visitors.push(visitor);
+export class RollupRows {
+  readonly #links = new Map<string, Map<number, HourGroup>>();
+
+  add(clicks: readonly RollupClick[]): this {
+    for (const click of clicks) {
+      let hours = this.#links.get(click.linkId);
+      if (!hours) this.#links.set(click.linkId, (hours = new Map()));
+      let group = hours.get(click.bucket);
+      if (!group) hours.set(click.bucket, (group = { clicks: 0, visitors: new Set(), counts: CLICK_DIMENSIONS.map(() => new Map()) }));
+      group.clicks++;
+      group.visitors.add(click.visitor);
+      for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
+        const value = click.dimensions[CLICK_DIMENSIONS[i]!];
+        const counts = group.counts[i]!;
+        counts.set(value, (counts.get(value) ?? 0) + 1);
       }
     }
-    for (const row of batch.dimensions) {
-      const hours = entry(dimensions, row.linkId, () => new Map<number, Map<string, DimensionCount>>());
-      const values = entry(hours, row.bucket, () => new Map<string, DimensionCount>());
-      const key = `${row.dimension}|${row.value}`;
-      const merged = values.get(key);
-      if (merged) merged.clicks += row.clicks;
-      else values.set(key, { ...row });
-    }
+    return this;
   }
-  return {
-    totals: [...totals.values()].flatMap((hours) => [...hours.values()]),
-    dimensions: [...dimensions.values()].flatMap((hours) => [...hours.values()].flatMap((values) => [...values.values()])),
-  };
+
+  /**
+   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
+   * joined by spaces, and one per group and dimension value, naming its group by position (from 1).
+   */
+  toArrays() {
+    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[], visitors: [] as string[] };
+    const values = { group: [] as number[], dimension: [] as string[], value: [] as string[], clicks: [] as number[] };
+    for (const [linkId, hours] of this.#links) {
+      for (const [bucket, group] of hours) {
+        groups.links.push(linkId);
+        groups.hours.push(bucket / HOUR_MS);
+        groups.clicks.push(group.clicks);
+        groups.visitors.push([...group.visitors].join(' '));
+        const position = groups.links.length;
+        group.counts.forEach((counts, i) => {
+          for (const [value, clicks] of counts) {
+            values.group.push(position);
+            values.dimension.push(CLICK_DIMENSIONS[i]!);
+            values.value.push(value);
+            values.clicks.push(clicks);
+          }
+        });
+      }
+    }
+    return { groups, values };
+  }
 }
 
-const isoHour = (bucket: number) => new Date(bucket).toISOString();
+/** The first batch of each id, in order. */
+function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
+  const seen = new Set<string>();
+  return batches.filter(({ batchId }) => !seen.has(batchId) && seen.add(batchId));
+}
 
 /**
- * Hourly click rollups and the record of batches already rolled up. SQL for click_hourly,
- * click_hourly_dimensions and processed_batches is written here and nowhere else.
+ * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
+ * their _dimensions tables and processed_batches is written here and nowhere else.
  */
 export function rollupsRepository(sql: Sql) {
-  /** Upserts per-hour totals and visitor sketches; rows of deleted links are filtered out by the join. */
-  const addTotals = async (tx: TransactionSql, totals: HourlyTotal[]) => {
-    if (totals.length === 0) return;
-    // Visitors are sent as (group number, hash) pairs so each group's id and hour travel once.
-    const groupOf: number[] = [];
-    const hashes: string[] = [];
-    totals.forEach((total, index) => {
-      for (const visitor of total.visitors) {
-        groupOf.push(index + 1);
-        hashes.push(visitor);
-      }
-    });
-    // Rows are inserted in key order so concurrent transactions lock shared rows in the same
-    // order and cannot deadlock each other.
-    await tx`
-      WITH groups AS (
-        SELECT * FROM unnest(${totals.map((t) => t.linkId)}::uuid[], ${totals.map((t) => isoHour(t.bucket))}::timestamptz[],
-                             ${totals.map((t) => t.clicks)}::bigint[])
-          WITH ORDINALITY AS g(link_id, bucket, clicks, n)
-      ), sketches AS (
-        SELECT v.n, hll_add_agg(hll_hash_text(v.visitor)) AS visitors
-        FROM unnest(${groupOf}::bigint[], ${hashes}::text[]) AS v(n, visitor)
-        GROUP BY v.n
+  /**
+   * One statement: records the ids of `claim`, then, only if every one of them was new, adds
+   * `rows` to the hourly and daily rollups. Returns the ids recorded now.
+   */
+  const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
+    const { groups, values } = rows.toArrays();
+    // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
+    // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
+    // requires (the daily rows of several hours are summed first).
+    const claimed = await tx<{ batchId: string }[]>`
+      WITH claimed AS (
+        INSERT INTO processed_batches (batch_id, clicks)
+        SELECT * FROM unnest(${claim.map((b) => b.batchId)}::text[], ${claim.map((b) => b.receivedClicks)}::int[])
+        ORDER BY 1
+        ON CONFLICT (batch_id) DO NOTHING
+        RETURNING batch_id
+      ), live AS MATERIALIZED (
+        -- The rollups have no foreign key onto links. Instead the links are locked here as the
+        -- key would have locked them, once per link rather than once per row: a link deleted
+        -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
+        -- removes its rows too.
+        SELECT id FROM links WHERE id = ANY(${groups.links}::uuid[]) ORDER BY id FOR KEY SHARE
+      ), groups AS (
+        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
+               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
+        FROM (
+          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
+          FROM unnest(${groups.links}::uuid[], ${groups.hours}::int[], ${groups.clicks}::bigint[], ${groups.visitors}::text[])
+            WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
+        ) g
+        WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${claim.length}
+      ), dimension_rows AS (
+        SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
+        FROM unnest(${values.group}::int[], ${values.dimension}::text[], ${values.value}::text[], ${values.clicks}::bigint[])
+          AS d(n, dimension, value, clicks)
+        JOIN groups g ON g.n = d.n
+      ), hourly AS (
+        INSERT INTO click_hourly AS t (link_id, bucket, clicks, visitors)
+        SELECT link_id, bucket, clicks, visitors FROM groups ORDER BY link_id, bucket
+        ON CONFLICT (link_id, bucket) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), daily AS (
+        INSERT INTO click_daily AS t (link_id, day, clicks, visitors)
+        SELECT link_id, day, sum(clicks), hll_union_agg(visitors) FROM groups GROUP BY link_id, day ORDER BY link_id, day
+        ON CONFLICT (link_id, day) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), hourly_dimensions AS (
+        INSERT INTO click_hourly_dimensions AS t (link_id, bucket, dimension, value, clicks)
+        SELECT link_id, bucket, dimension, value, clicks FROM dimension_rows ORDER BY link_id, dimension, bucket, value
+        ON CONFLICT (link_id, dimension, bucket, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
+      ), daily_dimensions AS (
+        INSERT INTO click_daily_dimensions AS t (link_id, dimension, day, value, clicks)
+        SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
+        GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
+        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
       )
-      INSERT INTO click_hourly AS t (link_id, bucket, clicks, visitors)
-      SELECT g.link_id, g.bucket, g.clicks, coalesce(s.visitors, hll_empty())
-      FROM groups g
-      JOIN links l ON l.id = g.link_id
-      LEFT JOIN sketches s ON s.n = g.n
-      ORDER BY g.link_id, g.bucket
-      ON CONFLICT (link_id, bucket) DO UPDATE
-        SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)`;
-  };
-
-  /** Upserts per-hour dimension counts, skipping links that no longer exist. */
-  const addDimensions = async (tx: TransactionSql, rows: DimensionCount[]) => {
-    if (rows.length === 0) return;
-    await tx`
-      INSERT INTO click_hourly_dimensions AS t (link_id, bucket, dimension, value, clicks)
-      SELECT d.link_id, d.bucket, d.dimension, d.value, d.clicks
-      FROM unnest(${rows.map((r) => r.linkId)}::uuid[], ${rows.map((r) => isoHour(r.bucket))}::timestamptz[],
-                  ${rows.map((r) => r.dimension)}::text[], ${rows.map((r) => r.value)}::text[],
-                  ${rows.map((r) => r.clicks)}::bigint[]) AS d(link_id, bucket, dimension, value, clicks)
-      JOIN links l ON l.id = d.link_id
-      ORDER BY d.link_id, d.dimension, d.bucket, d.value
-      ON CONFLICT (link_id, dimension, bucket, value) DO UPDATE SET clicks = t.clicks + excluded.clicks`;
+      SELECT batch_id AS "batchId" FROM claimed`;
+    return claimed.map((row) => row.batchId);
   };
 
   /**
    * Adds batches to the rollups in one transaction, each together with its id; a batch whose id
-   * was recorded before is skipped. Returns the ids recorded now.
+   * was recorded before is skipped, and of batches sharing an id only the first counts. `rows`
+   * may carry the clicks of those first batches already summed. Returns the ids recorded now.
    */
-  const recordBatches = async (batches: RollupBatch[]): Promise<Set<string>> => {
-    const unique = [...new Map(batches.map((batch) => [batch.batchId, batch])).values()];
+  const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
+    const unique = firstOfEachId(batches);
     return sql.begin(async (tx) => {
-      const rows = await tx<{ batchId: string }[]>`
-        INSERT INTO processed_batches (batch_id, clicks)
-        SELECT * FROM unnest(${unique.map((b) => b.batchId)}::text[], ${unique.map((b) => b.receivedClicks)}::int[])
-        ORDER BY 1
-        ON CONFLICT (batch_id) DO NOTHING
-        RETURNING batch_id AS "batchId"`;
-      const claimed = new Set(rows.map((row) => row.batchId));
-      const fresh = unique.filter((batch) => claimed.has(batch.batchId));
-      if (fresh.length > 0) {
-        const { totals, dimensions } = mergeRows(fresh);
-        await addTotals(tx, totals);
-        await addDimensions(tx, dimensions);
+      const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows());
+      const claimed = new Set(await claimAndAdd(tx, unique, all));
+      // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
+      // rows were not added, and the batches claimed now are added on their own.
+      if (claimed.size > 0 && claimed.size < unique.length) {
+        const fresh = unique.filter((batch) => claimed.has(batch.batchId));
+        await claimAndAdd(tx, [], fresh.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows()));
       }
       return claimed;
     });
