@@ -12,8 +12,8 @@ import { createApiHarness, type ApiHarness } from './harness.js';
 const LINKS = 30;
 const HOURS = 30 * 24;
 const START = Date.UTC(2026, 0, 1);
-const ROLLUP_TABLES = new Set(['click_hourly', 'click_hourly_dimensions']);
-const PRIMARY_KEYS = new Set(['click_hourly_pkey', 'click_hourly_dimensions_pkey']);
+const ROLLUP_TABLES = new Set(['click_hourly', 'click_hourly_dimensions', 'click_daily', 'click_daily_dimensions']);
+const PRIMARY_KEYS = new Set([...ROLLUP_TABLES].map((table) => `${table}_pkey`));
 
 interface PlanNode {
   'Node Type': string;
@@ -46,9 +46,7 @@ beforeAll(async () => {
   const agents = Object.values(BROWSER_AGENTS);
   await pipeline.send(linkIds.flatMap((id, l) => Array.from({ length: HOURS }, (_, h) =>
     click(id, START + h * 3_600_000 + l * 1000, { userAgent: agents[(h + l) % agents.length]!, ip: `8.8.${l}.${h % 200}`, referrer: `https://site${h % 7}.example/` }))));
-  await api.env.sql`ANALYZE click_hourly`;
-  await api.env.sql`ANALYZE click_hourly_dimensions`;
-  await api.env.sql`ANALYZE links`;
+  await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
     max: 1,
     onnotice: () => {},
@@ -65,7 +63,7 @@ afterAll(async () => {
 async function rollupPlans(run: () => Promise<unknown>): Promise<PlanNode[]> {
   sent.length = 0;
   await run();
-  const statements = sent.filter(({ query }) => /click_hourly/.test(query));
+  const statements = sent.filter(({ query }) => /click_(hourly|daily)/.test(query));
   expect(statements.length).toBeGreaterThan(0);
   const plans: PlanNode[] = [];
   for (const { query, parameters } of statements) {
@@ -88,27 +86,36 @@ function expectPrimaryKeyAccess(plans: PlanNode[]): string[] {
   }
   // A bitmap heap scan is fed by a bitmap index scan, which must be on a primary key too.
   for (const node of all.filter((n) => n['Node Type'] === 'Bitmap Index Scan')) expect(PRIMARY_KEYS.has(node['Index Name']!)).toBe(true);
-  return accesses.map((node) => node['Node Type']);
+  return accesses.map((node) => `${node['Node Type']} ${node['Relation Name'] ?? node['Index Name']}`);
 }
 
 describe('analytics query plans', () => {
-  const range = (days: number, timeBucket: 'hour' | 'day' | 'week' | 'month') =>
-    ({ start: new Date(START + 3 * 86_400_000), end: new Date(START + (3 + days) * 86_400_000), timeBucket });
+  /** `days` days from the fourth of the month; `edgeHours` moves both ends into the middle of a day. */
+  const range = (days: number, timeBucket: 'hour' | 'day' | 'week' | 'month', edgeHours = 0) => ({
+    start: new Date(START + 3 * 86_400_000 + edgeHours * 3_600_000),
+    end: new Date(START + (3 + days) * 86_400_000 + edgeHours * 3_600_000),
+    timeBucket,
+  });
 
-  it('reads a link report through the primary keys', async () => {
+  it('reads a link report through the primary keys, whole days from the daily tables', async () => {
     const repository = analyticsRepository(traced);
-    for (const [days, bucket] of [[7, 'hour'], [20, 'day'], [27, 'week'], [27, 'month']] as const) {
-      const types = expectPrimaryKeyAccess(await rollupPlans(() =>
-        repository.linkReport(linkIds[0]!, range(days, bucket), ['platform', 'country', 'browser', 'device', 'referrer'])));
-      expect(types.length, bucket).toBeGreaterThanOrEqual(3);
+    for (const edgeHours of [0, 7]) {
+      for (const [days, bucket] of [[7, 'hour'], [20, 'day'], [27, 'week'], [27, 'month']] as const) {
+        const accesses = expectPrimaryKeyAccess(await rollupPlans(() =>
+          repository.linkReport(linkIds[0]!, range(days, bucket, edgeHours), ['platform', 'country', 'browser', 'device', 'referrer'])));
+        expect(accesses.join('\n'), bucket).toMatch(/click_daily_dimensions/);
+        expect(accesses.join('\n'), bucket).toMatch(/click_daily\b/);
+      }
     }
   });
 
   it('reads an export through the primary keys', async () => {
     const repository = analyticsRepository(traced);
-    expectPrimaryKeyAccess(await rollupPlans(async () => {
-      for await (const _rows of repository.exportRows(linkIds[0]!, range(20, 'day'))) { /* drain */ }
-    }));
+    for (const [bucket, edgeHours] of [['day', 0], ['week', 7], ['hour', 7]] as const) {
+      expectPrimaryKeyAccess(await rollupPlans(async () => {
+        for await (const _rows of repository.exportRows(linkIds[0]!, range(bucket === 'hour' ? 3 : 20, bucket, edgeHours))) { /* drain */ }
+      }));
+    }
   });
 
   it("reads the summary's click totals through the primary key", async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { bucketIsoStrings, resolveRange } from '../src/domain/analytics-range.js';
-import { breakdownCache } from '../src/domain/breakdown-cache.js';
 import { csvField, csvLine } from '../src/domain/csv.js';
 import { topN, withLabels } from '../src/domain/top-n.js';
 
@@ -69,21 +68,5 @@ describe('bucketIsoStrings', () => {
     const starts = [Date.UTC(2025, 0, 1), Date.UTC(2024, 1, 29, 23), Date.UTC(2024, 2, 1, 9), Date.UTC(1969, 11, 31, 23), -62135596800000 + 5 * 3_600_000];
     for (let h = 0; h < 50; h++) starts.push(Date.UTC(2026, 11, 31, h));
     expect(bucketIsoStrings(starts)).toEqual(starts.map((ms) => new Date(ms).toISOString()));
-  });
-});
-
-describe('breakdownCache', () => {
-  const values = (n: number) => Array.from({ length: n }, (_, i) => ({ dimension: 'referrer' as const, value: `host${i}`, clicks: 1 }));
-
-  it('drops the least recently stored breakdowns once it holds too many values', () => {
-    const cache = breakdownCache(10);
-    cache.set('a', values(4));
-    cache.set('b', values(4));
-    cache.set('a', values(4)); // refreshed: b is now the oldest
-    cache.set('c', values(4));
-    expect([cache.get('a')?.length, cache.get('b'), cache.get('c')?.length]).toEqual([4, undefined, 4]);
-    cache.set('huge', values(11));
-    expect(cache.get('huge')).toBeUndefined();
-    expect(cache.size).toBe(2);
   });
 });

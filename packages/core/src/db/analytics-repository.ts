@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { TimeBucket } from '../schemas/analytics.js';
 import type { Sql } from './client.js';
 import { CLICK_DIMENSIONS, type ClickDimension } from './rollups-repository.js';
@@ -31,12 +32,6 @@ export interface LinkReportData {
   /** Clicks per bucket start (epoch ms), for the buckets that had any; the caller zero-fills the rest. */
   series: Map<number, number>;
   dimensions: DimensionTotal[];
-  /**
-   * Names the breakdown: link, range and dimensions, plus the range's click total and hourly row
-   * count. Rollup rows are only ever added to (a link's rows go with the link), so while those
-   * are unchanged so is every breakdown of the range.
-   */
-  fingerprint: string;
 }
 
 /** Account-wide numbers of one user. */
@@ -50,13 +45,36 @@ export interface AccountSummaryData {
 /** The value of the `total` rows of an export. */
 export const TOTAL_VALUE = 'all';
 
+const DAY_MS = 86_400_000;
+
+/** The part of a range read from daily rows: whole UTC days, start inclusive, end exclusive. */
+interface WholeDays {
+  start: Date;
+  end: Date;
+}
+
 /**
- * Read-only queries over the hourly rollups (and links, for the summary). Bucketing happens on
- * UTC wall-clock time (`AT TIME ZONE 'UTC'`), so days, ISO weeks and months never depend on the
- * session's TimeZone; every range condition is on the rollups' primary keys.
+ * The whole UTC days inside a range; the hours before and after them are read from hourly rows.
+ * A range that holds no whole day is read from hourly rows only (an empty span at its end).
+ */
+export function wholeDaysOf({ start, end }: Pick<ReportRange, 'start' | 'end'>): WholeDays {
+  const first = Math.ceil(start.getTime() / DAY_MS) * DAY_MS;
+  const last = Math.floor(end.getTime() / DAY_MS) * DAY_MS;
+  return first < last ? { start: new Date(first), end: new Date(last) } : { start: end, end };
+}
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/**
+ * Read-only queries over the rollups (and links, for the summary). A range is read from the daily
+ * tables for its whole UTC days and from the hourly tables for the hours at either edge, so a year
+ * costs 365 rows per value instead of 8,760; the daily rows are sums (and sketch unions) of the
+ * hourly ones written in the same transaction, so both ways give the same numbers. Bucketing
+ * happens on UTC wall-clock time (`AT TIME ZONE 'UTC'`), so days, ISO weeks and months never
+ * depend on the session's TimeZone; every range condition is on the tables' primary keys.
  */
 export function analyticsRepository(sql: Sql) {
-  /** Start of the UTC bucket that contains a rollup row's hour, as timestamptz. */
+  /** Start of the UTC bucket that contains a row's `bucket`, as timestamptz. */
   const bucketOf = (unit: TimeBucket) => sql`(date_trunc(${unit}::text, bucket AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
 
   /** Every bucket start of the range, including the first bucket when it starts before the range. */
@@ -66,78 +84,89 @@ export function analyticsRepository(sql: Sql) {
       (${end}::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond',
       ${`1 ${timeBucket}`}::interval) AT TIME ZONE 'UTC' AS bucket`;
 
-  /** Clicks per bucket of one link, only where there were any. */
-  const totalsPerBucket = (linkId: string, { start, end, timeBucket }: ReportRange) => sql`
-    SELECT ${bucketOf(timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
-    FROM click_hourly
-    WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}
-    GROUP BY 1`;
+  /**
+   * `columns` of one link's rows in the range, each with `bucket` (its hour, or its day's start):
+   * daily rows for `days`, hourly rows before and after them. Three range scans on primary keys.
+   */
+  const rangeRows = (
+    tables: { hourly: string; daily: string },
+    columns: string[],
+    where: postgres.Fragment,
+    { start, end }: ReportRange,
+    days: WholeDays,
+  ) => sql`
+    SELECT ${sql(columns)}, day::timestamp AT TIME ZONE 'UTC' AS bucket FROM ${sql(tables.daily)}
+    WHERE ${where} AND day >= ${isoDay(days.start)}::date AND day < ${isoDay(days.end)}::date
+    UNION ALL
+    SELECT ${sql(columns)}, bucket FROM ${sql(tables.hourly)} WHERE ${where} AND bucket >= ${start} AND bucket < ${days.start}
+    UNION ALL
+    SELECT ${sql(columns)}, bucket FROM ${sql(tables.hourly)} WHERE ${where} AND bucket >= ${days.end} AND bucket < ${end}`;
 
-  /** The range condition on click_hourly_dimensions, spelled out per key column so the whole primary key is used. */
-  const dimensionRows = (linkId: string, dimensions: readonly ClickDimension[], { start, end }: ReportRange) => sql`
-    link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[]) AND bucket >= ${start} AND bucket < ${end}`;
+  const TOTALS = { hourly: 'click_hourly', daily: 'click_daily' };
+  const DIMENSIONS = { hourly: 'click_hourly_dimensions', daily: 'click_daily_dimensions' };
+
+  /** Clicks (and visitor sketches) of one link in the range. */
+  const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays) =>
+    rangeRows(TOTALS, columns, sql`link_id = ${linkId}`, range, days);
+
+  /** Dimension counts of one link in the range; the dimension is a key column, so it is part of every scan's condition. */
+  const dimensionRows = (linkId: string, dimensions: readonly ClickDimension[], range: ReportRange, days: WholeDays) =>
+    rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'], sql`link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[])`, range, days);
 
   return {
-    /**
-     * Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. The
-     * breakdown is the expensive part (one row per hour and value); `reuse` may return one
-     * computed earlier under the same fingerprint instead of reading it again.
-     */
-    async linkReport(
-      linkId: string,
-      range: ReportRange,
-      dimensions: readonly ClickDimension[],
-      reuse: (fingerprint: string) => DimensionTotal[] | undefined = () => undefined,
-    ): Promise<LinkReportData> {
+    /** Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. */
+    async linkReport(linkId: string, range: ReportRange, dimensions: readonly ClickDimension[]): Promise<LinkReportData> {
       const { start, end, timeBucket } = range;
-      const where = sql`link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`;
+      const days = wholeDaysOf(range);
       // One read-only snapshot, so the totals, the series and the breakdowns always agree even
       // while the worker is adding clicks.
       return sql.begin('isolation level repeatable read read only', async (tx) => {
-        const [[totals], [perBucket]] = await Promise.all([
-          // Unique clicks: the hourly sketches merged over the whole range, never a sum of per-hour uniques.
-          tx<{ totalClicks: number; uniqueClicks: number; fingerprint: string }[]>`
+        const [[totals], [perBucket], counts] = await Promise.all([
+          // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
+          tx<{ totalClicks: number; uniqueClicks: number }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
-                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks",
-                   concat_ws(':', sum(clicks), count(*)) AS fingerprint
-            FROM click_hourly WHERE ${where}`,
+                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks"
+            FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r`,
           // Two arrays instead of a row per bucket: a year by hour is 8760 buckets, and decoding
-          // rows one by one costs more than the query itself.
+          // rows one by one costs more than the query itself. Hours come from the hourly rows only.
           tx<{ starts: number[] | null; clicks: number[] | null }[]>`
             SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(clicks) AS clicks
             FROM (${timeBucket === 'hour'
-              ? sql`SELECT bucket, clicks FROM click_hourly WHERE ${where}`
-              : sql`SELECT ${bucketOf(timeBucket)} AS bucket, sum(clicks)::bigint AS clicks FROM click_hourly WHERE ${where} GROUP BY 1`}) b`,
+              ? sql`SELECT bucket, clicks FROM click_hourly WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`
+              : sql`SELECT ${bucketOf(timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
+                    FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1`}) b`,
+          tx<DimensionTotal[]>`
+            SELECT dimension, value, sum(clicks)::bigint AS clicks
+            FROM (${dimensionRows(linkId, dimensions, range, days)}) r
+            GROUP BY dimension, value`,
         ]);
-        const fingerprint = [linkId, start.toISOString(), end.toISOString(), dimensions.join(','), totals!.fingerprint].join('|');
-        const counts = reuse(fingerprint) ?? await tx<DimensionTotal[]>`
-          SELECT dimension, value, sum(clicks)::bigint AS clicks
-          FROM click_hourly_dimensions
-          WHERE ${dimensionRows(linkId, dimensions, range)}
-          GROUP BY dimension, value`;
         return {
           totalClicks: totals!.totalClicks,
           uniqueClicks: totals!.uniqueClicks,
           series: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.clicks![i]!])),
           dimensions: [...counts],
-          fingerprint,
         };
       });
     },
 
     /**
      * Every bucket of the range with its total (zero-filled), followed by that bucket's counts per
-     * dimension value, read through a cursor `batchSize` rows at a time.
+     * dimension value, read through a cursor `batchSize` rows at a time. Hour buckets are read
+     * from hourly rows only; coarser ones from daily rows for whole days.
      */
     exportRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<BucketCount[]> {
+      const days = range.timeBucket === 'hour' ? { start: range.end, end: range.end } : wholeDaysOf(range);
       return sql<BucketCount[]>`
         SELECT bucket, dimension, value, clicks FROM (
           SELECT s.bucket, 'total' AS dimension, ${TOTAL_VALUE}::text AS value, coalesce(t.clicks, 0)::bigint AS clicks
-          FROM (${bucketSeries(range)}) s LEFT JOIN (${totalsPerBucket(linkId, range)}) t USING (bucket)
+          FROM (${bucketSeries(range)}) s
+          LEFT JOIN (
+            SELECT ${bucketOf(range.timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
+            FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1
+          ) t USING (bucket)
           UNION ALL
           SELECT ${bucketOf(range.timeBucket)}, dimension, value, sum(clicks)::bigint
-          FROM click_hourly_dimensions
-          WHERE ${dimensionRows(linkId, CLICK_DIMENSIONS, range)}
+          FROM (${dimensionRows(linkId, CLICK_DIMENSIONS, range, days)}) r
           GROUP BY 1, 2, 3
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
@@ -149,7 +178,7 @@ export function analyticsRepository(sql: Sql) {
       const [row] = await sql<AccountSummaryData[]>`
         WITH per_link AS (
           SELECT l.id, l.title, l.expires_at,
-                 coalesce((SELECT sum(h.clicks) FROM click_hourly h WHERE h.link_id = l.id), 0)::bigint AS clicks
+                 coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id), 0)::bigint AS clicks
           FROM links l
           WHERE l.user_id = ${userId}
         ), top AS (

@@ -4,7 +4,6 @@ import type {
 } from '@deeplink/core';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
-import { breakdownCache } from './breakdown-cache.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
 import { topN, withLabels } from './top-n.js';
@@ -12,9 +11,6 @@ import { topN, withLabels } from './top-n.js';
 /** Dimensions a link report breaks clicks down by (os is in the export only). */
 const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
 type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
-
-/** Dimension values the breakdown cache may hold in all: some tens of megabytes at most. */
-const BREAKDOWN_CACHE_VALUES = 200_000;
 
 /** An export ready to send: the body is produced while the client reads it. */
 export interface AnalyticsExport {
@@ -34,10 +30,6 @@ export function analyticsService(deps: {
 }) {
   const now = deps.now ?? (() => new Date());
 
-  // Rollup counters only grow, so a breakdown stays exact while its range's fingerprint is
-  // unchanged: a dashboard refreshing the same report skips the costliest query.
-  const breakdowns = breakdownCache(BREAKDOWN_CACHE_VALUES);
-
   /** Validates the range first (it needs no database), then checks ownership. */
   const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
     const range = resolveRange(query, now());
@@ -55,8 +47,7 @@ export function analyticsService(deps: {
     /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
-      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS, breakdowns.get);
-      breakdowns.set(report.fingerprint, report.dimensions);
+      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS);
       const counts = (dimension: ReportDimension) =>
         report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
       return {
