@@ -17,6 +17,8 @@ export interface BenchSettings {
   lossRequests: number;
   /** Redirect-to-rollup samples (BENCH_FRESHNESS_SAMPLES, 50). */
   freshnessSamples: number;
+  /** Clicks in every hour of the query link's year, rolled up by the worker (BENCH_YEAR_CLICKS_PER_HOUR, 40). */
+  yearClicksPerHour: number;
   /** Calls of the one-year hourly analytics query (BENCH_QUERY_REQUESTS, 100). */
   queryRequests: number;
   /** CPU list for the server under test and for wrk (BENCH_SERVER_CPUS=0, BENCH_WRK_CPUS=1); unset = no pinning. */
@@ -49,6 +51,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     workerClicks: int(env, 'BENCH_WORKER_CLICKS', 300_000),
     lossRequests: int(env, 'BENCH_LOSS_REQUESTS', 20_000),
     freshnessSamples: int(env, 'BENCH_FRESHNESS_SAMPLES', 50),
+    yearClicksPerHour: int(env, 'BENCH_YEAR_CLICKS_PER_HOUR', 40),
     queryRequests: int(env, 'BENCH_QUERY_REQUESTS', 100),
     serverCpus: pin ? env.BENCH_SERVER_CPUS || '0' : undefined,
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,

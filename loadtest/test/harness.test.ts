@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clickBatches, throughputFromSamples } from '../src/measure/worker-throughput.js';
+import { clickBatches, throughputFromSamples, YEAR_HOURS, yearOfClickBatches } from '../src/measure/worker-throughput.js';
 import { metricValue } from '../src/measure/drain.js';
 import { wrkRequests } from '../src/rotation.js';
 import { linkBody } from '../k6/lib/traffic.js';
@@ -37,6 +37,22 @@ describe('clickBatches', () => {
       expect(click.ts).toBeLessThanOrEqual(1_700_000_000_000);
       expect(click.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     }
+  });
+});
+
+describe('yearOfClickBatches', () => {
+  it('puts the same number of clicks in every hour of the year, none in the future', () => {
+    const now = Date.UTC(2026, 5, 1, 12, 30);
+    const batches = [...yearOfClickBatches('link', 3, now)];
+    const clicks = batches.flatMap((b) => b.clicks);
+    expect(clicks).toHaveLength(YEAR_HOURS * 3);
+    expect(batches.slice(0, -1).every((b) => b.clicks.length === 500)).toBe(true);
+    const perHour = new Map<number, number>();
+    for (const click of clicks) perHour.set(Math.floor(click.ts / 3_600_000), (perHour.get(Math.floor(click.ts / 3_600_000)) ?? 0) + 1);
+    expect(perHour.size).toBe(YEAR_HOURS);
+    expect(new Set(perHour.values())).toEqual(new Set([3]));
+    expect(Math.max(...clicks.map((c) => c.ts))).toBeLessThanOrEqual(now);
+    expect(Math.min(...clicks.map((c) => c.ts))).toBeGreaterThanOrEqual(Date.UTC(2025, 5, 1, 12));
   });
 });
 

@@ -28,6 +28,7 @@ function runBench(output: string): Promise<{ code: number | null; log: string }>
       BENCH_LOSS_REQUESTS: '600',
       BENCH_FRESHNESS_SAMPLES: '5',
       BENCH_QUERY_REQUESTS: '5',
+      BENCH_YEAR_CLICKS_PER_HOUR: '2',
       BENCH_OUTPUT: output,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,6 +19,16 @@ const JOB_OPTIONS = {
 } as const;
 
 const REFERRERS = ['', '', 'https://t.co/x', 'https://www.facebook.com/', 'https://www.google.com/', 'https://l.instagram.com/'];
+const HOUR_MS = 3_600_000;
+
+/** Address, agent and referrer of a synthetic human visit from one of 4,000 client addresses (`address`). */
+function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' | 'userAgent' | 'referrer'> {
+  return {
+    ip: `${11 + (address % 200)}.${(address * 7) % 256}.${(address * 13) % 256}.${address % 250}`,
+    userAgent: pickAgent(HUMAN_AGENTS, random()).userAgent,
+    referrer: REFERRERS[Math.floor(random() * REFERRERS.length)]!,
+  };
+}
 
 /**
  * Batches shaped like the redirector's: CLICK_BATCH_SIZE clicks from the last few seconds, human
@@ -30,16 +40,38 @@ export function* clickBatches(linkIds: readonly string[], clicks: number, batchS
     const batch: ClickEvent[] = [];
     for (let i = 0; i < Math.min(batchSize, clicks - sent); i++) {
       const address = Math.floor(random() * 4000);
-      batch.push({
-        linkId: linkIds[Math.floor(random() ** 3 * linkIds.length)]!,
-        ts: now - Math.floor(random() * 5000),
-        ip: `${11 + (address % 200)}.${(address * 7) % 256}.${(address * 13) % 256}.${address % 250}`,
-        userAgent: pickAgent(HUMAN_AGENTS, random()).userAgent,
-        referrer: REFERRERS[Math.floor(random() * REFERRERS.length)]!,
-      });
+      const linkId = linkIds[Math.floor(random() ** 3 * linkIds.length)]!;
+      const ts = now - Math.floor(random() * 5000);
+      batch.push({ linkId, ts, ...visitor(random, address) });
     }
     yield { batchId: randomUUID(), clicks: batch };
   }
+}
+
+/** Hours of the year that yearOfClickBatches covers: the current one and the 365 days before it. */
+export const YEAR_HOURS = 365 * 24 + 1;
+
+/**
+ * A year of one link's traffic, `clicksPerHour` human clicks in every hour up to now, in
+ * redirector-sized batches. Rolled up by a real worker, it fills every rollup table the way
+ * production traffic does, whatever tables the worker writes.
+ */
+export function* yearOfClickBatches(linkId: string, clicksPerHour: number, now = Date.now(), batchSize = 500): Generator<ClickBatch> {
+  const random = seededRandom(11);
+  const last = Math.floor(now / HOUR_MS) * HOUR_MS;
+  let batch: ClickEvent[] = [];
+  for (let hour = last - (YEAR_HOURS - 1) * HOUR_MS; hour <= last; hour += HOUR_MS) {
+    const span = Math.min(HOUR_MS, now - hour + 1);
+    for (let i = 0; i < clicksPerHour; i++) {
+      const address = Math.floor(random() * 4000);
+      batch.push({ linkId, ts: hour + Math.floor(random() * span), ...visitor(random, address) });
+      if (batch.length === batchSize) {
+        yield { batchId: randomUUID(), clicks: batch };
+        batch = [];
+      }
+    }
+  }
+  if (batch.length > 0) yield { batchId: randomUUID(), clicks: batch };
 }
 
 /** Adds the batches to the click queue under `prefix`, as the redirector would; returns the job count. */
