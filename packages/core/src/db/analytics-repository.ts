@@ -121,6 +121,10 @@ export function analyticsRepository(sql: Sql) {
       // One read-only snapshot, so the totals, the series and the breakdowns always agree even
       // while the worker is adding clicks.
       return sql.begin('isolation level repeatable read read only', async (tx) => {
+        // Plan each statement for its own range. After five runs PostgreSQL may switch to a plan
+        // cached for any range, which guesses a handful of rows and then sorts a year's breakdown
+        // (tens of thousands of rows) instead of hashing it: three times slower.
+        await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
         const [[totals], [perBucket], counts] = await Promise.all([
           // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
           tx<{ totalClicks: number; uniqueClicks: number }[]>`
