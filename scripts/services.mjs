@@ -184,6 +184,13 @@ async function ensurePostgres(url) {
 
 const quoteIdent = (name) => `"${name.replaceAll('"', '""')}"`;
 
+/** Makes a command-line tool from a Debian package available (the benchmark's `wrk`), installing it as root. */
+export function ensureTool(command, debianPackage = command) {
+  if (hasCommand(command)) return;
+  aptInstall([debianPackage], `${command} is not installed`);
+  if (!hasCommand(command)) throw new ServiceError(`${debianPackage} was installed but ${command} is still not on PATH`);
+}
+
 /** Brings up Redis and PostgreSQL for the given URLs (defaults: the environment, then DESIGN.md's addresses). */
 export async function ensureServices({
   redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL,

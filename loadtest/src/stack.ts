@@ -5,7 +5,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { createDatabase, createRedis, migrate, type Sql } from '@deeplink/core';
 import type { Redis } from 'ioredis';
-import { ensureServices } from '../../scripts/services.mjs';
+import { ensureServices, ensureTool } from '../../scripts/services.mjs';
 
 /** The repository root: services are started from here, as `npm start` does. */
 export const repoRoot = join(import.meta.dirname, '../..');
@@ -148,6 +148,7 @@ export async function createBenchWorld(): Promise<BenchWorld> {
   const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
   await ensureServices({ databaseUrl: baseUrl, redisUrl });
+  ensureTool('wrk'); // the one load generator every HTTP target is measured with
 
   const id = randomBytes(4).toString('hex');
   const database = `deeplink_bench_${id}`;
