@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { createDatabase, createRedis, migrate, type Sql } from '@deeplink/core';
+import { createDatabase, createRedis, deleteKeys, migrate, type Sql } from '@deeplink/core';
 import type { Redis } from 'ioredis';
 import { ensureServices, ensureTool } from '../../scripts/services.mjs';
 
@@ -202,13 +202,4 @@ export async function createBenchWorld(): Promise<BenchWorld> {
       }
     },
   };
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }

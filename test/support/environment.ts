@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createDatabase, createRedis, loadConfig, type Config, type Sql } from '@deeplink/core';
+import { createDatabase, createRedis, deleteKeys, loadConfig, type Config, type Sql } from '@deeplink/core';
 import { templateDatabase, adminUrl, databaseUrl, redisUrl } from './urls.js';
 
 export interface TestEnvironment {
@@ -59,13 +59,4 @@ export async function createTestEnvironment(overrides: Record<string, string> = 
       }
     },
   };
-}
-
-async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }

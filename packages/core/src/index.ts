@@ -14,6 +14,7 @@ export * from './db/links-repository.js';
 export * from './db/analytics-repository.js';
 export * from './redis/keys.js';
 export * from './redis/client.js';
+export * from './redis/delete-keys.js';
 export * from './redis/link-cache.js';
 export * from './queue/clicks.js';
 export * from './ids/short-code.js';
