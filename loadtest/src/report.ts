@@ -94,7 +94,7 @@ export function formatReport(r: BenchResult): string {
       row('Fastify + Redis GET (peer)', http.peer, limitRatio(http.peer), '1.00×'),
       row('redirector at half rate', http.halfRate, '', ''),
     ]),
-    `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms after each answer`,
+    `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms on average after each answer`,
     `  click capture: ${fmt(r.clickCapture.flushed)} of ${fmt(r.clickCapture.buffered)} clicks written to the queue, ${fmt(r.clickCapture.dropped)} dropped`,
     '',
     ...[

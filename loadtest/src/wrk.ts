@@ -33,9 +33,20 @@ export interface WrkOptions {
 const RESULT_MARK = 'WRK_RESULT ';
 
 /**
+ * A pause of `delayMs` on average, drawn uniformly from ½ to 1½ times it. A fixed pause would keep
+ * the connections in step on wrk's millisecond timer ticks, so requests would arrive in bursts and
+ * measure the burst rather than the rate.
+ */
+function delayFunction(delayMs: number): string {
+  const low = Math.max(0, Math.round(delayMs / 2));
+  const high = Math.max(low, Math.round((delayMs * 3) / 2));
+  return `\nfunction delay()\n  return math.random(${low}, ${high})\nend\n`;
+}
+
+/**
  * The Lua script: cycles through pre-formatted requests (formatting them once keeps wrk's own
  * cost per request low), starts each thread at a different offset, and prints the figures as one
- * JSON line from done(). `delayMs` > 0 adds a pause after every response, which is how wrk (unlike
+ * JSON line from done(). `delayMs` > 0 adds a pause after every response (see delayFunction), which is how wrk (unlike
  * wrk2) can be held below its maximum rate. No response() callback: it would slow wrk down, and
  * wrk counts non-2xx/3xx answers itself.
  */
@@ -69,7 +80,7 @@ function request()
   i = i % n + 1
   return raw[i]
 end
-${delayMs > 0 ? `\nfunction delay()\n  return ${Math.round(delayMs)}\nend\n` : ''}
+${delayMs > 0 ? delayFunction(delayMs) : ''}
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('${RESULT_MARK}{"requests":%d,"duration_us":%d,"bytes":%d,' ..

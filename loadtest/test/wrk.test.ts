@@ -49,8 +49,8 @@ describe('wrkScript', () => {
     expect(script).not.toContain('function delay');
   });
 
-  it('adds a fixed pause after each answer only when asked', () => {
-    expect(wrkScript(requests, 10)).toMatch(/function delay\(\)\n {2}return 10\nend/);
+  it('adds a pause of the asked length on average after each answer, only when asked', () => {
+    expect(wrkScript(requests, 10)).toMatch(/function delay\(\)\n {2}return math.random\(5, 15\)\nend/);
   });
 
   it('refuses an empty rotation', () => {

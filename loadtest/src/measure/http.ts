@@ -16,7 +16,7 @@ export interface HttpRun {
   onTick: (elapsedS: number, totalS: number) => void;
 }
 
-/** Pause after each answer in the half-rate run: long against a redirect, short against wrk's timer tick. */
+/** Mean pause after each answer in the half-rate run: long against a redirect, short against wrk's timer tick. */
 export const HALF_RATE_DELAY_MS = 10;
 
 async function ticking<T>(work: Promise<T>, durationMs: number, onTick: HttpRun['onTick']): Promise<T> {
