@@ -16,7 +16,7 @@ import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult 
 import { createLinks, createSession, reportedClicks } from './seed.js';
 import { wrkRequests } from './rotation.js';
 import { loadSettings } from './settings.js';
-import { createBenchWorld, freePort, repoRoot, startProcess, type ManagedProcess, type ProcessSpec } from './stack.js';
+import { createBenchWorld, freePort, repoRoot, startProcess, waitForQuiet, type ManagedProcess, type ProcessSpec } from './stack.js';
 import { ratio, summarize } from './stats.js';
 import { createVisitor } from './visitor.js';
 
@@ -102,10 +102,16 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`));
   if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
   await stop(benchWorker);
-  // Statistics, as autovacuum would have gathered them on a database that has been running a while.
-  await world.sql`ANALYZE`;
+  // Statistics and a vacuumed table, as on a database that has been running a while; done now so
+  // autovacuum does not compete with the HTTP runs that follow.
+  await world.sql`VACUUM (ANALYZE)`;
 
   const requests = wrkRequests(links);
+  /** Lets background work settle before a measurement and says so when it would not. */
+  const quiet = async () => {
+    const busy = await waitForQuiet();
+    if (busy >= 0.15) progress.note(`the machine is still ${Math.round(busy * 100)} % busy with other work; figures will suffer`);
+  };
   const http = (url: string): HttpRun => ({
     url, requests, dir: logDir, connections: settings.connections, durationMs: settings.durationMs,
     warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
@@ -118,21 +124,25 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   });
   phase(3, 'redirector at full speed (click capture on, no worker running)');
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
+  await quiet();
   const redirectorMax = await measureMaxRate(http(shortUrlBase), 'redirector');
 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
+  await quiet();
   const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
   const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
   await stop(redirector);
 
   phase(5, 'bare uWebSockets.js 302 (the limit)');
   const bare = await start({ name: 'bare-uws', entry: target('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
+  await quiet();
   const limit = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws');
   await stop(bare);
 
   phase(6, 'Fastify + Redis GET (the peer)');
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
   const peer = await start({ name: 'fastify-peer', entry: target('fastify-peer'), env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
+  await quiet();
   const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
   await stop(peer);
 

@@ -34,6 +34,30 @@ export function readMemory(pid: number): { rss: number; peakRss: number } | unde
   return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
 }
 
+/** Busy and total CPU time of the whole machine so far, in clock ticks, from /proc/stat. */
+function cpuTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, n) => sum + n, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/**
+ * Waits until the machine is nearly idle (under `maxBusy` of all cores over one second), or until
+ * `timeoutMs`, so that background work (autovacuum, a finishing process) does not land in a
+ * measurement. Returns the last busy share seen.
+ */
+export async function waitForQuiet(maxBusy = 0.15, timeoutMs = 30_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = cpuTicks();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = cpuTicks();
+    const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+    if (busy < maxBusy || Date.now() > deadline) return busy;
+  }
+}
+
 /** A process the bench started; stop() is idempotent. */
 export interface ManagedProcess {
   name: string;
