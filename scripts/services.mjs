@@ -129,9 +129,20 @@ async function startPrivatePostgres(port) {
     pg = postgresBinDir();
     if (!pg) throw new ServiceError('PostgreSQL was installed but no pg_ctl was found under /usr/lib/postgresql');
   }
-  const dir = join(dataDir, `postgres-${port}`);
-  mkdirSync(dataDir, { recursive: true });
-  if (isRoot()) execFileSync('chown', ['postgres:postgres', dataDir]);
+  let base = dataDir;
+  mkdirSync(base, { recursive: true });
+  if (isRoot()) {
+    execFileSync('chown', ['postgres:postgres', base]);
+    // A checkout under a private folder (mktemp -d is mode 0700) is out of the postgres user's
+    // reach; the cluster then lives in a folder of its own under /var/tmp instead.
+    if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-w', base]).status !== 0) {
+      base = join('/var/tmp', `deeplink-${repoRoot.replace(/[^A-Za-z0-9]+/g, '-')}`);
+      mkdirSync(base, { recursive: true });
+      execFileSync('chown', ['postgres:postgres', base]);
+      log(`the postgres user cannot reach ${dataDir}; keeping the cluster in ${base}`);
+    }
+  }
+  const dir = join(base, `postgres-${port}`);
   if (!existsSync(join(dir, 'PG_VERSION'))) {
     log(`initialising a private PostgreSQL ${pg.version} cluster in ${dir}`);
     runAsPostgres(join(pg.bin, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale']);

@@ -19,13 +19,19 @@ const runScript = (env: Record<string, string>) =>
 
 afterAll(async () => {
   await run('redis-cli', ['-p', String(REDIS_PORT), 'shutdown', 'nosave']).catch(() => {});
-  if (existsSync(postgresDir)) {
+  // The cluster lives in .data, or under /var/tmp when the postgres user cannot reach the checkout.
+  const sql = createDatabase(`postgres://postgres@127.0.0.1:${POSTGRES_PORT}/postgres`, { max: 1 });
+  const [row] = await sql<{ data_directory: string }[]>`SHOW data_directory`.catch(() => [undefined]);
+  await sql.end();
+  const clusterDir = row?.data_directory ?? postgresDir;
+  if (existsSync(clusterDir)) {
     const pgCtl = (await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1'])).stdout.trim();
     const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
-    await run(asPostgres[0] ?? pgCtl, [...asPostgres.slice(1), ...(asPostgres.length ? [pgCtl] : []), '-D', postgresDir, '-m', 'immediate', 'stop']).catch(() => {});
+    await run(asPostgres[0] ?? pgCtl, [...asPostgres.slice(1), ...(asPostgres.length ? [pgCtl] : []), '-D', clusterDir, '-m', 'immediate', 'stop']).catch(() => {});
   }
   rmSync(redisDir, { recursive: true, force: true });
   rmSync(postgresDir, { recursive: true, force: true });
+  rmSync(clusterDir, { recursive: true, force: true });
 });
 
 describe('scripts/services.mjs', () => {
