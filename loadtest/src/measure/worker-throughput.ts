@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, type ClickBatch, type ClickEvent, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
 import { Queue } from 'bullmq';
 import { HUMAN_AGENTS, pickAgent, seededRandom } from '../user-agents.js';
 
@@ -74,20 +74,20 @@ export function* yearOfClickBatches(linkId: string, clicksPerHour: number, now =
   if (batch.length > 0) yield { batchId: randomUUID(), clicks: batch };
 }
 
-/** Adds the batches to the click queue under `prefix`, as the redirector would; returns the job count. */
+/** Adds the batches to the click queue under `prefix`, packed as the redirector would; returns the job count. */
 export async function fillClickQueue(redisUrl: string, prefix: string, batches: Iterable<ClickBatch>): Promise<number> {
   const connection = createRedis(redisUrl, { maxRetriesPerRequest: null, enableAutoPipelining: false });
-  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix });
+  const queue = new Queue<PackedClickBatch>(CLICK_QUEUE, { connection, prefix });
   let jobs = 0;
   try {
-    let chunk: ClickBatch[] = [];
+    let chunk: PackedClickBatch[] = [];
     const flush = async () => {
       await queue.addBulk(chunk.map((data) => ({ name: CLICK_BATCH_JOB, data, opts: { ...JOB_OPTIONS, jobId: data.batchId } })));
       jobs += chunk.length;
       chunk = [];
     };
     for (const batch of batches) {
-      chunk.push(batch);
+      chunk.push(packClickBatch(batch));
       if (chunk.length === 50) await flush();
     }
     if (chunk.length > 0) await flush();

@@ -2,7 +2,7 @@
 // The worker runs in-process here; its declaration for ua-parser-js is outside this project's include.
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickBatch, type ClickEvent } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, packClickBatch, type ClickEvent, type PackedClickBatch } from '@deeplink/core';
 import type { TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../../worker/src/app.js';
 
@@ -42,20 +42,20 @@ export const click = (linkId: string, ts: number | string, overrides: Partial<Cl
 const IDLE_STATES = ['waiting', 'active', 'delayed', 'prioritized'] as const;
 
 /**
- * The real click pipeline of a test environment: ClickBatch jobs on its BullMQ queue, rolled up
+ * The real click pipeline of a test environment: packed click batch jobs on its BullMQ queue, rolled up
  * into PostgreSQL by the real worker running in-process.
  */
 export async function createClickPipeline(env: TestEnvironment) {
   const worker = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, schedule: false });
   const connection = env.redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: env.config.QUEUE_PREFIX });
+  const queue = new Queue<PackedClickBatch>(CLICK_QUEUE, { connection, prefix: env.config.QUEUE_PREFIX });
 
   return {
     /** Queues the clicks in batches like the redirector does and resolves once the worker has rolled them all up. */
     async send(clicks: ClickEvent[], batchSize = 500): Promise<void> {
       for (let i = 0; i < clicks.length; i += batchSize) {
         const batchId = randomUUID();
-        await queue.add(CLICK_BATCH_JOB, { batchId, clicks: clicks.slice(i, i + batchSize) }, { jobId: batchId });
+        await queue.add(CLICK_BATCH_JOB, packClickBatch({ batchId, clicks: clicks.slice(i, i + batchSize) }), { jobId: batchId });
       }
       const deadline = Date.now() + 20_000;
       for (;;) {

@@ -4,11 +4,12 @@ import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
 import { redisKeys } from '@deeplink/core/redis/keys';
 import type { CachedLink } from '@deeplink/core/redis/link-cache';
-import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE, renderAppPage } from '@deeplink/core/routing/pages';
+import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
 import { detectPlatform } from '@deeplink/core/routing/platform';
-import { resolveDestination } from '@deeplink/core/routing/resolve-destination';
+import { isExpired } from '@deeplink/core/routing/resolve-destination';
 import { createClickBuffer } from './click-buffer.js';
-import { clientAddress, socketAddress } from './client-address.js';
+import { clientAddress } from './client-address.js';
+import { linkAnswer } from './link-answers.js';
 import { createLinkLookup } from './link-lookup.js';
 import { rateLimitedLog, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -54,7 +55,8 @@ interface Visit {
   head: boolean;
   userAgent: string;
   referrer: string;
-  ip: string;
+  /** X-Forwarded-For, read only when the proxy in front is trusted. */
+  forwardedFor: string;
 }
 
 /** Settles true when `work` succeeds within `ms`, false when it fails or takes longer. */
@@ -97,30 +99,32 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   }
 
   function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null) {
-    const now = Date.now();
-    const destination = link ? resolveDestination(link, detectPlatform(visit.userAgent), now) : undefined;
-    switch (destination?.kind) {
-      case 'redirect':
-        res.writeStatus(STATUS[302]!).writeHeader('Location', destination.location).writeHeader('Cache-Control', NO_STORE);
-        res.end(undefined, closing);
-        break;
-      case 'app-page':
-        send(res, 200, HTML, renderAppPage(destination.appUrl, destination.fallbackUrl), visit.head);
-        break;
-      case 'expired':
-        metrics.response(410);
-        return send(res, 410, HTML, GONE_PAGE, visit.head);
-      case 'unavailable':
-        warnLookup('link has no safe destination', { code });
-        metrics.response(404);
-        return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
-      case undefined:
-        metrics.response(404);
-        return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+    if (link === null) {
+      metrics.response(404);
+      return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
     }
-    metrics.response(destination.kind === 'redirect' ? 302 : 200);
+    const now = Date.now();
+    if (isExpired(link, now)) {
+      metrics.response(410);
+      return send(res, 410, HTML, GONE_PAGE, visit.head);
+    }
+    const found = linkAnswer(link, detectPlatform(visit.userAgent));
+    if (found.kind === 'unavailable') {
+      warnLookup('link has no safe destination', { code });
+      metrics.response(404);
+      return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+    }
+    // Recorded before the response ends: the client address cannot be read afterwards.
     if (!visit.head) {
-      clicks.push({ linkId: link!.id, ts: now, ip: visit.ip, userAgent: visit.userAgent, referrer: visit.referrer });
+      clicks.push(link.id, now, clientAddress(res, visit.forwardedFor, config.TRUST_PROXY), visit.userAgent, visit.referrer);
+    }
+    if (found.kind === 'redirect') {
+      metrics.response(302);
+      res.writeStatus(STATUS[302]!).writeHeader('Location', found.location).writeHeader('Cache-Control', NO_STORE);
+      res.end(undefined, closing);
+    } else {
+      metrics.response(200);
+      send(res, 200, HTML, found.body, visit.head);
     }
   }
 
@@ -129,7 +133,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       head,
       userAgent: req.getHeader('user-agent').slice(0, MAX_HEADER_CHARS),
       referrer: req.getHeader('referer').slice(0, MAX_HEADER_CHARS),
-      ip: head ? '' : clientAddress(socketAddress(res), req.getHeader('x-forwarded-for'), config.TRUST_PROXY),
+      forwardedFor: config.TRUST_PROXY ? req.getHeader('x-forwarded-for') : '',
     };
     const cached = lookup.peek(code);
     if (cached !== undefined) return answer(res, code, visit, cached);

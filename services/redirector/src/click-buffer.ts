@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Config } from '@deeplink/core/config';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickBatch, type ClickEvent } from '@deeplink/core/queue/clicks';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
 import { rateLimitedLog, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -34,14 +34,15 @@ export interface ClickBufferDeps {
 export type ClickBuffer = ReturnType<typeof createClickBuffer>;
 
 /**
- * Collects clicks in memory and writes them to BullMQ as one job per batch, every CLICK_FLUSH_MS
- * or as soon as CLICK_BATCH_SIZE are waiting. While Redis is away it holds up to CLICK_BUFFER_MAX
- * clicks and drops (and counts) the rest.
+ * Collects clicks in memory and writes them to BullMQ as one packed job per batch, every
+ * CLICK_FLUSH_MS or as soon as CLICK_BATCH_SIZE are waiting. While Redis is away it holds up to
+ * CLICK_BUFFER_MAX clicks and drops (and counts) the rest.
  */
 export function createClickBuffer({ config, connection, metrics, logger }: ClickBufferDeps) {
-  let waiting: ClickEvent[] = [];
-  /** Batches whose add failed; resent with the same id, so a duplicate add is a no-op. */
-  const retries: ClickBatch[] = [];
+  /** The batch clicks go into now. */
+  let filling = new PackedClickBatchBuilder();
+  /** Sealed batches not yet written, oldest first; a failed one goes back to the front with its id. */
+  const sealed: PackedClickBatch[] = [];
   let held = 0;
   let flushing: Promise<void> | undefined;
   let pausedUntil = 0;
@@ -50,8 +51,8 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
   const warnQueue = rateLimitedLog(logger.warn);
 
   let queue = openQueue();
-  function openQueue(): { queue: Queue<ClickBatch>; broken: boolean } {
-    const opened = { queue: new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX }), broken: false };
+  function openQueue(): { queue: Queue<PackedClickBatch>; broken: boolean } {
+    const opened = { queue: new Queue<PackedClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX }), broken: false };
     opened.queue.on('error', (error) => warnQueue('click queue error', { error }));
     // A queue whose initial handshake failed rejects every add from then on: replace it.
     opened.queue.waitUntilReady().catch(() => {
@@ -60,7 +61,7 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     return opened;
   }
 
-  async function add(batch: ClickBatch): Promise<void> {
+  async function add(batch: PackedClickBatch): Promise<void> {
     if (queue.broken) {
       void queue.queue.close().catch(() => {});
       queue = openQueue();
@@ -78,66 +79,74 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     }
   }
 
-  /** A failed batch first; then a full batch, or (`partial`) whatever is waiting. */
-  function nextBatch(partial: boolean): ClickBatch | undefined {
-    if (retries.length > 0) return retries.shift();
-    if (waiting.length === 0 || (!partial && waiting.length < config.CLICK_BATCH_SIZE)) return undefined;
-    const clicks = waiting.length <= config.CLICK_BATCH_SIZE ? waiting : waiting.slice(0, config.CLICK_BATCH_SIZE);
-    waiting = clicks === waiting ? [] : waiting.slice(config.CLICK_BATCH_SIZE);
-    return { batchId: randomUUID(), clicks };
+  /** Closes the filling batch (if it holds anything) so the next drain sends it. */
+  function seal(): void {
+    if (filling.size === 0) return;
+    sealed.push(filling.build(randomUUID()));
+    filling = new PackedClickBatchBuilder();
   }
 
-  /** Sends batches one at a time; stops at the first failure. */
-  async function drain(partial: boolean): Promise<void> {
-    for (let batch = nextBatch(partial); batch; batch = nextBatch(partial)) {
+  /**
+   * Sends sealed batches one at a time; stops at the first failure. Clicks that arrive meanwhile
+   * fill the next batch, which goes out when it is full or at the next timed flush.
+   */
+  async function drain(): Promise<void> {
+    for (let batch = sealed.shift(); batch; batch = sealed.shift()) {
       try {
         await add(batch);
       } catch (error) {
-        retries.unshift(batch);
+        sealed.unshift(batch);
         pausedUntil = Date.now() + RETRY_PAUSE_MS;
         metrics.flushErrors++;
         warnFlush('click batch flush failed; keeping it for the next try', { error, held });
         return;
       }
-      held -= batch.clicks.length;
-      metrics.clicksFlushed += batch.clicks.length;
+      const count = batch.clicks.length / PACKED_FIELDS;
+      held -= count;
+      metrics.clicksFlushed += count;
       metrics.batchesFlushed++;
     }
   }
 
-  /** Starts a flush unless one is running: full batches only, or (`partial`) everything. */
-  function flush(partial = true): Promise<void> {
-    flushing ??= drain(partial).finally(() => {
+  /** Seals what is waiting and sends every sealed batch, unless a flush is running already. */
+  function flush(): Promise<void> {
+    if (flushing) return flushing;
+    seal();
+    flushing = drain().finally(() => {
       flushing = undefined;
     });
     return flushing;
   }
 
-  const scheduledFlush = (partial: boolean) => {
-    if (held > 0 && Date.now() >= pausedUntil) void flush(partial);
+  const scheduledFlush = () => {
+    if (held > 0 && Date.now() >= pausedUntil) void flush();
   };
-  const timer = setInterval(() => scheduledFlush(true), config.CLICK_FLUSH_MS);
+  const timer = setInterval(scheduledFlush, config.CLICK_FLUSH_MS);
   timer.unref();
 
   return {
     /** Records one click; drops it (counted, logged) when the buffer is full. Never blocks. */
-    push(click: ClickEvent): void {
+    push(linkId: string, ts: number, ip: string, userAgent: string, referrer: string): void {
       if (held >= config.CLICK_BUFFER_MAX) {
         metrics.clicksDropped++;
         warnDropped('click buffer full; dropping clicks', { max: config.CLICK_BUFFER_MAX, dropped: metrics.clicksDropped });
         return;
       }
-      waiting.push(click);
+      filling.add(linkId, ts, ip, userAgent, referrer);
       held++;
       metrics.clicksBuffered++;
-      if (waiting.length === config.CLICK_BATCH_SIZE) setImmediate(() => scheduledFlush(false));
+      if (filling.size === config.CLICK_BATCH_SIZE) {
+        seal();
+        // A running flush sends this batch too; otherwise start one after the current I/O phase.
+        if (!flushing && Date.now() >= pausedUntil) setImmediate(scheduledFlush);
+      }
     },
 
     /** Clicks held in memory (waiting or awaiting a retry). */
     size: () => held,
 
     /** Sends everything buffered now. */
-    flush: () => flush(true),
+    flush,
 
     /**
      * Stops the timer, keeps flushing until the buffer is empty or `timeoutMs` passed, then

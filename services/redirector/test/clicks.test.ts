@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, type ClickBatch } from '@deeplink/core/queue/clicks';
+import { CLICK_BATCH_JOB, PACKED_FORMAT, type ClickJobData } from '@deeplink/core/queue/clicks';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import {
   UA,
@@ -17,7 +17,7 @@ import {
 
 describe('click capture', () => {
   let env: TestEnvironment;
-  let queue: Queue<ClickBatch>;
+  let queue: Queue<ClickJobData>;
   let userId: string;
   const running: RedirectorProcess[] = [];
   const start = async (overrides: Record<string, string> = {}) => {
@@ -27,7 +27,7 @@ describe('click capture', () => {
   };
   const clicksOf = async (linkId: string) => (await queuedClicks(queue)).filter((c) => c.linkId === linkId);
   const batchesOf = async (linkId: string) =>
-    (await queuedBatches(queue)).filter((job) => job.data.clicks.some((c) => c.linkId === linkId));
+    (await queuedBatches(queue)).filter(({ batch }) => batch.clicks.some((c) => c.linkId === linkId));
 
   beforeAll(async () => {
     env = await createTestEnvironment();
@@ -73,14 +73,15 @@ describe('click capture', () => {
     }
 
     const jobs = await batchesOf(link.id);
-    for (const job of jobs) {
+    for (const { job, batch } of jobs) {
       expect(job.name).toBe(CLICK_BATCH_JOB);
-      expect(job.id).toBe(job.data.batchId);
+      expect(job.data).toMatchObject({ format: PACKED_FORMAT });
+      expect(job.id).toBe(batch.batchId);
       expect(job.opts.attempts).toBeGreaterThan(1);
       expect(job.opts.backoff).toMatchObject({ type: 'exponential' });
       expect(job.opts.removeOnFail).toBe(false);
     }
-    expect(new Set(jobs.map((j) => j.data.batchId)).size).toBe(jobs.length);
+    expect(new Set(jobs.map(({ batch }) => batch.batchId)).size).toBe(jobs.length);
   });
 
   it('takes the address from X-Forwarded-For only when TRUST_PROXY is set', async () => {
@@ -114,7 +115,7 @@ describe('click capture', () => {
     const redirector = await start({ CLICK_BATCH_SIZE: '5', CLICK_FLUSH_MS: '600000' });
     for (let i = 0; i < 12; i++) await visit(`${redirector.url}/${link.code}`, { referer: `r${i}` });
 
-    const sizes = async () => (await batchesOf(link.id)).map((job) => job.data.clicks.length).sort();
+    const sizes = async () => (await batchesOf(link.id)).map(({ batch }) => batch.clicks.length).sort();
     await waitFor(async () => (await sizes()).length === 2);
     expect(await sizes()).toEqual([5, 5]);
 

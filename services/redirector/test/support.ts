@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
 import type { LinkFields } from '@deeplink/core/schemas/links';
-import { CLICK_QUEUE, type ClickBatch, type ClickEvent } from '@deeplink/core/queue/clicks';
+import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
 
 const repoRoot = join(import.meta.dirname, '../../..');
 const mainScript = join(repoRoot, 'services/redirector/src/main.ts');
@@ -132,16 +132,21 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
 }
 
 /** The click queue of a test's QUEUE_PREFIX, read with BullMQ itself (close it when done). */
-export function clickQueue(redisUrl: string, prefix: string): Queue<ClickBatch> {
-  return new Queue<ClickBatch>(CLICK_QUEUE, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
+export function clickQueue(redisUrl: string, prefix: string): Queue<ClickJobData> {
+  return new Queue<ClickJobData>(CLICK_QUEUE, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
 }
 
-/** Every batch job waiting in the queue. */
-export async function queuedBatches(queue: Queue<ClickBatch>) {
-  return queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed'], 0, -1, true);
+/** Every batch job in the queue, with its clicks read back into plain form. */
+export async function queuedBatches(queue: Queue<ClickJobData>): Promise<{ job: Job<ClickJobData>; batch: ClickBatch }[]> {
+  const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed'], 0, -1, true);
+  return jobs.map((job) => {
+    const batch = readClickJob(job.data);
+    if (!batch) throw new Error(`job ${job.id} does not hold a click batch`);
+    return { job, batch };
+  });
 }
 
 /** Every click of every batch waiting in the queue. */
-export async function queuedClicks(queue: Queue<ClickBatch>): Promise<ClickEvent[]> {
-  return (await queuedBatches(queue)).flatMap((job) => job.data.clicks);
+export async function queuedClicks(queue: Queue<ClickJobData>): Promise<ClickEvent[]> {
+  return (await queuedBatches(queue)).flatMap(({ batch }) => batch.clicks);
 }

@@ -1,12 +1,12 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickBatch, type Config, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickJobData, type Config, type Sql } from '@deeplink/core';
 import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { createClickEnricher } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
 import { createLogger, type Logger } from './logger.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
-import { createBatchRollup, isClickBatch, type BatchOutcome } from './rollup-batch.js';
+import { createBatchRollup, readClickBatch, type BatchOutcome } from './rollup-batch.js';
 import { createRollupWriter } from './rollup-writer.js';
 import { createUserAgentParser } from './user-agent.js';
 
@@ -23,9 +23,9 @@ export interface WorkerDeps {
 }
 
 export interface ClickWorker {
-  worker: Worker<ClickBatch, BatchOutcome>;
+  worker: Worker<ClickJobData, BatchOutcome>;
   /** The queue as a producer sees it, for reports. */
-  queue: Queue<ClickBatch>;
+  queue: Queue<ClickJobData>;
   tasks: MaintenanceTask[];
   /** Undefined when started with schedule: false. */
   maintenance?: Maintenance;
@@ -49,17 +49,18 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
 
   // BullMQ blocks on its connection and must never give up on a command.
   const connection = deps.redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
-  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
+  const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
 
-  const processJob = async (job: Job<ClickBatch, BatchOutcome>): Promise<BatchOutcome> => {
+  const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
     if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`unexpected job name "${job.name}"`);
-    if (!isClickBatch(job.data)) throw new UnrecoverableError('job data is not a click batch');
-    const outcome = await rollup(job.data);
-    log.debug('batch processed', { jobId: job.id, batchId: job.data.batchId, ...outcome });
+    const batch = readClickBatch(job.data);
+    if (!batch) throw new UnrecoverableError('job data is not a click batch');
+    const outcome = await rollup(batch);
+    log.debug('batch processed', { jobId: job.id, batchId: batch.batchId, ...outcome });
     return outcome;
   };
 
-  const worker = new Worker<ClickBatch, BatchOutcome>(CLICK_QUEUE, processJob, {
+  const worker = new Worker<ClickJobData, BatchOutcome>(CLICK_QUEUE, processJob, {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,

@@ -1,4 +1,4 @@
-import type { ClickBatch } from '@deeplink/core';
+import { readClickJob, type ClickBatch } from '@deeplink/core/queue/clicks';
 import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
 
@@ -13,16 +13,17 @@ export interface BatchOutcome {
   counted: number;
 }
 
-/** True for job data shaped like a ClickBatch; anything else can never succeed and is not retried. */
-export function isClickBatch(data: unknown): data is ClickBatch {
-  if (typeof data !== 'object' || data === null) return false;
-  const { batchId, clicks } = data as Partial<ClickBatch>;
-  return (
-    typeof batchId === 'string' && batchId.length > 0 && batchId.length <= MAX_BATCH_ID_LENGTH &&
-    // PostgreSQL text cannot hold NUL; such an id would fail every attempt.
-    !batchId.includes('\u0000') && Array.isArray(clicks) &&
-    clicks.every((click) => typeof click === 'object' && click !== null)
-  );
+/**
+ * The clicks of a job (packed or plain, see ClickJobData), or undefined for data that can never
+ * succeed and so is not retried.
+ */
+export function readClickBatch(data: unknown): ClickBatch | undefined {
+  const batch = readClickJob(data);
+  if (!batch) return undefined;
+  const { batchId } = batch;
+  // PostgreSQL text cannot hold NUL; such an id would fail every attempt.
+  const usableId = batchId.length > 0 && batchId.length <= MAX_BATCH_ID_LENGTH && !batchId.includes('\u0000');
+  return usableId ? batch : undefined;
 }
 
 /** Enriches and records one batch; a database error propagates so the job is retried. */

@@ -5,9 +5,11 @@ import {
   CLICK_QUEUE,
   generateShortCode,
   linksRepository,
+  packClickBatch,
   usersRepository,
   type ClickBatch,
   type ClickEvent,
+  type ClickJobData,
   type Sql,
 } from '@deeplink/core';
 import type { TestEnvironment } from '../../../test/support/environment.js';
@@ -52,14 +54,16 @@ export const click = (linkId: string, overrides: Partial<ClickEvent> = {}): Clic
   ...overrides,
 });
 
-/** A producer for the test's click queue, like the redirector's. */
+/** A producer for the test's click queue: packs batches as the redirector does (addPlain: as is). */
 export function clickQueue(env: TestEnvironment) {
   const connection = env.redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = new Queue<ClickBatch>(CLICK_QUEUE, { connection, prefix: env.config.QUEUE_PREFIX });
+  const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: env.config.QUEUE_PREFIX });
+  const addPlain = (batch: ClickJobData, options: JobsOptions = {}) =>
+    queue.add(CLICK_BATCH_JOB, batch, { jobId: batch.batchId, attempts: 3, backoff: { type: 'fixed', delay: 20 }, ...options });
   return {
     queue,
-    add: (batch: ClickBatch, options: JobsOptions = {}) =>
-      queue.add(CLICK_BATCH_JOB, batch, { jobId: batch.batchId, attempts: 3, backoff: { type: 'fixed', delay: 20 }, ...options }),
+    add: (batch: ClickBatch, options: JobsOptions = {}) => addPlain(packClickBatch(batch), options),
+    addPlain,
     async close() {
       await queue.close();
       await connection.quit();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, loadConfig } from '@deeplink/core';
+import { createDatabase, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
@@ -17,6 +17,25 @@ describe('click batch worker under failure', () => {
     await env.close();
   });
 
+  it('fails a job whose data is not a click batch at once, without retries', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
+    try {
+      const packed = packClickBatch({ batchId: 'corrupt-1', clicks: [click(link!)] });
+      // A string index past the end of the batch's string table.
+      await producer.addPlain({ ...packed, clicks: [0, 0, 0, 0, 42] }, { attempts: 5 });
+      await waitForIdle(producer.queue);
+      const [failed] = await producer.queue.getFailed();
+      expect(failed?.id).toBe('corrupt-1');
+      expect(failed?.attemptsMade).toBe(1);
+      expect(failed?.failedReason).toBe('job data is not a click batch');
+      expect(await totalClicks(env.sql, link!)).toBe(0);
+      await failed!.remove();
+    } finally {
+      await app.close();
+    }
+  });
+
   it('retries a batch the database rejects and leaves it in the failed set when attempts run out', async () => {
     const [link] = await createLinks(env.sql, 1);
     const missing = new URL(env.config.DATABASE_URL);
@@ -31,7 +50,7 @@ describe('click batch worker under failure', () => {
       expect(failed?.id).toBe('doomed-1');
       expect(failed?.attemptsMade).toBe(3);
       expect(failed?.failedReason).toMatch(/does not exist/);
-      expect(failed?.data.clicks).toHaveLength(2);
+      expect(readClickJob(failed?.data)?.clicks).toHaveLength(2);
       expect(lines.filter((l) => l.msg === 'batch attempt failed, will retry')).toHaveLength(2);
       expect(lines.filter((l) => l.msg === 'batch failed')).toHaveLength(1);
     } finally {

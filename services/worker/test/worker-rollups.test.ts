@@ -93,6 +93,17 @@ describe('click batch worker', () => {
     expect(await uniqueVisitors(env.sql, link!)).toBe(10);
   });
 
+  it('rolls up plain batches (as older redirectors queued them) like packed ones', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const clicks = [click(link!, { userAgent: UA.androidChrome }), click(link!, { userAgent: UA.iphoneSafari }), click(link!)];
+    await start();
+    await producer.addPlain({ batchId: 'plain-1', clicks });
+    await waitForIdle(producer.queue);
+    expect(await totalClicks(env.sql, link!)).toBe(3);
+    expect(await dimension(env.sql, link!, 'platform')).toEqual({ android: 1, ios: 1, desktop: 1 });
+    expect(await producer.queue.getFailedCount()).toBe(0);
+  });
+
   it('counts a batch delivered twice under different job ids once', async () => {
     const [link] = await createLinks(env.sql, 1);
     const batch = { batchId: 'dup-1', clicks: Array.from({ length: 7 }, () => click(link!)) };

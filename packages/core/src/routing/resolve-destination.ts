@@ -17,9 +17,21 @@ export const MIN_VERSION_PARAM = 'min_version';
 const playStoreUrl = (appPackage: string) =>
   `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
 
+/** Where a live (not expired) link sends a platform. */
+export type Route = Exclude<Destination, { kind: 'expired' }>;
+
+export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
+
 /** Applies the routing rules (see docs/redirect.md) to one visit. Pure: no I/O, no clock. */
 export function resolveDestination(link: CachedLink, platform: Platform, now: number): Destination {
-  if (link.expiresAt !== undefined && link.expiresAt <= now) return { kind: 'expired' };
+  return isExpired(link, now) ? { kind: 'expired' } : routeFor(link, platform);
+}
+
+/**
+ * The platform's route of a link, whatever the time: depends on nothing but its arguments, so a
+ * caller may keep it for as long as it keeps the link record.
+ */
+export function routeFor(link: CachedLink, platform: Platform): Route {
   const params = link.customParameters;
   const web = (value: string | undefined) => {
     const url = parseWebUrl(value);

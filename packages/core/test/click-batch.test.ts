@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PACKED_FORMAT,
+  PackedClickBatchBuilder,
+  packClickBatch,
+  readClickJob,
+  type ClickEvent,
+  type PackedClickBatch,
+} from '../src/queue/clicks.js';
+
+const LINK_A = '0b8f3c1e-0000-4000-8000-00000000000a';
+const LINK_B = '0b8f3c1e-0000-4000-8000-00000000000b';
+const AGENT = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148 Safari/604.1';
+
+const clicks: ClickEvent[] = [
+  { linkId: LINK_A, ts: 1_700_000_000_000, ip: '203.0.113.7', userAgent: AGENT, referrer: 'https://news.example/' },
+  { linkId: LINK_A, ts: 1_700_000_000_250, ip: '203.0.113.8', userAgent: AGENT, referrer: '' },
+  { linkId: LINK_B, ts: 1_699_999_999_000, ip: '203.0.113.7', userAgent: 'curl/8.5', referrer: '' },
+];
+
+describe('packed click batches', () => {
+  it('round-trips clicks through JSON, in order, with every field', () => {
+    const packed = packClickBatch({ batchId: 'b1', clicks });
+    const read = readClickJob(JSON.parse(JSON.stringify(packed)));
+    expect(read).toEqual({ batchId: 'b1', clicks });
+  });
+
+  it('writes each distinct string once and five numbers per click', () => {
+    const packed = packClickBatch({ batchId: 'b1', clicks });
+    expect(packed.format).toBe(PACKED_FORMAT);
+    expect(packed.strings.sort()).toEqual(
+      [LINK_A, LINK_B, '203.0.113.7', '203.0.113.8', AGENT, 'curl/8.5', 'https://news.example/', ''].sort(),
+    );
+    expect(packed.clicks).toHaveLength(15);
+    // Times are offsets from the first click, so they may be negative but stay small.
+    expect(packed.since).toBe(clicks[0]!.ts);
+    expect([packed.clicks[0], packed.clicks[5], packed.clicks[10]]).toEqual([0, 250, -1000]);
+  });
+
+  it('is several times smaller than plain clicks for a link with repeated visitors', () => {
+    const many = Array.from({ length: 500 }, (_, i) => ({ ...clicks[i % 2]!, ts: clicks[0]!.ts + i }));
+    const plain = JSON.stringify({ batchId: 'b', clicks: many }).length;
+    const packed = JSON.stringify(packClickBatch({ batchId: 'b', clicks: many })).length;
+    expect(packed * 4).toBeLessThan(plain);
+  });
+
+  it('counts clicks and starts empty', () => {
+    const builder = new PackedClickBatchBuilder();
+    expect(builder.size).toBe(0);
+    expect(builder.build('empty')).toMatchObject({ strings: [], clicks: [] });
+    builder.add(LINK_A, 5, '::1', AGENT, '');
+    expect(builder.size).toBe(1);
+    expect(readClickJob(builder.build('one'))?.clicks).toEqual([{ linkId: LINK_A, ts: 5, ip: '::1', userAgent: AGENT, referrer: '' }]);
+  });
+
+  it('reads plain batches as they are', () => {
+    expect(readClickJob({ batchId: 'plain', clicks })).toEqual({ batchId: 'plain', clicks });
+  });
+
+  describe('rejects data that is neither shape', () => {
+    const good = packClickBatch({ batchId: 'b', clicks });
+    const cases: [string, unknown][] = [
+      ['not an object', 'clicks'],
+      ['no batch id', { clicks }],
+      ['plain clicks that are not objects', { batchId: 'b', clicks: [1, 2] }],
+      ['an unknown format', { ...good, format: 'packed-9' }],
+      ['a non-numeric since', { ...good, since: '0' }],
+      ['strings that are not strings', { ...good, strings: [1] }],
+      ['a click cut short', { ...good, clicks: good.clicks.slice(0, 7) }],
+      ['an index past the strings', { ...good, clicks: [0, 0, 0, 0, 99] }],
+      ['a fractional index', { ...good, clicks: [0, 0.5, 0, 0, 0] }],
+      ['a negative index', { ...good, clicks: [0, -1, 0, 0, 0] }],
+      ['a time offset that is not a number', { ...good, clicks: [null, 0, 0, 0, 0] }],
+    ];
+    it.each(cases)('%s', (_, data) => {
+      expect(readClickJob(data as PackedClickBatch)).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,33 @@
+import type { CachedLink } from '@deeplink/core/redis/link-cache';
+import { renderAppPage } from '@deeplink/core/routing/pages';
+import type { Platform } from '@deeplink/core/routing/platform';
+import { routeFor } from '@deeplink/core/routing/resolve-destination';
+
+/** What a live link answers on one platform, ready to write. */
+export type LinkAnswer =
+  | { kind: 'redirect'; location: string }
+  /** The iOS "try the app" page, already rendered. */
+  | { kind: 'app-page'; body: string }
+  | { kind: 'unavailable' };
+
+/**
+ * Answers per cached record and platform. Building one parses URLs and renders pages, which would
+ * dominate a redirect's cost; a record is replaced (never changed) when its link changes, so an
+ * answer lives exactly as long as the record it came from, and the WeakMap lets both go together.
+ */
+const answersByLink = new WeakMap<CachedLink, Partial<Record<Platform, LinkAnswer>>>();
+
+/** The answer of a live link for a platform; expiry is the caller's to check, per visit. */
+export function linkAnswer(link: CachedLink, platform: Platform): LinkAnswer {
+  let answers = answersByLink.get(link);
+  if (answers === undefined) {
+    answers = {};
+    answersByLink.set(link, answers);
+  }
+  return (answers[platform] ??= build(link, platform));
+}
+
+function build(link: CachedLink, platform: Platform): LinkAnswer {
+  const route = routeFor(link, platform);
+  return route.kind === 'app-page' ? { kind: 'app-page', body: renderAppPage(route.appUrl, route.fallbackUrl) } : route;
+}
