@@ -21,7 +21,8 @@ const answersByLink = new WeakMap<CachedLink, Partial<Record<Platform, LinkAnswe
 export function linkAnswer(link: CachedLink, platform: Platform): LinkAnswer {
   let answers = answersByLink.get(link);
   if (answers === undefined) {
-    answers = {};
+    // Every platform slot from the start: one object shape for all links keeps the lookup fast.
+    answers = { android: undefined, ios: undefined, desktop: undefined };
     answersByLink.set(link, answers);
   }
   return (answers[platform] ??= build(link, platform));
