@@ -4,14 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+import { UA } from './support/user-agents.js';
 
-const UA = {
-  androidChrome: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36',
-  iphoneSafari: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-  windowsChrome: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
-  linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
-  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-};
 // Public addresses whose country the bundled GeoIP database knows.
 const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.0.1' };
 

@@ -46,7 +46,7 @@ describe('click capture', () => {
     const link = await createLink(env.sql, userId, { iosLink: { url: 'app://x', bundleId: 'com.example.app' } });
     const before = Date.now();
     const visits: Record<string, string>[] = [
-      { 'user-agent': UA.desktopChrome, referer: 'https://news.example/item/1' },
+      { 'user-agent': UA.windowsChrome, referer: 'https://news.example/item/1' },
       { 'user-agent': UA.iphoneSafari, referer: 'https://social.example/' }, // the 200 app page counts too
       { 'user-agent': UA.googlebot }, // bots are the worker's to drop
     ];
@@ -61,7 +61,7 @@ describe('click capture', () => {
     const after = Date.now();
     expect(clicks).toHaveLength(visits.length);
     expect(clicks.map(({ userAgent, referrer }) => ({ userAgent, referrer }))).toEqual([
-      { userAgent: UA.desktopChrome, referrer: 'https://news.example/item/1' },
+      { userAgent: UA.windowsChrome, referrer: 'https://news.example/item/1' },
       { userAgent: UA.iphoneSafari, referrer: 'https://social.example/' },
       { userAgent: UA.googlebot, referrer: '' },
     ]);

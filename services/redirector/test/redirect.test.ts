@@ -64,7 +64,7 @@ describe('redirector over HTTP', () => {
     );
   });
 
-  it.each([['iphoneSafari'], ['ipad']] as const)('serves %s the app page with the app URL and the fallback', async (agent) => {
+  it.each([['iphoneSafari'], ['ipadSafari']] as const)('serves %s the app page with the app URL and the fallback', async (agent) => {
     const res = await get(full.code, UA[agent]);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -77,7 +77,7 @@ describe('redirector over HTTP', () => {
     expect(html).toContain('href="https://example.com/default?utm_source=site&amp;utm_medium=email"');
   });
 
-  it.each([['desktopChrome'], ['desktopFirefox'], ['desktopSafari'], ['googlebot']] as const)(
+  it.each([['windowsChrome'], ['linuxFirefox'], ['macSafari'], ['googlebot']] as const)(
     'sends %s to the desktop URL with the custom parameters',
     async (agent) => {
       const res = await get(full.code, UA[agent]);
@@ -87,7 +87,7 @@ describe('redirector over HTTP', () => {
   );
 
   it('sends every platform of a link without platform destinations to defaultUrl (from PostgreSQL)', async () => {
-    for (const agent of [UA.androidChrome, UA.iphoneSafari, UA.desktopChrome, '']) {
+    for (const agent of [UA.androidChrome, UA.iphoneSafari, UA.windowsChrome, '']) {
       const res = await get(bare.code, agent);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://example.com/bare');
@@ -100,7 +100,7 @@ describe('redirector over HTTP', () => {
   });
 
   it('answers 410 with an HTML page for an expired link', async () => {
-    const res = await get(expired.code, UA.desktopChrome);
+    const res = await get(expired.code, UA.windowsChrome);
     expect(res.status).toBe(410);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('location')).toBeNull();
@@ -120,8 +120,8 @@ describe('redirector over HTTP', () => {
     for (const [code, agent] of [
       [full.code, UA.androidChrome],
       [full.code, UA.iphoneSafari],
-      [expired.code, UA.desktopChrome],
-      ['nope404', UA.desktopChrome],
+      [expired.code, UA.windowsChrome],
+      ['nope404', UA.windowsChrome],
     ] as const) {
       const viaGet = await get(code, agent);
       const getBody = await viaGet.text();
@@ -136,17 +136,17 @@ describe('redirector over HTTP', () => {
 
   it('records a click for GET but not for HEAD', async () => {
     const before = await metric(redirector.url, 'redirector_clicks_buffered_total');
-    await get(full.code, UA.desktopChrome, 'HEAD');
+    await get(full.code, UA.windowsChrome, 'HEAD');
     await get(full.code, UA.iphoneSafari, 'HEAD');
     expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before);
-    await get(full.code, UA.desktopChrome);
+    await get(full.code, UA.windowsChrome);
     await get(full.code, UA.iphoneSafari);
     expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before + 2);
   });
 
   it('accepts only GET and HEAD', async () => {
     for (const method of ['POST', 'PUT', 'DELETE']) {
-      const res = await get(full.code, UA.desktopChrome, method);
+      const res = await get(full.code, UA.windowsChrome, method);
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD');
     }

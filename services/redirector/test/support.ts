@@ -6,24 +6,13 @@ import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
 import type { LinkFields } from '@deeplink/core/schemas/links';
 import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
+import { UA } from '../../../test/support/user-agents.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
 const mainScript = join(repoRoot, 'services/redirector/src/main.ts');
 
-/** Real User-Agent strings, one per kind of visitor the routing rules distinguish. */
-export const UA = {
-  androidChrome:
-    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36',
-  iphoneSafari:
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
-  ipad: 'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
-  desktopChrome:
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
-  desktopFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
-  desktopSafari:
-    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
-  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-};
+/** Shared with the other suites' tests. */
+export { UA };
 
 export interface RedirectorProcess {
   url: string;

@@ -14,23 +14,10 @@ import {
 } from '@deeplink/core';
 import type { TestEnvironment } from '../../../test/support/environment.js';
 import { createLogger, type Logger } from '../src/logger.js';
+import { UA } from '../../../test/support/user-agents.js';
 
-/** Real User-Agent strings, one per case the rollups distinguish. */
-export const UA = {
-  androidChrome:
-    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
-  iphoneSafari:
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  ipadSafari:
-    'Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
-  windowsChrome:
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-  linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
-  macSafari:
-    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4.1 Safari/605.1.15',
-  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-  curl: 'curl/8.5.0',
-};
+/** Shared with the other suites' tests. */
+export { UA };
 
 export const HOUR = 3_600_000;
 
