@@ -22,14 +22,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `services/<name>/src/main.ts` as a real process with `env`; resolves once `ready()` does. */
+/**
+ * Runs a service as a real process with `env`; resolves once `ready()` does. From `source`, it runs
+ * `services/<name>/src/main.ts` through tsx; from `bundle`, the built `services/<name>/dist/main.js`
+ * (scripts/build.mjs) with plain node, as `npm start` and the Docker images do.
+ */
 export async function startService(
   name: 'api' | 'redirector' | 'worker',
   env: Record<string, string>,
   ready: (output: string[]) => boolean | Promise<boolean>,
   timeoutMs = 20_000,
+  from: 'source' | 'bundle' = 'source',
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'services', name, 'src', 'main.ts')], {
+  const command =
+    from === 'bundle'
+      ? ['--enable-source-maps', join(repoRoot, 'services', name, 'dist', 'main.js')]
+      : ['--import', 'tsx', join(repoRoot, 'services', name, 'src', 'main.ts')];
+  const child = spawn(process.execPath, command, {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// `npm run build`: bundles each service's src/main.ts with esbuild into services/<name>/dist/main.js
+// (ESM, Node 20, with a source map), which is what `npm start`, the bench and the Docker images run.
+// The @deeplink/* workspace code is bundled in; every npm package stays an import resolved from
+// node_modules at run time (BullMQ reads its Lua scripts from its own folder, uWebSockets.js is a
+// native addon). The SQL migrations are copied next to every bundle that applies them, where the
+// migrator looks for them (`migrations/` beside the running file).
+//
+// `node scripts/build.mjs [name…]` builds only the named bundles (see BUNDLES); no name builds the
+// three services. Files are replaced by rename and unchanged files are left alone, so a build may
+// run while processes start from the previous one.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const migrationsDir = join(repoRoot, 'packages/core/src/db/migrations');
+const migrator = join(repoRoot, 'packages/core/src/db/migrate.ts');
+
+export const SERVICES = ['api', 'redirector', 'worker'];
+/** The bench's comparison servers, bundled like the services so they run the same way. */
+export const BENCH_TARGETS = ['bare-uws', 'fastify-peer'];
+
+/** Every bundle: name → TypeScript entry and output file, relative to the repository root. */
+const BUNDLES = Object.fromEntries([
+  ...SERVICES.map((name) => [name, { entry: `services/${name}/src/main.ts`, output: `services/${name}/dist/main.js` }]),
+  ...BENCH_TARGETS.map((name) => [name, { entry: `loadtest/src/targets/${name}.ts`, output: `loadtest/dist/targets/${name}.js` }]),
+]);
+
+/**
+ * Absolute path of a bundle's output file.
+ * @param {string} name a service or bench target name
+ * @returns {string}
+ */
+export function bundlePath(name) {
+  const bundle = BUNDLES[name];
+  if (!bundle) throw new Error(`unknown bundle ${name} (known: ${Object.keys(BUNDLES).join(', ')})`);
+  return join(repoRoot, bundle.output);
+}
+
+/** `@scope/name` or `name` of an import specifier such as `uWebSockets.js/dist/index`. */
+const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/** The folder Node's lookup finds for a package from `fromDir` (node_modules of each ancestor), or null. */
+function packageDir(name, fromDir) {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Writes through a temporary file and a rename, and not at all when the content is already there. */
+function replaceFile(path, contents, scratchDir) {
+  if (existsSync(path) && readFileSync(path).equals(contents)) return;
+  mkdirSync(dirname(path), { recursive: true });
+  const scratch = join(scratchDir, `.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+  writeFileSync(scratch, contents);
+  renameSync(scratch, path);
+}
+
+/**
+ * Bundles the named services and bench targets. Throws (after esbuild has printed why) when a
+ * bundle cannot be built or when a package would resolve to another copy from the bundle's folder.
+ * @param {string[]} [names]
+ * @returns {Promise<{ names: string[], ms: number }>}
+ */
+export async function buildBundles(names = SERVICES) {
+  const started = performance.now();
+  const outputs = names.map((name) => bundlePath(name)); // validates the names
+  /** Each npm package imported, with the folder it was imported from. */
+  const imported = new Map();
+  const result = await build({
+    absWorkingDir: repoRoot,
+    entryPoints: names.map((name) => ({ in: BUNDLES[name].entry, out: BUNDLES[name].output.replace(/\.js$/, '') })),
+    outdir: repoRoot,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'npm-packages-external',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.path.startsWith('@deeplink/') || isBuiltin(args.path)) return undefined;
+            const name = packageName(args.path);
+            if (!imported.has(name)) imported.set(name, args.resolveDir);
+            return { path: args.path, external: true };
+          });
+        },
+      },
+    ],
+  });
+
+  // The bundle imports packages from its own folder: each must be the copy its source would load.
+  const problems = [];
+  for (const [name, fromDir] of imported) {
+    const expected = packageDir(name, fromDir);
+    if (!expected) problems.push(`${name} (imported from ${relative(repoRoot, fromDir)}) is not installed`);
+    for (const output of outputs) {
+      const found = packageDir(name, dirname(output));
+      if (expected && found && found !== expected) {
+        problems.push(`${relative(repoRoot, output)} would load ${relative(repoRoot, found)}, not ${relative(repoRoot, expected)}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`cannot bundle:\n  ${problems.join('\n  ')}`);
+
+  for (const file of result.outputFiles) replaceFile(file.path, Buffer.from(file.contents), dirname(file.path));
+  const sqlFiles = readdirSync(migrationsDir).filter((file) => file.endsWith('.sql'));
+  for (const output of outputs) {
+    const inputs = result.metafile.outputs[relative(repoRoot, output)]?.inputs ?? {};
+    if (!(relative(repoRoot, migrator) in inputs)) continue;
+    const target = join(dirname(output), 'migrations');
+    mkdirSync(target, { recursive: true });
+    for (const file of sqlFiles) replaceFile(join(target, file), readFileSync(join(migrationsDir, file)), dirname(output));
+    for (const file of readdirSync(target)) if (!sqlFiles.includes(file)) rmSync(join(target, file), { force: true });
+  }
+  return { names, ms: Math.round(performance.now() - started) };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  try {
+    const built = await buildBundles(names.length > 0 ? names : SERVICES);
+    console.log(`[build] ${built.names.join(', ')} bundled in ${built.ms} ms`);
+  } catch (error) {
+    console.error(`[build] ${error.message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,106 @@
+// `npm run build` bundles each service into services/<name>/dist/main.js, and those bundles (what
+// `npm start`, the bench and the Docker images run) work with plain node: the migrations, the
+// uWebSockets.js addon, the GeoIP database and the OpenAPI UI are all found from dist/.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '@deeplink/core';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+import { adminUrl, databaseUrl } from './support/urls.js';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const SERVICES = ['api', 'redirector', 'worker'] as const;
+const migrations = readdirSync(join(root, 'packages/core/src/db/migrations')).filter((file) => file.endsWith('.sql')).sort();
+const dist = (name: string, ...path: string[]) => join(root, 'services', name, 'dist', ...path);
+
+let env: TestEnvironment;
+/** An empty database, so the worker bundle has to apply every migration from its dist/migrations. */
+const emptyDatabase = `deeplink_test_build_${randomBytes(5).toString('hex')}`;
+const processes: ServiceProcess[] = [];
+let buildOutput: string;
+
+beforeAll(async () => {
+  buildOutput = (await run('npm', ['run', 'build'], { cwd: root })).stdout;
+  env = await createTestEnvironment({ LOG_LEVEL: 'info' });
+  const admin = createDatabase(adminUrl(), { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${emptyDatabase}`);
+  } finally {
+    await admin.end();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map((service) => service.stop()));
+  await env?.close();
+  const admin = createDatabase(adminUrl(), { max: 1 });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${emptyDatabase} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+});
+
+async function start(name: (typeof SERVICES)[number], extra: Record<string, string>, url: string): Promise<ServiceProcess> {
+  const service = await startService(name, { ...env.env, ...extra }, healthy(url), 20_000, 'bundle');
+  processes.push(service);
+  return service;
+}
+
+describe('npm run build', () => {
+  it('bundles each service, with the migrations beside the bundles that apply them', () => {
+    expect(buildOutput).toMatch(/\[build\] api, redirector, worker bundled in \d+ ms/);
+    for (const name of SERVICES) {
+      const code = readFileSync(dist(name, 'main.js'), 'utf8');
+      expect(code).toContain('//# sourceMappingURL=main.js.map');
+      expect(existsSync(dist(name, 'main.js.map'))).toBe(true);
+      expect(code, 'workspace code is bundled in').not.toMatch(/from ["']@deeplink\//);
+      expect(code, 'npm packages stay imports').toMatch(/from ["']ioredis["']/);
+      expect(code, 'no name-keeping helpers').not.toContain('__name(');
+    }
+    for (const name of ['api', 'worker']) expect(readdirSync(dist(name, 'migrations')).sort()).toEqual(migrations);
+  });
+
+  it('the worker bundle migrates an empty database and answers /healthz', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const worker = await start('worker', { DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(port) }, url);
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    for (const [index, file] of migrations.entries()) {
+      expect(worker.output.join('\n')).toContain(`applying migration ${index + 1} ${file.replace(/^\d+\.do\.|\.sql$/g, '')}`);
+    }
+    const sql = createDatabase(databaseUrl(emptyDatabase), { max: 1 });
+    try {
+      const [row] = await sql<{ version: number }[]>`SELECT max(version)::int AS version FROM schema_migrations`;
+      expect(row?.version).toBe(migrations.length);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  it('the redirector bundle loads the native uWebSockets.js and answers /healthz', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const redirector = await start('redirector', { REDIRECTOR_PORT: String(port), SHORT_URL_BASE: url }, url);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(redirector.output.join('\n')).toMatch(/"msg":"listening".*"uws":"native"/);
+  });
+
+  it('the API bundle serves its OpenAPI document and the browsable docs', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    await start('api', { API_PORT: String(port) }, url);
+    const document = (await (await fetch(`${url}/api/docs/json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toContain('/api/links');
+    const page = await fetch(`${url}/api/docs/static/index.html`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger');
+  });
+});
