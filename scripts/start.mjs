@@ -1,30 +1,36 @@
 #!/usr/bin/env node
-// `npm start`: brings Redis and PostgreSQL up if needed, applies migrations, then runs the API,
-// the redirector and the worker with prefixed output. Ctrl-C (or SIGTERM) stops all three cleanly.
+// `npm start`: bundles the services (scripts/build.mjs), brings Redis and PostgreSQL up if needed,
+// applies migrations, then runs the API, the redirector and the worker from their bundles
+// (services/<name>/dist/main.js) with prefixed output. Ctrl-C (or SIGTERM) stops all three cleanly.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildBundles, bundlePath, SERVICES } from './build.mjs';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES = ['api', 'redirector', 'worker'];
+
+try {
+  const built = await buildBundles(SERVICES);
+  console.log(`[start] bundled ${built.names.join(', ')} into services/*/dist in ${built.ms} ms`);
+} catch (error) {
+  console.error(`[start] cannot build the services: ${error.message}`);
+  process.exit(1);
+}
 
 await ensureServices().catch((error) => {
   console.error(`[start] cannot bring the services up: ${error.message}`);
   process.exit(1);
 });
 
-const tsx = ['--import', 'tsx'];
-const migration = spawnSync(process.execPath, [...tsx, join(root, 'packages/core/src/db/migrate-cli.ts')], { stdio: 'inherit', cwd: root });
+// The migrations run from source (tsx, a root devDependency), before any service starts.
+const migration = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'packages/core/src/db/migrate-cli.ts')], { stdio: 'inherit', cwd: root });
 if (migration.status !== 0) process.exit(migration.status ?? 1);
 
 const children = [];
 let stopping = false;
 for (const name of SERVICES) {
-  const entry = join(root, 'services', name, 'src', 'main.ts');
-  if (!existsSync(entry)) continue;
-  const child = spawn(process.execPath, [...tsx, entry], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', bundlePath(name)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `[${name}]`.padEnd(13);
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';
