@@ -2,10 +2,12 @@
 // redirector against a bare uWebSockets.js server (the limit) and a Fastify + Redis shortener
 // (the peer), then the click pipeline: worker throughput, freshness, loss, and the one-year
 // analytics query. Prints a table, writes JSON under .bench/. See docs/loadtest.md.
+// Every server runs from its esbuild bundle (scripts/build.mjs), built once here: what production runs.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { BENCH_TARGETS, buildBundles, bundlePath, SERVICES } from '../../scripts/build.mjs';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureMaxRate, type HttpRun } from './measure/http.js';
@@ -64,11 +66,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     if (nodeArgs.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
     return startProcess({ ...spec, nodeArgs, logFile: join(logDir, `${spec.name}.log`), onSpawn: (child) => running.add(child) });
   };
-  const service = (name: string) => join(repoRoot, 'services', name, 'src', 'main.ts');
-  const target = (name: string) => join(repoRoot, 'loadtest', 'src', 'targets', `${name}.ts`);
 
   phase(1, 'starting the API and seeding links');
-  const api = await start({ name: 'api', entry: service('api'), env, readyUrl: `${apiUrl}/healthz` });
+  const api = await start({ name: 'api', entry: bundlePath('api'), env, readyUrl: `${apiUrl}/healthz` });
   const account = await createSession(`${apiUrl}/api`, 'bench');
   const links = await createLinks(account, settings.links, 'bench');
   progress.update(`${links.length} links`);
@@ -84,7 +84,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(2, 'worker: rolling up the pre-filled queue');
   const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) => progress.update(`${done.toLocaleString('en-US')} clicks rolled up`));
   const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
-  const benchWorker = await start({ name: 'worker', entry: service('worker'), env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
+  const benchWorker = await start({ name: 'worker', entry: bundlePath('worker'), env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
     .catch((error: unknown) => {
       watching.catch(() => {});
       throw error;
@@ -120,7 +120,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
   const redirectorSpec = (name: string, queuePrefix: string) => ({
-    name, entry: service('redirector'), env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
+    name, entry: bundlePath('redirector'), env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
   });
   phase(3, 'redirector at full speed (click capture on, no worker running)');
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
@@ -134,21 +134,21 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   await stop(redirector);
 
   phase(5, 'bare uWebSockets.js 302 (the limit)');
-  const bare = await start({ name: 'bare-uws', entry: target('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
+  const bare = await start({ name: 'bare-uws', entry: bundlePath('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
   await quiet();
   const limit = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws');
   await stop(bare);
 
   phase(6, 'Fastify + Redis GET (the peer)');
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
-  const peer = await start({ name: 'fastify-peer', entry: target('fastify-peer'), env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
+  const peer = await start({ name: 'fastify-peer', entry: bundlePath('fastify-peer'), env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
   await quiet();
   const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
   await stop(peer);
 
   phase(7, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
-  const pipelineWorker = await start({ name: 'worker-pipeline', entry: service('worker'), env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
+  const pipelineWorker = await start({ name: 'worker-pipeline', entry: bundlePath('worker'), env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
   const from = new Date(Date.now() - 3_600_000);
   const lossVisitor = createVisitor(shortUrlBase, 16);
   const freshVisitor = createVisitor(shortUrlBase, 1);
@@ -200,6 +200,15 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
+  progress.phase('[0/8] bundling the services and the comparison servers');
+  try {
+    const built = await buildBundles([...SERVICES, ...BENCH_TARGETS]);
+    progress.note(`bundled ${built.names.join(', ')} in ${built.ms} ms`);
+  } catch (error) {
+    progress.end();
+    console.error(`bench failed: cannot build: ${(error as Error).message}`);
+    process.exit(1);
+  }
   progress.phase('[0/8] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);

@@ -70,7 +70,10 @@ export interface ManagedProcess {
 
 export interface ProcessSpec {
   name: string;
-  /** A TypeScript entry point, run with `node --import tsx`. */
+  /**
+   * What to run: a bundle (`.js`, from scripts/build.mjs), run with plain `node --enable-source-maps`
+   * as `npm start` and the Docker images do, or a TypeScript file, run with `node --import tsx`.
+   */
   entry: string;
   env: Record<string, string>;
   /** Answers once the process serves requests (any HTTP answer counts). */
@@ -97,7 +100,8 @@ async function answers(url: string): Promise<boolean> {
 
 /** Starts a process and waits until `readyUrl` answers; fails with the tail of its output otherwise. */
 export async function startProcess(spec: ProcessSpec): Promise<ManagedProcess> {
-  const node = [process.execPath, ...(spec.nodeArgs ?? []), '--import', 'tsx', spec.entry];
+  const loader = spec.entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
+  const node = [process.execPath, ...(spec.nodeArgs ?? []), ...loader, spec.entry];
   const [command, ...args] = spec.cpus ? ['taskset', '-c', spec.cpus, ...node] : node;
   const child: ChildProcess = spawn(command!, args, {
     cwd: repoRoot,
