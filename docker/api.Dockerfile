@@ -1,8 +1,11 @@
 # The api service. Build from the repository root:
 #   docker build -f docker/api.Dockerfile -t deeplink-api .
-FROM node:20-bookworm-slim AS deps
+# The build stage bundles services/api/src/main.ts (with the @deeplink/core code it uses) into
+# services/api/dist/main.js with esbuild (scripts/build.mjs); the final image runs that bundle with
+# plain node on the production dependencies alone (npm packages are not bundled). No tsx at run time.
+FROM node:20-bookworm-slim AS manifests
 WORKDIR /app
-# Only manifests first, so the dependency layer is cached until they change.
+# Only manifests first, so the dependency layers are cached until they change.
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/client/package.json packages/client/
@@ -10,15 +13,26 @@ COPY services/api/package.json services/api/
 COPY services/redirector/package.json services/redirector/
 COPY services/worker/package.json services/worker/
 COPY loadtest/package.json loadtest/
+
+FROM manifests AS build
+# Every dependency, esbuild (a root devDependency) included.
 RUN npm ci --no-audit --no-fund --workspace services/api --include-workspace-root
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/
+COPY packages/core packages/core
+COPY services/api services/api
+RUN node scripts/build.mjs api
+
+FROM manifests AS runtime-deps
+RUN npm ci --no-audit --no-fund --omit=dev --workspace services/api
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY packages/core packages/core
-COPY services/api services/api
+COPY --from=runtime-deps /app/node_modules ./node_modules
+# package.json says "type": "module" for the bundle next to it.
+COPY services/api/package.json services/api/
+COPY --from=build /app/services/api/dist services/api/dist
 USER node
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "services/api/src/main.ts"]
+CMD ["node", "--enable-source-maps", "services/api/dist/main.js"]

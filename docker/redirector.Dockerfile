@@ -1,8 +1,11 @@
 # The redirector service. Build from the repository root:
 #   docker build -f docker/redirector.Dockerfile -t deeplink-redirector .
-FROM node:20-bookworm-slim AS deps
+# The build stage bundles services/redirector/src/main.ts (with the @deeplink/core code it uses) into
+# services/redirector/dist/main.js with esbuild (scripts/build.mjs); the final image runs that bundle with
+# plain node on the production dependencies alone (npm packages are not bundled). No tsx at run time.
+FROM node:20-bookworm-slim AS manifests
 WORKDIR /app
-# Only manifests first, so the dependency layer is cached until they change.
+# Only manifests first, so the dependency layers are cached until they change.
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/client/package.json packages/client/
@@ -10,15 +13,26 @@ COPY services/api/package.json services/api/
 COPY services/redirector/package.json services/redirector/
 COPY services/worker/package.json services/worker/
 COPY loadtest/package.json loadtest/
+
+FROM manifests AS build
+# Every dependency, esbuild (a root devDependency) included.
 RUN npm ci --no-audit --no-fund --workspace services/redirector --include-workspace-root
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/
+COPY packages/core packages/core
+COPY services/redirector services/redirector
+RUN node scripts/build.mjs redirector
+
+FROM manifests AS runtime-deps
+RUN npm ci --no-audit --no-fund --omit=dev --workspace services/redirector
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY packages/core packages/core
-COPY services/redirector services/redirector
+COPY --from=runtime-deps /app/node_modules ./node_modules
+# package.json says "type": "module" for the bundle next to it.
+COPY services/redirector/package.json services/redirector/
+COPY --from=build /app/services/redirector/dist services/redirector/dist
 USER node
 EXPOSE 8080
-CMD ["node", "--import", "tsx", "services/redirector/src/main.ts"]
+CMD ["node", "--enable-source-maps", "services/redirector/dist/main.js"]

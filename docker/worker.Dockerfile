@@ -1,8 +1,11 @@
 # The worker service. Build from the repository root:
 #   docker build -f docker/worker.Dockerfile -t deeplink-worker .
-FROM node:20-bookworm-slim AS deps
+# The build stage bundles services/worker/src/main.ts (with the @deeplink/core code it uses) into
+# services/worker/dist/main.js with esbuild (scripts/build.mjs); the final image runs that bundle with
+# plain node on the production dependencies alone (npm packages are not bundled). No tsx at run time.
+FROM node:20-bookworm-slim AS manifests
 WORKDIR /app
-# Only manifests first, so the dependency layer is cached until they change.
+# Only manifests first, so the dependency layers are cached until they change.
 COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/client/package.json packages/client/
@@ -10,15 +13,25 @@ COPY services/api/package.json services/api/
 COPY services/redirector/package.json services/redirector/
 COPY services/worker/package.json services/worker/
 COPY loadtest/package.json loadtest/
+
+FROM manifests AS build
+# Every dependency, esbuild (a root devDependency) included.
 RUN npm ci --no-audit --no-fund --workspace services/worker --include-workspace-root
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/
+COPY packages/core packages/core
+COPY services/worker services/worker
+RUN node scripts/build.mjs worker
+
+FROM manifests AS runtime-deps
+RUN npm ci --no-audit --no-fund --omit=dev --workspace services/worker
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY packages/core packages/core
-COPY services/worker services/worker
+COPY --from=runtime-deps /app/node_modules ./node_modules
+# package.json says "type": "module" for the bundle next to it.
+COPY services/worker/package.json services/worker/
+COPY --from=build /app/services/worker/dist services/worker/dist
 USER node
-
-CMD ["node", "--import", "tsx", "services/worker/src/main.ts"]
+CMD ["node", "--enable-source-maps", "services/worker/dist/main.js"]
