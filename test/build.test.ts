@@ -3,7 +3,7 @@
 // uWebSockets.js addon, the GeoIP database and the OpenAPI UI are all found from dist/.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,5 +102,22 @@ describe('npm run build', () => {
     const page = await fetch(`${url}/api/docs/static/index.html`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('swagger');
+  });
+
+  it('a bundle without its migrations refuses to start instead of running on an empty schema', async () => {
+    // Inside the checkout, so the bundle's npm imports still resolve.
+    const bare = mkdtempSync(join(root, 'services', 'worker', 'dist-without-migrations-'));
+    try {
+      copyFileSync(dist('worker', 'main.js'), join(bare, 'main.js'));
+      const childEnv = { ...process.env, ...env.env, DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(await freePort()) };
+      const failure = await run(process.execPath, [join(bare, 'main.js')], { env: childEnv, timeout: 20_000 }).then(
+        () => undefined,
+        (error: { code?: number; stdout?: string; stderr?: string }) => error,
+      );
+      expect(failure?.code).not.toBe(0);
+      expect(`${failure?.stdout}${failure?.stderr}`).toContain('no migrations found');
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 });

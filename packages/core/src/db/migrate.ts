@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Postgrator from 'postgrator';
@@ -8,6 +9,16 @@ const MIGRATION_LOCK_ID = 727274;
 
 /** Applies every pending numbered SQL migration in db/migrations; returns the version reached. */
 export async function migrate(sql: Sql, log: (line: string) => void = () => {}): Promise<number> {
+  // Without its SQL files (a bundle copied without them) the migrator would report success on an
+  // empty database; the service would then fail on its first query instead of at start.
+  const files = (() => {
+    try {
+      return readdirSync(migrationsDir).filter((name) => name.endsWith('.sql'));
+    } catch {
+      return [];
+    }
+  })();
+  if (files.length === 0) throw new Error(`no migrations found in ${migrationsDir}`);
   // One reserved connection, so the advisory lock and the migrations share a session and two
   // processes starting together cannot both apply the same migration.
   const connection = await sql.reserve();
