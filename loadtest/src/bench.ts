@@ -133,11 +133,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
   await stop(redirector);
 
-  phase(5, 'bare uWebSockets.js 302 (the limit)');
-  const bare = await start({ name: 'bare-uws', entry: bundlePath('bare-uws'), env: { PORT: String(barePort) }, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/` });
+  phase(5, 'bare uWebSockets.js 302 (the limit), then the same reading the client address');
+  const bareServer = (name: string, readAddress: boolean) => start({
+    name, entry: bundlePath('bare-uws'), env: { PORT: String(barePort), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
+    cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/`,
+  });
+  const bare = await bareServer('bare-uws', false);
   await quiet();
   const limit = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws');
   await stop(bare);
+  const bareWithAddress = await bareServer('bare-uws-address', true);
+  await quiet();
+  const limitWithAddress = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws-address');
+  await stop(bareWithAddress);
 
   phase(6, 'Fastify + Redis GET (the peer)');
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
@@ -182,7 +190,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     finishedAt: new Date().toISOString(),
     machine: machine(),
     settings: recorded,
-    http: { redirector: redirectorMax, limit, peer: peerFigure, halfRate },
+    http: { redirector: redirectorMax, limit, limitWithAddress, peer: peerFigure, halfRate },
     clickCapture,
     ratios: {
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),

@@ -23,6 +23,8 @@ export interface BenchResult {
   http: {
     redirector: HttpFigure;
     limit: HttpFigure;
+    /** The bare server also reading each visitor's address, which the redirector must do. */
+    limitWithAddress: HttpFigure;
     peer: HttpFigure;
     /** The redirector held near half of its measured maximum (wrk's fixed-delay mode). */
     halfRate: HttpFigure & { targetRps: number; delayMs: number };
@@ -90,6 +92,7 @@ export function formatReport(r: BenchResult): string {
     table([
       ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs limit', 'vs peer', 'errors'],
       row('bare uWS 302 (limit)', http.limit, '100.0 %', peerRatio(http.limit)),
+      row('bare uWS 302 + client address', http.limitWithAddress, limitRatio(http.limitWithAddress), peerRatio(http.limitWithAddress)),
       row('redirector, clicks on', http.redirector, pct(ratios.toLimit), times(ratios.toPeer)),
       row('Fastify + Redis GET (peer)', http.peer, limitRatio(http.peer), '1.00×'),
       row('redirector at half rate', http.halfRate, '', ''),

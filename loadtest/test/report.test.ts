@@ -12,7 +12,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       durationMs: 10_000, warmupMs: 2000, connections: 32, links: 1000, workerClicks: 300_000, lossRequests: 20_000,
       freshnessSamples: 50, yearClicksPerHour: 40, queryRequests: 100, serverCpus: '0', wrkCpus: '1', keep: false, profile: [],
     },
-    http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
+    http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
     ratios: { toLimit: 0.8, toPeer: 4 },
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
@@ -67,6 +67,7 @@ describe('formatReport', () => {
     const text = formatReport(full);
     expect(text).toMatch(/redirector, clicks on\s+80,000\s+0\.33\s+1\.00\s+80\.0 %\s+4\.00×\s+0/);
     expect(text).toMatch(/bare uWS 302 \(limit\)\s+100,000 .*100\.0 %\s+5\.00×/);
+    expect(text).toMatch(/bare uWS 302 \+ client address\s+90,000 .*90\.0 %\s+4\.50×/);
     expect(text).toContain('60,000 clicks/s');
     expect(text).toContain('1,200,000 of 1,200,000 clicks written to the queue, 0 dropped');
     expect(text).toContain('p99 400 ms');

@@ -73,7 +73,7 @@ describe('npm run bench (smoke run)', () => {
     expect(result.yearQuery.buckets).toBeGreaterThanOrEqual(365 * 24);
     expect(result.yearQuery.p99Ms).toBeGreaterThan(0);
 
-    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'bare-uws', 'fastify-peer']) {
+    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
     expect(result.targets).toHaveLength(8);

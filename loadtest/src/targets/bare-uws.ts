@@ -1,12 +1,18 @@
 // The limit: a uWebSockets.js server that answers every request with a fixed 302 and does
 // nothing else. No lookup, no click capture: what the redirector would reach with free work.
+// With READ_CLIENT_ADDRESS=1 it also reads the peer address, as any server that records its
+// visitors must: the limit for a redirector that counts unique visitors.
 import uWS from 'uWebSockets.js';
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8081);
+const readAddress = process.env.READ_CLIENT_ADDRESS === '1';
 const LOCATION = 'https://example.com/';
+/** Summed so the read has a use and cannot be optimised away. */
+let addressBytes = 0;
 
 const app = uWS.App().any('/*', (res) => {
+  if (readAddress) addressBytes += res.getRemoteAddress().byteLength;
   res.writeStatus('302 Found').writeHeader('Location', LOCATION).writeHeader('Cache-Control', 'private, no-store').end();
 });
 
