@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Queue, type Job } from 'bullmq';
@@ -6,6 +6,7 @@ import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
 import type { LinkFields } from '@deeplink/core/schemas/links';
 import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
+import { startService, type ServiceProcess } from '../../../test/support/processes.js';
 import { UA } from '../../../test/support/user-agents.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
@@ -14,52 +15,18 @@ const mainScript = join(repoRoot, 'services/redirector/src/main.ts');
 /** Shared with the other suites' tests. */
 export { UA };
 
-export interface RedirectorProcess {
+export interface RedirectorProcess extends ServiceProcess {
   url: string;
-  child: ChildProcess;
-  /** Every stdout and stderr line so far. */
-  output: string[];
-  /** Sends a signal and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-  exited: Promise<number | null>;
 }
 
-/** Runs `node --import tsx services/redirector/src/main.ts` with `env` and waits for its "listening" line. */
+const listeningLine = (output: string[]) => output.find((line) => line.includes('"msg":"listening"'));
+
+/** Runs the redirector from source with `env` on a free port and waits for its "listening" line. */
 export async function startRedirector(env: Record<string, string>): Promise<RedirectorProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], {
-    cwd: repoRoot,
-    // Info level: the test reads the bound port from the "listening" line.
-    env: { PATH: process.env.PATH ?? '', REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let timer: NodeJS.Timeout | undefined;
-  const port = await new Promise<number>((resolve, reject) => {
-    const onLine = (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        output.push(line);
-        if (line.includes('"msg":"listening"')) resolve((JSON.parse(line) as { port: number }).port);
-      }
-    };
-    child.stdout!.on('data', onLine);
-    child.stderr!.on('data', onLine);
-    void exited.then((code) => reject(new Error(`redirector exited (${code}) before listening:\n${output.join('\n')}`)));
-    timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`redirector did not listen within 20 s:\n${output.join('\n')}`));
-    }, 20_000);
-  }).finally(() => clearTimeout(timer));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    output,
-    exited,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  // Info level: the bound port is read from the "listening" line.
+  const service = await startService('redirector', { REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' }, (output) => listeningLine(output) !== undefined);
+  const { port } = JSON.parse(listeningLine(service.output)!) as { port: number };
+  return { ...service, url: `http://127.0.0.1:${port}` };
 }
 
 /** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
