@@ -11,7 +11,7 @@
 // As with api.js, the API's per-user rate limit must allow RATE requests per second.
 import http from 'k6/http';
 import { check, sleep } from 'k6';
-import { BASE_URL, AGENTS, createAccount, createLinks, headers, intEnv, pick } from './lib/common.js';
+import { BASE_URL, AGENTS, createAccount, createLinks, headers, intEnv, pick, arrivalRate } from './lib/common.js';
 
 const RATE = intEnv('RATE', 10);
 const HOUR = 3600 * 1000;
@@ -33,14 +33,7 @@ const RANGES = [
 export const options = {
   maxRedirects: 0,
   scenarios: {
-    analytics: {
-      executor: 'constant-arrival-rate',
-      rate: RATE,
-      timeUnit: '1s',
-      duration: __ENV.DURATION || '1m',
-      preAllocatedVUs: intEnv('VUS', Math.max(5, RATE)),
-      maxVUs: intEnv('MAX_VUS', Math.max(20, RATE * 4)),
-    },
+    analytics: arrivalRate(RATE, Math.max(5, RATE), Math.max(20, RATE * 4)),
   },
   thresholds: {
     http_req_failed: ['rate<0.01'],

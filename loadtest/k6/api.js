@@ -13,7 +13,7 @@
 import http from 'k6/http';
 import { check, fail } from 'k6';
 import { Counter } from 'k6/metrics';
-import { BASE_URL, createAccount, createLinks, headers, intEnv, linkBody, pick } from './lib/common.js';
+import { BASE_URL, createAccount, createLinks, headers, intEnv, linkBody, pick, arrivalRate } from './lib/common.js';
 
 const RATE = intEnv('RATE', 20);
 const MIX = (__ENV.MIX || '20,30,40,10').split(',').map(Number);
@@ -27,14 +27,7 @@ const rateLimited = new Counter('rate_limited');
 /** @type {import('k6/options').Options} */
 export const options = {
   scenarios: {
-    api: {
-      executor: 'constant-arrival-rate',
-      rate: RATE,
-      timeUnit: '1s',
-      duration: __ENV.DURATION || '1m',
-      preAllocatedVUs: intEnv('VUS', Math.max(5, Math.ceil(RATE / 5))),
-      maxVUs: intEnv('MAX_VUS', Math.max(20, RATE * 2)),
-    },
+    api: arrivalRate(RATE, Math.max(5, Math.ceil(RATE / 5)), Math.max(20, RATE * 2)),
   },
   thresholds: {
     http_req_failed: ['rate<0.01'],

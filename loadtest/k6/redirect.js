@@ -12,7 +12,7 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import { Counter } from 'k6/metrics';
-import { createAccount, createLinks, expectedAnswer, intEnv, pick, pickAgent } from './lib/common.js';
+import { createAccount, createLinks, expectedAnswer, intEnv, pick, pickAgent, arrivalRate } from './lib/common.js';
 
 const RATE = intEnv('RATE', 500);
 const LINKS = intEnv('LINKS', 200);
@@ -25,14 +25,7 @@ export const options = {
   // Never follow the redirect: the answer itself is what is measured (intent:// is not fetchable anyway).
   maxRedirects: 0,
   scenarios: {
-    redirects: {
-      executor: 'constant-arrival-rate',
-      rate: RATE,
-      timeUnit: '1s',
-      duration: __ENV.DURATION || '1m',
-      preAllocatedVUs: intEnv('VUS', Math.max(10, Math.ceil(RATE / 10))),
-      maxVUs: intEnv('MAX_VUS', Math.max(50, RATE)),
-    },
+    redirects: arrivalRate(RATE, Math.max(10, Math.ceil(RATE / 10)), Math.max(50, RATE)),
   },
   thresholds: {
     http_req_failed: ['rate<0.001'],

@@ -32,6 +32,25 @@ export function intEnv(name, fallback) {
   return value;
 }
 
+/**
+ * A constant-arrival-rate scenario: `rate` iterations a second for DURATION (default 1m), with
+ * VUS and MAX_VUS overriding the virtual users the caller sizes for its rate.
+ * @param {number} rate
+ * @param {number} vus
+ * @param {number} maxVus
+ * @returns {import('k6/options').Scenario}
+ */
+export function arrivalRate(rate, vus, maxVus) {
+  return {
+    executor: 'constant-arrival-rate',
+    rate,
+    timeUnit: '1s',
+    duration: __ENV.DURATION || '1m',
+    preAllocatedVUs: intEnv('VUS', vus),
+    maxVUs: intEnv('MAX_VUS', maxVus),
+  };
+}
+
 const TOTAL_WEIGHT = AGENTS.reduce((sum, agent) => sum + agent.weight, 0);
 
 /**
