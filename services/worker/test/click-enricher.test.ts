@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RollupRows } from '@deeplink/core/db/rollups-repository';
 import { BoundedCache } from '../src/bounded-cache.js';
-import { createClickEnricher, referrerHost } from '../src/click-enricher.js';
+import { createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
 import { HOUR, UA, click } from './helpers.js';
@@ -99,6 +100,26 @@ describe('click enrichment', () => {
     expect(referrerHost('')).toBe('direct');
     expect(referrerHost('nonsense')).toBe('direct');
     expect(referrerHost('about:blank')).toBe('direct');
+  });
+
+  it('computes the visitor hash as HMAC-SHA256 of address and agent, whatever the salt and input', () => {
+    const salts = [
+      'salt-one-0123456789', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), 'a much longer salt than one SHA-256 block of sixty-four bytes, so HMAC hashes it',
+      'sälz-mit-ümlauten-0123', '\u0000\u007f control bytes 0123456789',
+    ];
+    const inputs: [string, string][] = [
+      ['8.8.4.4', UA.windowsChrome], ['2001:4860:4860::8888', UA.iphoneSafari], ['', ''], ['::ffff:81.2.69.142', 'Mozilla/5.0 (Linux; U; Android 4.4; ру-RU) 😀'],
+      ['1.2.3.4', 'lone surrogate \ud800 here'], ['1.2.3.4', 'x'.repeat(5000)], ['1.2.3.4\n', UA.curl],
+    ];
+    for (const salt of salts) {
+      const visitorHash = createVisitorHash(salt);
+      for (const [ip, userAgent] of inputs) {
+        const expected = createHmac('sha256', salt).update(`${ip}\n${userAgent}`).digest('base64url');
+        // Twice: the hash reuses a buffer between calls.
+        expect(visitorHash(ip, userAgent)).toBe(expected);
+        expect(visitorHash(ip, userAgent)).toBe(expected);
+      }
+    }
   });
 
   it('hashes the visitor with the salt and keeps neither address nor agent', async () => {
