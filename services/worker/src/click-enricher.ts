@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { isUuid, type ClickEvent } from '@deeplink/core';
 import type { RollupClick } from '@deeplink/core/db/rollups-repository';
+import { BoundedCache } from './bounded-cache.js';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
 
@@ -8,6 +9,11 @@ const HOUR_MS = 3_600_000;
 const MAX_HOST_LENGTH = 253;
 // The largest time a Date can hold; anything outside 1970..then is not a real click.
 const MAX_TIMESTAMP = 8.64e15;
+// Referrer hosts are remembered per distinct Referer: browsers send just the origin of most
+// cross-site referrers, so a few strings come back all the time, and a URL parse costs several
+// microseconds. Longer referrers (full URLs with paths and queries) are parsed without being cached.
+const REFERRER_CACHE_SIZE = 10_000;
+const MAX_CACHED_REFERRER_LENGTH = 256;
 
 /**
  * A click reduced to what the rollups store: no address, no agent string, no full referrer. The
@@ -64,12 +70,18 @@ export function referrerHost(referrer: string): string {
   }
 }
 
+/** referrerHost, remembered in `cache` for referrers up to MAX_CACHED_REFERRER_LENGTH characters. */
+export function cachedReferrerHost(cache = new BoundedCache<string, string>(REFERRER_CACHE_SIZE)): (referrer: string) => string {
+  return (referrer) => (referrer.length > MAX_CACHED_REFERRER_LENGTH ? referrerHost(referrer) : cache.get(referrer, referrerHost));
+}
+
 /**
  * Turns a raw click into its rollup fields. Returns undefined for clicks that are not counted:
  * bots, and malformed events (a link id that is not a UUID, a timestamp that is not a time).
  */
 export function createClickEnricher({ geoip, parseUserAgent, visitorSalt }: ClickEnricherDeps) {
   const visitorHash = createVisitorHash(visitorSalt);
+  const hostOf = cachedReferrerHost();
   return (click: ClickEvent): EnrichedClick | undefined => {
     if (typeof click.linkId !== 'string' || !isUuid(click.linkId) || !(click.ts >= 0 && click.ts <= MAX_TIMESTAMP)) return undefined;
     const ip = typeof click.ip === 'string' ? click.ip : '';
@@ -86,7 +98,7 @@ export function createClickEnricher({ geoip, parseUserAgent, visitorSalt }: Clic
         browser: agent.browser,
         os: agent.os,
         device: agent.device,
-        referrer: referrerHost(typeof click.referrer === 'string' ? click.referrer : ''),
+        referrer: typeof click.referrer === 'string' && click.referrer ? hostOf(click.referrer) : 'direct',
       },
     };
   };

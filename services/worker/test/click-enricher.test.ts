@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RollupRows } from '@deeplink/core/db/rollups-repository';
 import { BoundedCache } from '../src/bounded-cache.js';
-import { createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
+import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
 import { HOUR, UA, click } from './helpers.js';
@@ -100,6 +100,26 @@ describe('click enrichment', () => {
     expect(referrerHost('')).toBe('direct');
     expect(referrerHost('nonsense')).toBe('direct');
     expect(referrerHost('about:blank')).toBe('direct');
+  });
+
+  it('caches referrer hosts without changing them, within its bound', () => {
+    const referrers = [
+      'https://News.Example.com:8443/a/b?utm=1#x', 'android-app://com.google.android.gm/', 'nonsense', 'about:blank',
+      'https://www.google.com/', 'http://[::1]:8080/', 'https://xn--bcher-kva.example/', 'https://bücher.example/',
+      `https://long.example.com/${'p'.repeat(300)}`, 'https://t.co/x', ' https://padded.example.com/ ',
+    ];
+    const cache = new BoundedCache<string, string>(4);
+    const cached = cachedReferrerHost(cache);
+    for (let round = 0; round < 3; round++) {
+      for (const referrer of referrers) expect(cached(referrer)).toBe(referrerHost(referrer));
+    }
+    expect(cache.size).toBeLessThanOrEqual(8);
+    for (let i = 0; i < 100; i++) expect(cached(`https://host${i}.example.com/`)).toBe(`host${i}.example.com`);
+    expect(cache.size).toBeLessThanOrEqual(8);
+    // Referrers too long to cache are parsed every time and never stored.
+    const fresh = new BoundedCache<string, string>(4);
+    expect(cachedReferrerHost(fresh)(`https://long.example.com/${'p'.repeat(300)}`)).toBe('long.example.com');
+    expect(fresh.size).toBe(0);
   });
 
   it('computes the visitor hash as HMAC-SHA256 of address and agent, whatever the salt and input', () => {
