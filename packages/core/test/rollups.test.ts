@@ -179,6 +179,24 @@ describe('rollupsRepository', () => {
     }
   });
 
+  it('stores dimension values and visitors with quotes, backslashes and other array syntax exactly', async () => {
+    const odd = ['say "hi"', 'back\\slash', 'a,b', '{braces}', ' padded ', 'NULL', '', 'ünïcödé 😀', '\\"'];
+    const mixed = odd.map((referrer, i): RollupClick => ({
+      linkId: linkA,
+      bucket: hour0,
+      visitor: `visitor"${i}"\\`,
+      dimensions: { platform: 'ios', country: 'US', browser: 'Chrome', os: 'iOS', device: 'Mobile', referrer },
+    }));
+    expect(await rollups.recordBatch(batch(mixed, mixed))).toBe(true);
+    for (const table of ['click_hourly_dimensions', 'click_daily_dimensions'] as const) {
+      const rows = await env.sql<{ value: string; clicks: number }[]>`
+        SELECT value, clicks::int FROM ${env.sql(table)} WHERE link_id = ${linkA} AND dimension = 'referrer'`;
+      expect(Object.fromEntries(rows.map((row) => [row.value, row.clicks]))).toEqual(Object.fromEntries(odd.map((value) => [value, 2])));
+    }
+    // Visitor hashes never contain a space (they are joined by spaces); anything else counts as written.
+    expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 18, unique: odd.length }]);
+  });
+
   it('records the id of an empty batch so its redelivery is skipped too', async () => {
     const empty = { batchId: nextBatchId(), receivedClicks: 4, clicks: [] };
     expect(await rollups.recordBatch(empty)).toBe(true);

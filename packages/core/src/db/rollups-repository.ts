@@ -25,12 +25,18 @@ export interface RollupBatch {
   clicks: RollupClick[];
 }
 
+type Counts = Map<string, number>;
+
 interface HourGroup {
   clicks: number;
   visitors: Set<string>;
   /** Per dimension, in CLICK_DIMENSIONS order: value → clicks. */
-  counts: Map<string, number>[];
+  counts: [Counts, Counts, Counts, Counts, Counts, Counts];
 }
+
+const count = (counts: Counts, value: string) => {
+  counts.set(value, (counts.get(value) ?? 0) + 1);
+};
 
 /**
  * Clicks summed by link and UTC hour, and by link, hour and dimension value, so the database
@@ -41,18 +47,24 @@ export class RollupRows {
   readonly #links = new Map<string, Map<number, HourGroup>>();
 
   add(clicks: readonly RollupClick[]): this {
-    for (const click of clicks) {
-      let hours = this.#links.get(click.linkId);
-      if (!hours) this.#links.set(click.linkId, (hours = new Map()));
-      let group = hours.get(click.bucket);
-      if (!group) hours.set(click.bucket, (group = { clicks: 0, visitors: new Set(), counts: CLICK_DIMENSIONS.map(() => new Map()) }));
-      group.clicks++;
-      group.visitors.add(click.visitor);
-      for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
-        const value = click.dimensions[CLICK_DIMENSIONS[i]!];
-        const counts = group.counts[i]!;
-        counts.set(value, (counts.get(value) ?? 0) + 1);
+    for (const { linkId, bucket, visitor, dimensions } of clicks) {
+      let hours = this.#links.get(linkId);
+      if (!hours) this.#links.set(linkId, (hours = new Map()));
+      let group = hours.get(bucket);
+      if (!group) {
+        group = { clicks: 0, visitors: new Set(), counts: [new Map(), new Map(), new Map(), new Map(), new Map(), new Map()] };
+        hours.set(bucket, group);
       }
+      group.clicks++;
+      group.visitors.add(visitor);
+      // Spelled out in CLICK_DIMENSIONS order: six fixed property reads, not a lookup by name per click.
+      const { counts } = group;
+      count(counts[0], dimensions.platform);
+      count(counts[1], dimensions.country);
+      count(counts[2], dimensions.browser);
+      count(counts[3], dimensions.os);
+      count(counts[4], dimensions.device);
+      count(counts[5], dimensions.referrer);
     }
     return this;
   }
@@ -71,19 +83,46 @@ export class RollupRows {
         groups.clicks.push(group.clicks);
         groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
-        group.counts.forEach((counts, i) => {
-          for (const [value, clicks] of counts) {
+        for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
+          const dimension = CLICK_DIMENSIONS[i]!;
+          for (const [value, clicks] of group.counts[i]!) {
             values.group.push(position);
-            values.dimension.push(CLICK_DIMENSIONS[i]!);
+            values.dimension.push(dimension);
             values.value.push(value);
             values.clicks.push(clicks);
           }
-        });
+        }
       }
     }
     return { groups, values };
   }
 }
+
+/** An element of a PostgreSQL array literal: double-quoted, `"` and `\` escaped with a backslash. */
+const quote = (value: string): string =>
+  value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
+
+/**
+ * PostgreSQL array literals of the upsert's arrays, sent as text parameters and cast in SQL
+ * (`$1::int[]`). postgres.js would escape every element with two regular expressions; the sums have
+ * about one dimension row per click, so this does less: numbers need no quoting, and each distinct
+ * value string is quoted once (`repeated`), not once per row.
+ */
+export const pgArray = {
+  numbers: (xs: readonly number[]): string => `{${xs.join(',')}}`,
+  strings(xs: readonly string[], repeated = false): string {
+    if (!repeated) return `{${xs.map(quote).join(',')}}`;
+    const quoted = new Map<string, string>();
+    const parts = new Array<string>(xs.length);
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i]!;
+      let part = quoted.get(x);
+      if (part === undefined) quoted.set(x, (part = quote(x)));
+      parts[i] = part;
+    }
+    return `{${parts.join(',')}}`;
+  },
+};
 
 /** The first batch of each id, in order. */
 function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
@@ -102,6 +141,7 @@ export function rollupsRepository(sql: Sql) {
    */
   const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
     const { groups, values } = rows.toArrays();
+    const links = pgArray.strings(groups.links);
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
@@ -117,19 +157,21 @@ export function rollupsRepository(sql: Sql) {
         -- key would have locked them, once per link rather than once per row: a link deleted
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
-        SELECT id FROM links WHERE id = ANY(${groups.links}::uuid[]) ORDER BY id FOR KEY SHARE
+        SELECT id FROM links WHERE id = ANY(${links}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
         SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
                coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
         FROM (
           SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
-          FROM unnest(${groups.links}::uuid[], ${groups.hours}::int[], ${groups.clicks}::bigint[], ${groups.visitors}::text[])
+          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[],
+                      ${pgArray.strings(groups.visitors)}::text[])
             WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
         ) g
         WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${claim.length}
       ), dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
-        FROM unnest(${values.group}::int[], ${values.dimension}::text[], ${values.value}::text[], ${values.clicks}::bigint[])
+        FROM unnest(${pgArray.numbers(values.group)}::int[], ${pgArray.strings(values.dimension, true)}::text[],
+                    ${pgArray.strings(values.value, true)}::text[], ${pgArray.numbers(values.clicks)}::bigint[])
           AS d(n, dimension, value, clicks)
         JOIN groups g ON g.n = d.n
       ), hourly AS (
