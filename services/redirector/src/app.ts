@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import uWS, { type HttpRequest, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
+import uWS, { type HttpRequest, type HttpResponse, type RecognizedString, type us_listen_socket } from 'uWebSockets.js';
 import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
 import { redisKeys } from '@deeplink/core/redis/keys';
@@ -14,29 +14,44 @@ import { createLinkLookup } from './link-lookup.js';
 import { rateLimitedLog, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { uwsImplementation } from './native-check.js';
+import { byteLength, wire } from './wire.js';
 
 /** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 /** Longer User-Agent or Referer values are cut before they go into a click. */
 const MAX_HEADER_CHARS = 1024;
-/** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
-const NO_STORE = 'private, no-store';
-const HTML = 'text/html; charset=utf-8';
-const JSON_TYPE = 'application/json';
 /** At shutdown: how long in-flight lookups get to answer, and how long the last click flush may take. */
 const DRAIN_MS = 1_000;
 const CLICK_FLUSH_TIMEOUT_MS = 10_000;
 const READY_CHECK_TIMEOUT_MS = 1_000;
 
-const STATUS: Record<number, string> = {
-  200: '200 OK',
-  302: '302 Found',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  410: '410 Gone',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
+// Everything written or asked for on every request, in the form uWebSockets.js takes fastest.
+const STATUS: Record<number, RecognizedString> = Object.fromEntries(
+  Object.entries({
+    200: '200 OK',
+    302: '302 Found',
+    404: '404 Not Found',
+    405: '405 Method Not Allowed',
+    410: '410 Gone',
+    500: '500 Internal Server Error',
+    503: '503 Service Unavailable',
+  }).map(([status, line]) => [status, wire(line)]),
+);
+const HEADER = {
+  location: wire('Location'),
+  cacheControl: wire('Cache-Control'),
+  contentType: wire('Content-Type'),
+  contentLength: wire('Content-Length'),
+  connection: wire('Connection'),
+  userAgent: wire('user-agent'),
+  referer: wire('referer'),
+  forwardedFor: wire('x-forwarded-for'),
 };
+/** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
+const NO_STORE = wire('private, no-store');
+const CLOSE = wire('close');
+const TYPE = { html: wire('text/html; charset=utf-8'), json: wire('application/json'), text: wire('text/plain'), prometheus: wire('text/plain; version=0.0.4') };
+const PAGE = { notFound: wire(NOT_FOUND_PAGE), gone: wire(GONE_PAGE), unavailable: wire(UNAVAILABLE_PAGE) };
 
 export interface RedirectorDeps {
   config: Config;
@@ -84,8 +99,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   let inFlight = 0;
 
   /** Ends a response; HEAD gets the same headers and length without the body. */
-  function send(res: HttpResponse, status: number, type: string, body: string, head: boolean, headers: [string, string][] = []): void {
-    res.writeStatus(STATUS[status]!).writeHeader('Content-Type', type).writeHeader('Cache-Control', NO_STORE);
+  function send(res: HttpResponse, status: number, type: RecognizedString, body: RecognizedString, head: boolean, headers: [string, string][] = []): void {
+    res.writeStatus(STATUS[status]!).writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
     for (const [name, value] of headers) res.writeHeader(name, value);
     // While shutting down, tell keep-alive clients to reconnect (to another instance).
     if (!head || !native) {
@@ -93,26 +108,25 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       return;
     }
     // This uWS build never completes endWithoutBody(length) for length > 0: state it ourselves.
-    res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
-    if (closing) res.writeHeader('Connection', 'close');
+    res.writeHeader(HEADER.contentLength, String(byteLength(body)));
+    if (closing) res.writeHeader(HEADER.connection, CLOSE);
     res.endWithoutBody();
   }
 
-  function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null) {
+  function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null, now: number) {
     if (link === null) {
       metrics.response(404);
-      return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+      return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
     }
-    const now = Date.now();
     if (isExpired(link, now)) {
       metrics.response(410);
-      return send(res, 410, HTML, GONE_PAGE, visit.head);
+      return send(res, 410, TYPE.html, PAGE.gone, visit.head);
     }
     const found = linkAnswer(link, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup('link has no safe destination', { code });
       metrics.response(404);
-      return send(res, 404, HTML, NOT_FOUND_PAGE, visit.head);
+      return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
     }
     // Recorded before the response ends: the client address cannot be read afterwards.
     if (!visit.head) {
@@ -120,23 +134,31 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     }
     if (found.kind === 'redirect') {
       metrics.response(302);
-      res.writeStatus(STATUS[302]!).writeHeader('Location', found.location).writeHeader('Cache-Control', NO_STORE);
+      res.writeStatus(STATUS[302]!).writeHeader(HEADER.location, found.location).writeHeader(HEADER.cacheControl, NO_STORE);
       res.end(undefined, closing);
     } else {
       metrics.response(200);
-      send(res, 200, HTML, found.body, visit.head);
+      send(res, 200, TYPE.html, found.body, visit.head);
     }
   }
 
-  function redirect(res: HttpResponse, req: HttpRequest, code: string, head: boolean) {
+  function shortLink(res: HttpResponse, req: HttpRequest, head: boolean) {
+    const url = req.getUrl();
+    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const code = query === -1 ? url.slice(1) : url.slice(1, query);
+    if (!CODE.test(code)) {
+      metrics.response(404);
+      return send(res, 404, TYPE.html, PAGE.notFound, head);
+    }
     const visit: Visit = {
       head,
-      userAgent: req.getHeader('user-agent').slice(0, MAX_HEADER_CHARS),
-      referrer: req.getHeader('referer').slice(0, MAX_HEADER_CHARS),
-      forwardedFor: config.TRUST_PROXY ? req.getHeader('x-forwarded-for') : '',
+      userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
+      referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
+      forwardedFor: config.TRUST_PROXY ? req.getHeader(HEADER.forwardedFor) : '',
     };
-    const cached = lookup.peek(code);
-    if (cached !== undefined) return answer(res, code, visit, cached);
+    const now = Date.now();
+    const cached = lookup.peek(code, now);
+    if (cached !== undefined) return answer(res, code, visit, cached, now);
 
     let aborted = false;
     res.onAborted(() => {
@@ -145,12 +167,12 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     inFlight++;
     lookup.load(code).then(
       (link) => {
-        if (!aborted) res.cork(() => answer(res, code, visit, link));
+        if (!aborted) res.cork(() => answer(res, code, visit, link, Date.now()));
       },
       (error: unknown) => {
         warnLookup('link lookup failed', { error });
         metrics.response(503);
-        if (!aborted) res.cork(() => send(res, 503, HTML, UNAVAILABLE_PAGE, head, [['Retry-After', '5']]));
+        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
       },
     ).finally(() => inFlight--);
   }
@@ -169,36 +191,37 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
           redis: redisUp ? 'ok' : 'down',
           postgres: postgresUp ? 'ok' : 'down',
         });
-        res.cork(() => send(res, ready ? 200 : 503, JSON_TYPE, body, head));
+        res.cork(() => send(res, ready ? 200 : 503, TYPE.json, body, head));
       },
     );
   }
 
-  app.any('/*', (res, req) => {
-    const method = req.getMethod().toLowerCase();
-    const url = req.getUrl();
-    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
-    const path = query === -1 ? url : url.slice(0, query);
-    const head = method === 'head';
-    try {
-      if (!head && method !== 'get') return send(res, 405, 'text/plain', 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]);
-      if (path === '/healthz') return send(res, 200, JSON_TYPE, '{"status":"ok"}', head);
-      if (path === '/readyz') return readiness(res, head);
-      if (path === '/metrics') return send(res, 200, 'text/plain; version=0.0.4', metrics.render(), head);
-      const code = path.slice(1);
-      if (CODE.test(code)) return redirect(res, req, code, head);
-      metrics.response(404);
-      return send(res, 404, HTML, NOT_FOUND_PAGE, head);
-    } catch (error) {
-      // A bug must cost one request, not the process.
-      logger.error('request failed', { error, path });
+  /** A bug must cost one request, not the process. */
+  const guarded =
+    (handler: (res: HttpResponse, req: HttpRequest) => void, head: boolean) =>
+    (res: HttpResponse, req: HttpRequest) => {
       try {
-        send(res, 500, 'text/plain', 'Internal Server Error\n', head);
-      } catch {
-        // Already answered (or aborted): nothing more to say.
+        handler(res, req);
+      } catch (error) {
+        logger.error('request failed', { error, url: req.getUrl() });
+        try {
+          send(res, 500, TYPE.text, 'Internal Server Error\n', head);
+        } catch {
+          // Already answered (or aborted): nothing more to say.
+        }
       }
-    }
-  });
+    };
+
+  // uWebSockets.js matches method and path natively; exact paths win over the wildcard.
+  for (const head of [false, true]) {
+    const route = (path: string, handler: (res: HttpResponse, req: HttpRequest) => void) =>
+      (head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head)));
+    route('/healthz', (res) => send(res, 200, TYPE.json, '{"status":"ok"}', head));
+    route('/readyz', (res) => readiness(res, head));
+    route('/metrics', (res) => send(res, 200, TYPE.prometheus, metrics.render(), head));
+    route('/*', (res, req) => shortLink(res, req, head));
+  }
+  app.any('/*', (res) => send(res, 405, TYPE.text, 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]));
 
   return {
     metrics,

@@ -1,13 +1,15 @@
+import type { RecognizedString } from 'uWebSockets.js';
 import type { CachedLink } from '@deeplink/core/redis/link-cache';
 import { renderAppPage } from '@deeplink/core/routing/pages';
 import type { Platform } from '@deeplink/core/routing/platform';
 import { routeFor } from '@deeplink/core/routing/resolve-destination';
+import { wire } from './wire.js';
 
-/** What a live link answers on one platform, ready to write. */
+/** What a live link answers on one platform, ready to write: texts already in the form uWebSockets.js writes (see wire.ts). */
 export type LinkAnswer =
-  | { kind: 'redirect'; location: string }
+  | { kind: 'redirect'; location: RecognizedString }
   /** The iOS "try the app" page, already rendered. */
-  | { kind: 'app-page'; body: string }
+  | { kind: 'app-page'; body: RecognizedString }
   | { kind: 'unavailable' };
 
 /**
@@ -30,5 +32,7 @@ export function linkAnswer(link: CachedLink, platform: Platform): LinkAnswer {
 
 function build(link: CachedLink, platform: Platform): LinkAnswer {
   const route = routeFor(link, platform);
-  return route.kind === 'app-page' ? { kind: 'app-page', body: renderAppPage(route.appUrl, route.fallbackUrl) } : route;
+  if (route.kind === 'app-page') return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl)) };
+  if (route.kind === 'redirect') return { kind: 'redirect', location: wire(route.location) };
+  return route;
 }

@@ -15,6 +15,8 @@ import type { Metrics } from './metrics.js';
 const REFILL_TTL_SECONDS = 24 * 60 * 60;
 /** A PostgreSQL lookup slower than this fails the request (503) instead of holding it. */
 const DB_TIMEOUT_MS = 3_000;
+/** How long a failed background refresh waits before the next visit may try again. */
+const REFRESH_RETRY_MS = 1_000;
 
 export interface LinkLookupDeps {
   config: Pick<Config, 'LINK_CACHE_MAX' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS'>;
@@ -28,6 +30,16 @@ export interface LinkLookupDeps {
   logger: Logger;
 }
 
+/** A code's LRU entry. */
+interface Entry {
+  /** The routing record; null for a code known not to exist. */
+  link: CachedLink | null;
+  /** The record as Redis holds it, to tell a changed record from the same one read again. */
+  text: string;
+  /** Until then the entry is used without asking Redis; afterwards it is still used, and refreshed. */
+  freshUntil: number;
+}
+
 interface Pending {
   promise: Promise<CachedLink | null>;
   /** Set when an invalidation arrives during the load: its result must not be cached. */
@@ -37,17 +49,18 @@ interface Pending {
 /** In-process LRU → Redis → PostgreSQL, with negative caching and pub/sub invalidation. */
 export type LinkLookup = ReturnType<typeof createLinkLookup>;
 
-/** Builds the lookup and subscribes to invalidations. `false` in the LRU marks an unknown code. */
+/**
+ * Builds the lookup and subscribes to invalidations. An entry past LINK_CACHE_TTL_MS keeps answering
+ * while one background load refreshes it (stale-while-revalidate), so a cached link never waits on
+ * Redis; a refresh that finds the same record keeps the same object, and with it the answers built
+ * for it (link-answers.ts).
+ */
 export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger }: LinkLookupDeps) {
-  const lru = new LRUCache<string, CachedLink | false>({
-    max: config.LINK_CACHE_MAX,
-    ttl: config.LINK_CACHE_TTL_MS,
-    // Expired entries stay until evicted, to be served if Redis and PostgreSQL both fail.
-    noDeleteOnStaleGet: true,
-  });
+  const lru = new LRUCache<string, Entry>({ max: config.LINK_CACHE_MAX });
   const pending = new Map<string, Pending>();
   const links = linksRepository(sql);
   const warnRedis = rateLimitedLog(logger.warn);
+  const warnRefresh = rateLimitedLog(logger.warn);
 
   const invalidate = (code: string) => {
     lru.delete(code);
@@ -74,9 +87,10 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     logger.error('link invalidation subscribe failed', { error });
   });
 
-  async function fromRedis(code: string): Promise<CachedLink | null | undefined> {
+  /** The record's text in Redis; null when Redis has none, undefined when Redis failed. */
+  async function fromRedis(code: string): Promise<string | null | undefined> {
     try {
-      return parseCachedLink(await redis.get(keys.link(code)));
+      return await redis.get(keys.link(code));
     } catch (error) {
       metrics.lookupErrors.redis++;
       warnRedis('redis link lookup failed, using PostgreSQL', { error });
@@ -84,7 +98,8 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     }
   }
 
-  async function fromDatabase(code: string, load: Pending): Promise<CachedLink | null> {
+  /** The record's text as Redis would hold it, from PostgreSQL; copies it into Redis. */
+  async function fromDatabase(code: string, load: Pending): Promise<string> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('database lookup timed out')), DB_TIMEOUT_MS);
@@ -98,22 +113,19 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     } finally {
       clearTimeout(timer);
     }
-    const link = record ? toCachedLink(record) : null;
-    (link ? metrics.hits : metrics.misses).db++;
+    (record ? metrics.hits : metrics.misses).db++;
+    const text = record ? JSON.stringify(toCachedLink(record)) : MISSING_LINK;
     if (!load.invalidated) {
       // NX: never overwrite what the API wrote in the meantime. Best effort; the answer does not wait.
-      const key = keys.link(code);
-      const fill = link
-        ? redis.set(key, JSON.stringify(link), 'EX', REFILL_TTL_SECONDS, 'NX')
-        : redis.set(key, MISSING_LINK, 'EX', config.NEGATIVE_CACHE_TTL_SECONDS, 'NX');
-      fill.catch((error: unknown) => warnRedis('redis link cache fill failed', { error }));
+      const ttl = record ? REFILL_TTL_SECONDS : config.NEGATIVE_CACHE_TTL_SECONDS;
+      redis.set(keys.link(code), text, 'EX', ttl, 'NX').catch((error: unknown) => warnRedis('redis link cache fill failed', { error }));
     }
-    return link;
+    return text;
   }
 
-  async function fetchLink(code: string, load: Pending): Promise<CachedLink | null> {
+  async function fetchText(code: string, load: Pending): Promise<string> {
     const cached = await fromRedis(code);
-    if (cached !== undefined) {
+    if (cached !== undefined && cached !== null) {
       metrics.hits.redis++;
       return cached;
     }
@@ -121,42 +133,53 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     return fromDatabase(code, load);
   }
 
+  /** Redis, then PostgreSQL, into the LRU; concurrent loads of one code share a single query. */
+  function load(code: string): Promise<CachedLink | null> {
+    const existing = pending.get(code);
+    if (existing) return existing.promise;
+    const load: Pending = { promise: undefined as never, invalidated: false };
+    load.promise = fetchText(code, load)
+      .then((text) => {
+        const previous = lru.peek(code);
+        const link = previous?.text === text ? previous.link : parseCachedLink(text)!;
+        if (!load.invalidated) lru.set(code, { link, text, freshUntil: Date.now() + config.LINK_CACHE_TTL_MS });
+        return link;
+      })
+      .finally(() => {
+        if (pending.get(code) === load) pending.delete(code);
+      });
+    pending.set(code, load);
+    return load.promise;
+  }
+
+  /** Loads an entry past its time again, in the background; until then it keeps answering. */
+  function refresh(code: string, entry: Entry, now: number): void {
+    if (pending.has(code)) return;
+    entry.freshUntil = now + REFRESH_RETRY_MS; // one refresh at a time, and a pause if it fails
+    load(code).catch((error: unknown) => {
+      metrics.refreshErrors++;
+      warnRefresh('link refresh failed; serving the cached record', { error });
+    });
+  }
+
   return {
-    /** Synchronous LRU read: the link, null for a known-unknown code, undefined when not cached. */
-    peek(code: string): CachedLink | null | undefined {
+    /**
+     * Synchronous LRU read: the link, null for a known-unknown code, undefined when not cached.
+     * An entry past its time is still returned, and refreshed in the background.
+     */
+    peek(code: string, now: number): CachedLink | null | undefined {
       const entry = lru.get(code);
       if (entry === undefined) {
         metrics.misses.lru++;
         return undefined;
       }
       metrics.hits.lru++;
-      return entry === false ? null : entry;
+      if (now >= entry.freshUntil) refresh(code, entry, now);
+      return entry.link;
     },
 
-    /** Redis, then PostgreSQL; concurrent loads of one code share a single query. */
-    load(code: string): Promise<CachedLink | null> {
-      const existing = pending.get(code);
-      if (existing) return existing.promise;
-      const load: Pending = { promise: undefined as never, invalidated: false };
-      load.promise = fetchLink(code, load)
-        .then(
-          (link) => {
-            if (!load.invalidated) lru.set(code, link ?? false);
-            return link;
-          },
-          (error: unknown) => {
-            const stale = lru.get(code, { allowStale: true });
-            if (stale === undefined) throw error;
-            metrics.staleServed++;
-            return stale === false ? null : stale;
-          },
-        )
-        .finally(() => {
-          if (pending.get(code) === load) pending.delete(code);
-        });
-      pending.set(code, load);
-      return load.promise;
-    },
+    /** Redis, then PostgreSQL, for a code the LRU does not hold. */
+    load,
 
     /** Entries in the LRU, for the metrics gauge. */
     size: () => lru.size,

@@ -9,7 +9,8 @@ export class Metrics {
   /** Nothing at this layer; a db miss is an unknown code. */
   readonly misses: Record<Layer, number> = { lru: 0, redis: 0, db: 0 };
   readonly lookupErrors: Record<'redis' | 'db', number> = { redis: 0, db: 0 };
-  staleServed = 0;
+  /** Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering. */
+  refreshErrors = 0;
   clicksBuffered = 0;
   clicksFlushed = 0;
   clicksDropped = 0;
@@ -38,7 +39,7 @@ export class Metrics {
     metric('redirector_link_cache_hits_total', 'counter', 'Link lookups answered by a layer (including negative entries).', byLayer(this.hits));
     metric('redirector_link_cache_misses_total', 'counter', 'Link lookups a layer could not answer; db misses are unknown codes.', byLayer(this.misses));
     metric('redirector_link_lookup_errors_total', 'counter', 'Lookups that failed at a layer.', byLayer(this.lookupErrors));
-    metric('redirector_link_stale_served_total', 'counter', 'Expired LRU entries served because Redis and PostgreSQL failed.', [['', this.staleServed]]);
+    metric('redirector_link_refresh_errors_total', 'counter', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [['', this.refreshErrors]]);
     metric('redirector_link_cache_entries', 'gauge', 'Entries in the in-process link cache.', [['', this.gauges.lruSize()]]);
     metric('redirector_clicks_buffered_total', 'counter', 'Clicks accepted into the in-memory buffer.', [['', this.clicksBuffered]]);
     metric('redirector_clicks_flushed_total', 'counter', 'Clicks written to the queue.', [['', this.clicksFlushed]]);

@@ -1,7 +1,8 @@
+import type { RecognizedString } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import type { CachedLink } from '@deeplink/core/redis/link-cache';
 import { renderAppPage } from '@deeplink/core/routing/pages';
-import { linkAnswer } from '../src/link-answers.js';
+import { linkAnswer, type LinkAnswer } from '../src/link-answers.js';
 
 const link = (fields: Partial<CachedLink> = {}): CachedLink => ({
   id: '0b8f3c1e-0000-4000-8000-000000000001',
@@ -9,26 +10,34 @@ const link = (fields: Partial<CachedLink> = {}): CachedLink => ({
   ...fields,
 });
 
+/** An answer with its texts decoded, to compare with what is expected. */
+function readable(answer: LinkAnswer) {
+  const text = (value: RecognizedString) => (typeof value === 'string' ? value : Buffer.from(value as ArrayBuffer).toString());
+  if (answer.kind === 'redirect') return { kind: answer.kind, location: text(answer.location) };
+  if (answer.kind === 'app-page') return { kind: answer.kind, body: text(answer.body) };
+  return answer;
+}
+
 describe('linkAnswer', () => {
   it('builds each platform answer of a record once and keeps it', () => {
     const record = link({ desktopUrl: 'https://example.com/desktop', customParameters: { utm_source: 'mail' } });
     const desktop = linkAnswer(record, 'desktop');
-    expect(desktop).toEqual({ kind: 'redirect', location: 'https://example.com/desktop?utm_source=mail' });
+    expect(readable(desktop)).toEqual({ kind: 'redirect', location: 'https://example.com/desktop?utm_source=mail' });
     expect(linkAnswer(record, 'desktop')).toBe(desktop);
-    expect(linkAnswer(record, 'android')).toEqual({ kind: 'redirect', location: 'https://example.com/landing?utm_source=mail' });
+    expect(readable(linkAnswer(record, 'android'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing?utm_source=mail' });
   });
 
   it('answers a replaced record (an edited link) from the new record, not the old one', () => {
     const before = link();
-    expect(linkAnswer(before, 'desktop')).toEqual({ kind: 'redirect', location: 'https://example.com/landing' });
+    expect(readable(linkAnswer(before, 'desktop'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing' });
     const after = link({ defaultUrl: 'https://example.com/moved' });
-    expect(linkAnswer(after, 'desktop')).toEqual({ kind: 'redirect', location: 'https://example.com/moved' });
+    expect(readable(linkAnswer(after, 'desktop'))).toEqual({ kind: 'redirect', location: 'https://example.com/moved' });
   });
 
   it('renders the iOS app page once, with the app and fallback URLs', () => {
     const record = link({ iosLink: { url: 'myapp://item/7', bundleId: 'com.example.app' } });
     const answer = linkAnswer(record, 'ios');
-    expect(answer).toEqual({ kind: 'app-page', body: renderAppPage('myapp://item/7', 'https://example.com/landing') });
+    expect(readable(answer)).toEqual({ kind: 'app-page', body: renderAppPage('myapp://item/7', 'https://example.com/landing') });
     expect(linkAnswer(record, 'ios')).toBe(answer);
   });
 

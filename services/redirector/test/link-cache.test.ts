@@ -123,3 +123,55 @@ describe('link lookup: LRU, Redis, PostgreSQL', () => {
     expect(await counter('db', 'hits')).toBe(dbHits + 1);
   });
 });
+
+describe('link lookup: entries past LINK_CACHE_TTL_MS', () => {
+  const TTL_MS = 300;
+  let env: TestEnvironment;
+  let redirector: RedirectorProcess;
+  let userId: string;
+  const keys = () => redisKeys(env.config.REDIS_PREFIX);
+  const location = async (code: string) => (await visit(`${redirector.url}/${code}`)).headers.get('location');
+  const pastTtl = () => new Promise((resolve) => setTimeout(resolve, TTL_MS + 50));
+  /** Changes a link's record in Redis without telling the redirectors, as a lost invalidation would. */
+  const rewriteSilently = (code: string, record: string) => env.redis.set(keys().link(code), record);
+
+  beforeAll(async () => {
+    env = await createTestEnvironment({ LINK_CACHE_TTL_MS: String(TTL_MS) });
+    userId = await createUser(env.sql);
+    redirector = await startRedirector(env.env);
+  });
+
+  afterAll(async () => {
+    expect(await redirector?.stop()).toBe(0);
+    await env?.close();
+  });
+
+  it('keep answering at once while one background load per code refreshes them from Redis', async () => {
+    const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/before' });
+    await cacheLink(env.redis, keys(), link);
+    expect(await location(link.code)).toBe('https://example.com/before');
+    await rewriteSilently(link.code, JSON.stringify({ ...toCachedLink(link), defaultUrl: 'https://example.com/after' }));
+    expect(await location(link.code)).toBe('https://example.com/before'); // fresh: Redis not asked
+
+    await pastTtl();
+    const redisHits = await metric(redirector.url, 'redirector_link_cache_hits_total', 'layer="redis"');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => location(link.code)));
+    // The visit that found the entry past its time was answered from it; the refresh ran behind it.
+    expect(answers).toContain('https://example.com/before');
+    await waitFor(async () => (await location(link.code)) === 'https://example.com/after', 1_000);
+    expect(await metric(redirector.url, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(redisHits + 1);
+  });
+
+  it('keep answering from the cached record when a refresh fails, and count the failure', async () => {
+    const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/kept' });
+    await cacheLink(env.redis, keys(), link);
+    expect(await location(link.code)).toBe('https://example.com/kept');
+    await rewriteSilently(link.code, '{not json');
+    const failures = await metric(redirector.url, 'redirector_link_refresh_errors_total');
+
+    await pastTtl();
+    expect(await location(link.code)).toBe('https://example.com/kept');
+    await waitFor(async () => (await metric(redirector.url, 'redirector_link_refresh_errors_total')) === failures + 1);
+    expect(await location(link.code)).toBe('https://example.com/kept');
+  });
+});
