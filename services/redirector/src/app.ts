@@ -3,14 +3,13 @@ import uWS, { type HttpRequest, type HttpResponse, type RecognizedString, type u
 import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
 import { redisKeys } from '@deeplink/core/redis/keys';
-import type { CachedLink } from '@deeplink/core/redis/link-cache';
 import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
 import { detectPlatform } from '@deeplink/core/routing/platform';
 import { isExpired } from '@deeplink/core/routing/resolve-destination';
 import { createClickBuffer } from './click-buffer.js';
 import { clientAddress } from './client-address.js';
 import { linkAnswer } from './link-answers.js';
-import { createLinkLookup } from './link-lookup.js';
+import { createLinkLookup, type LinkEntry } from './link-lookup.js';
 import { rateLimitedLog, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { uwsImplementation } from './native-check.js';
@@ -113,7 +112,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     res.endWithoutBody();
   }
 
-  function answer(res: HttpResponse, code: string, visit: Visit, link: CachedLink | null, now: number) {
+  function answer(res: HttpResponse, code: string, visit: Visit, { link, answers }: LinkEntry, now: number) {
     if (link === null) {
       metrics.response(404);
       return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
@@ -122,7 +121,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       metrics.response(410);
       return send(res, 410, TYPE.html, PAGE.gone, visit.head);
     }
-    const found = linkAnswer(link, detectPlatform(visit.userAgent));
+    const found = linkAnswer(link, answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup('link has no safe destination', { code });
       metrics.response(404);
@@ -166,8 +165,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     });
     inFlight++;
     lookup.load(code).then(
-      (link) => {
-        if (!aborted) res.cork(() => answer(res, code, visit, link, Date.now()));
+      (entry) => {
+        if (!aborted) res.cork(() => answer(res, code, visit, entry, Date.now()));
       },
       (error: unknown) => {
         warnLookup('link lookup failed', { error });

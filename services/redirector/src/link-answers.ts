@@ -12,21 +12,18 @@ export type LinkAnswer =
   | { kind: 'app-page'; body: RecognizedString }
   | { kind: 'unavailable' };
 
-/**
- * Answers per cached record and platform. Building one parses URLs and renders pages, which would
- * dominate a redirect's cost; a record is replaced (never changed) when its link changes, so an
- * answer lives exactly as long as the record it came from, and the WeakMap lets both go together.
- */
-const answersByLink = new WeakMap<CachedLink, Partial<Record<Platform, LinkAnswer>>>();
+/** A cached link's answers by platform, each built the first time that platform visits. */
+export type PlatformAnswers = Record<Platform, LinkAnswer | undefined>;
 
-/** The answer of a live link for a platform; expiry is the caller's to check, per visit. */
-export function linkAnswer(link: CachedLink, platform: Platform): LinkAnswer {
-  let answers = answersByLink.get(link);
-  if (answers === undefined) {
-    // Every platform slot from the start: one object shape for all links keeps the lookup fast.
-    answers = { android: undefined, ios: undefined, desktop: undefined };
-    answersByLink.set(link, answers);
-  }
+/** No answer built yet; every platform slot from the start, so all entries share one object shape. */
+export const noAnswers = (): PlatformAnswers => ({ android: undefined, ios: undefined, desktop: undefined });
+
+/**
+ * The answer of a live link for a platform, kept in `answers` (which the cache holds beside the
+ * record and drops with it). Building one parses URLs and renders pages, which would dominate a
+ * redirect's cost. Expiry is the caller's to check, per visit.
+ */
+export function linkAnswer(link: CachedLink, answers: PlatformAnswers, platform: Platform): LinkAnswer {
   return (answers[platform] ??= build(link, platform));
 }
 

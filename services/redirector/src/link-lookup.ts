@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository } from '@deeplink/core/db/links-repository';
 import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
 import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
+import { BoundedMap } from './bounded-map.js';
+import { noAnswers, type PlatformAnswers } from './link-answers.js';
 import { rateLimitedLog, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -30,10 +31,12 @@ export interface LinkLookupDeps {
   logger: Logger;
 }
 
-/** A code's LRU entry. */
-interface Entry {
+/** What the in-process cache holds for a code. */
+export interface LinkEntry {
   /** The routing record; null for a code known not to exist. */
   link: CachedLink | null;
+  /** The record's answers, built on first use (link-answers.ts); they live and go with the entry. */
+  answers: PlatformAnswers;
   /** The record as Redis holds it, to tell a changed record from the same one read again. */
   text: string;
   /** Until then the entry is used without asking Redis; afterwards it is still used, and refreshed. */
@@ -41,7 +44,7 @@ interface Entry {
 }
 
 interface Pending {
-  promise: Promise<CachedLink | null>;
+  promise: Promise<LinkEntry>;
   /** Set when an invalidation arrives during the load: its result must not be cached. */
   invalidated: boolean;
 }
@@ -52,15 +55,20 @@ export type LinkLookup = ReturnType<typeof createLinkLookup>;
 /**
  * Builds the lookup and subscribes to invalidations. An entry past LINK_CACHE_TTL_MS keeps answering
  * while one background load refreshes it (stale-while-revalidate), so a cached link never waits on
- * Redis; a refresh that finds the same record keeps the same object, and with it the answers built
- * for it (link-answers.ts).
+ * Redis; a refresh that finds the same record keeps the entry, and with it the answers built for it.
  */
 export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger }: LinkLookupDeps) {
-  const lru = new LRUCache<string, Entry>({ max: config.LINK_CACHE_MAX });
+  const lru = new BoundedMap<string, LinkEntry>(config.LINK_CACHE_MAX);
   const pending = new Map<string, Pending>();
   const links = linksRepository(sql);
   const warnRedis = rateLimitedLog(logger.warn);
   const warnRefresh = rateLimitedLog(logger.warn);
+
+  /**
+   * A new entry's time: somewhere in the second half of LINK_CACHE_TTL_MS, so links loaded together
+   * (a deploy, a campaign going live) are refreshed spread out rather than in one burst.
+   */
+  const freshUntil = () => Date.now() + config.LINK_CACHE_TTL_MS * (0.5 + Math.random() / 2);
 
   const invalidate = (code: string) => {
     lru.delete(code);
@@ -134,16 +142,19 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   }
 
   /** Redis, then PostgreSQL, into the LRU; concurrent loads of one code share a single query. */
-  function load(code: string): Promise<CachedLink | null> {
+  function load(code: string): Promise<LinkEntry> {
     const existing = pending.get(code);
     if (existing) return existing.promise;
     const load: Pending = { promise: undefined as never, invalidated: false };
     load.promise = fetchText(code, load)
       .then((text) => {
-        const previous = lru.peek(code);
-        const link = previous?.text === text ? previous.link : parseCachedLink(text)!;
-        if (!load.invalidated) lru.set(code, { link, text, freshUntil: Date.now() + config.LINK_CACHE_TTL_MS });
-        return link;
+        const previous = lru.get(code);
+        const entry: LinkEntry =
+          previous?.text === text ? previous : { link: parseCachedLink(text)!, answers: noAnswers(), text, freshUntil: 0 };
+        entry.freshUntil = freshUntil();
+        // Set again even when unchanged: that renews its place in the LRU (see BoundedMap).
+        if (!load.invalidated) lru.set(code, entry);
+        return entry;
       })
       .finally(() => {
         if (pending.get(code) === load) pending.delete(code);
@@ -153,7 +164,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   }
 
   /** Loads an entry past its time again, in the background; until then it keeps answering. */
-  function refresh(code: string, entry: Entry, now: number): void {
+  function refresh(code: string, entry: LinkEntry, now: number): void {
     if (pending.has(code)) return;
     entry.freshUntil = now + REFRESH_RETRY_MS; // one refresh at a time, and a pause if it fails
     load(code).catch((error: unknown) => {
@@ -164,10 +175,10 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
   return {
     /**
-     * Synchronous LRU read: the link, null for a known-unknown code, undefined when not cached.
-     * An entry past its time is still returned, and refreshed in the background.
+     * Synchronous LRU read: the code's entry, or undefined when not cached. An entry past its time
+     * is still returned, and refreshed in the background.
      */
-    peek(code: string, now: number): CachedLink | null | undefined {
+    peek(code: string, now: number): LinkEntry | undefined {
       const entry = lru.get(code);
       if (entry === undefined) {
         metrics.misses.lru++;
@@ -175,7 +186,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
       }
       metrics.hits.lru++;
       if (now >= entry.freshUntil) refresh(code, entry, now);
-      return entry.link;
+      return entry;
     },
 
     /** Redis, then PostgreSQL, for a code the LRU does not hold. */

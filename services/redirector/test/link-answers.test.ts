@@ -2,7 +2,7 @@ import type { RecognizedString } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import type { CachedLink } from '@deeplink/core/redis/link-cache';
 import { renderAppPage } from '@deeplink/core/routing/pages';
-import { linkAnswer, type LinkAnswer } from '../src/link-answers.js';
+import { linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
 
 const link = (fields: Partial<CachedLink> = {}): CachedLink => ({
   id: '0b8f3c1e-0000-4000-8000-000000000001',
@@ -19,29 +19,26 @@ function readable(answer: LinkAnswer) {
 }
 
 describe('linkAnswer', () => {
-  it('builds each platform answer of a record once and keeps it', () => {
+  it('builds each platform answer of a record once and keeps it with the record', () => {
     const record = link({ desktopUrl: 'https://example.com/desktop', customParameters: { utm_source: 'mail' } });
-    const desktop = linkAnswer(record, 'desktop');
+    const answers = noAnswers();
+    const desktop = linkAnswer(record, answers, 'desktop');
     expect(readable(desktop)).toEqual({ kind: 'redirect', location: 'https://example.com/desktop?utm_source=mail' });
-    expect(linkAnswer(record, 'desktop')).toBe(desktop);
-    expect(readable(linkAnswer(record, 'android'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing?utm_source=mail' });
-  });
-
-  it('answers a replaced record (an edited link) from the new record, not the old one', () => {
-    const before = link();
-    expect(readable(linkAnswer(before, 'desktop'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing' });
-    const after = link({ defaultUrl: 'https://example.com/moved' });
-    expect(readable(linkAnswer(after, 'desktop'))).toEqual({ kind: 'redirect', location: 'https://example.com/moved' });
+    expect(answers.desktop).toBe(desktop);
+    expect(linkAnswer(record, answers, 'desktop')).toBe(desktop);
+    expect(answers.android).toBeUndefined();
+    expect(readable(linkAnswer(record, answers, 'android'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing?utm_source=mail' });
   });
 
   it('renders the iOS app page once, with the app and fallback URLs', () => {
     const record = link({ iosLink: { url: 'myapp://item/7', bundleId: 'com.example.app' } });
-    const answer = linkAnswer(record, 'ios');
+    const answers = noAnswers();
+    const answer = linkAnswer(record, answers, 'ios');
     expect(readable(answer)).toEqual({ kind: 'app-page', body: renderAppPage('myapp://item/7', 'https://example.com/landing') });
-    expect(linkAnswer(record, 'ios')).toBe(answer);
+    expect(linkAnswer(record, answers, 'ios')).toBe(answer);
   });
 
   it('has no answer for a record without a safe destination', () => {
-    expect(linkAnswer(link({ defaultUrl: 'javascript:alert(1)' }), 'desktop')).toEqual({ kind: 'unavailable' });
+    expect(linkAnswer(link({ defaultUrl: 'javascript:alert(1)' }), noAnswers(), 'desktop')).toEqual({ kind: 'unavailable' });
   });
 });
