@@ -35,4 +35,5 @@ COPY services/redirector/package.json services/redirector/
 COPY --from=build /app/services/redirector/dist services/redirector/dist
 USER node
 EXPOSE 8080
-CMD ["node", "--enable-source-maps", "services/redirector/dist/main.js"]
+# The flags of NODE_FLAGS in scripts/build.mjs.
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=4", "services/redirector/dist/main.js"]

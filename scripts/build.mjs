@@ -40,6 +40,23 @@ export function bundlePath(name) {
   return join(repoRoot, bundle.output);
 }
 
+/**
+ * Node flags a bundle runs with, wherever it runs (`npm start`, the bench; the Dockerfiles repeat them).
+ * The redirector's garbage is almost all per request and dies young: 4 MB semi-spaces (16 MB by
+ * default) keep its peak RSS under load about 40 MB lower, at the same throughput.
+ */
+const NODE_FLAGS = { redirector: ['--max-semi-space-size=4'] };
+
+/**
+ * The node flags of a bundle (see NODE_FLAGS).
+ * @param {string} name a service or bench target name
+ * @returns {string[]}
+ */
+export function bundleFlags(name) {
+  bundlePath(name); // throws for an unknown name
+  return NODE_FLAGS[name] ?? [];
+}
+
 /** `@scope/name` or `name` of an import specifier such as `uWebSockets.js/dist/index`. */
 const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundles, bundlePath, SERVICES } from './build.mjs';
+import { buildBundles, bundleFlags, bundlePath, SERVICES } from './build.mjs';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,7 +30,7 @@ if (migration.status !== 0) process.exit(migration.status ?? 1);
 const children = [];
 let stopping = false;
 for (const name of SERVICES) {
-  const child = spawn(process.execPath, ['--enable-source-maps', bundlePath(name)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `[${name}]`.padEnd(13);
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';

@@ -11,6 +11,7 @@ import { createDatabase } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
 import { adminUrl, databaseUrl } from './support/urls.js';
+import { bundleFlags } from '../scripts/build.mjs';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -82,6 +83,18 @@ describe('npm run build', () => {
     } finally {
       await sql.end();
     }
+  });
+
+  it('runs each bundle with its node flags everywhere: npm start and the bench (bundleFlags), the Dockerfiles, npm start -w', () => {
+    for (const name of SERVICES) {
+      const command = ['node', '--enable-source-maps', ...bundleFlags(name)];
+      const dockerfile = readFileSync(join(root, 'docker', `${name}.Dockerfile`), 'utf8');
+      const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
+      expect(cmd, `docker/${name}.Dockerfile`).toEqual([...command, `services/${name}/dist/main.js`]);
+      const manifest = JSON.parse(readFileSync(join(root, 'services', name, 'package.json'), 'utf8')) as { scripts: { start: string } };
+      expect(manifest.scripts.start, `services/${name}/package.json`).toContain(`&& ${[...command, 'dist/main.js'].join(' ')}`);
+    }
+    expect(bundleFlags('redirector')).toContain('--max-semi-space-size=4');
   });
 
   it('the redirector bundle loads the native uWebSockets.js and answers /healthz', async () => {

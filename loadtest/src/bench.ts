@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_TARGETS, buildBundles, bundlePath, SERVICES } from '../../scripts/build.mjs';
+import { BENCH_TARGETS, buildBundles, bundleFlags, bundlePath, SERVICES } from '../../scripts/build.mjs';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureMaxRate, type HttpRun } from './measure/http.js';
@@ -59,16 +59,21 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
   const env = { ...world.env, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase };
   const profileDir = join(repoRoot, '.bench', 'profiles', stamp);
-  const start = async (spec: Omit<ProcessSpec, 'logFile'>) => {
-    const nodeArgs = settings.profile.includes(spec.name)
-      ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, spec.name)}`]
-      : [];
-    if (nodeArgs.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
-    return startProcess({ ...spec, nodeArgs, logFile: join(logDir, `${spec.name}.log`), onSpawn: (child) => running.add(child) });
+  /** Starts a bundle with the flags it always runs with, plus the profiler when asked. */
+  const start = async ({ bundle, ...spec }: Omit<ProcessSpec, 'logFile' | 'entry' | 'nodeArgs'> & { bundle: string }) => {
+    const profiling = settings.profile.includes(spec.name) ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, spec.name)}`] : [];
+    if (profiling.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
+    return startProcess({
+      ...spec,
+      entry: bundlePath(bundle),
+      nodeArgs: [...bundleFlags(bundle), ...profiling],
+      logFile: join(logDir, `${spec.name}.log`),
+      onSpawn: (child) => running.add(child),
+    });
   };
 
   phase(1, 'starting the API and seeding links');
-  const api = await start({ name: 'api', entry: bundlePath('api'), env, readyUrl: `${apiUrl}/healthz` });
+  const api = await start({ name: 'api', bundle: 'api', env, readyUrl: `${apiUrl}/healthz` });
   const account = await createSession(`${apiUrl}/api`, 'bench');
   const links = await createLinks(account, settings.links, 'bench');
   progress.update(`${links.length} links`);
@@ -84,7 +89,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(2, 'worker: rolling up the pre-filled queue');
   const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) => progress.update(`${done.toLocaleString('en-US')} clicks rolled up`));
   const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
-  const benchWorker = await start({ name: 'worker', entry: bundlePath('worker'), env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
+  const benchWorker = await start({ name: 'worker', bundle: 'worker', env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
     .catch((error: unknown) => {
       watching.catch(() => {});
       throw error;
@@ -120,7 +125,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
   const redirectorSpec = (name: string, queuePrefix: string) => ({
-    name, entry: bundlePath('redirector'), env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
+    name, bundle: 'redirector', env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
   });
   phase(3, 'redirector at full speed (click capture on, no worker running)');
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
@@ -135,7 +140,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 
   phase(5, 'bare uWebSockets.js 302 (the limit), then the same reading the client address');
   const bareServer = (name: string, readAddress: boolean) => start({
-    name, entry: bundlePath('bare-uws'), env: { PORT: String(barePort), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
+    name, bundle: 'bare-uws', env: { PORT: String(barePort), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
     cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/`,
   });
   const bare = await bareServer('bare-uws', false);
@@ -149,14 +154,14 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 
   phase(6, 'Fastify + Redis GET (the peer)');
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
-  const peer = await start({ name: 'fastify-peer', entry: bundlePath('fastify-peer'), env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
+  const peer = await start({ name: 'fastify-peer', bundle: 'fastify-peer', env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
   await quiet();
   const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
   await stop(peer);
 
   phase(7, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
-  const pipelineWorker = await start({ name: 'worker-pipeline', entry: bundlePath('worker'), env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
+  const pipelineWorker = await start({ name: 'worker-pipeline', bundle: 'worker', env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
   const from = new Date(Date.now() - 3_600_000);
   const lossVisitor = createVisitor(shortUrlBase, 16);
   const freshVisitor = createVisitor(shortUrlBase, 1);

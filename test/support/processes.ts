@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
+import { bundleFlags, bundlePath } from '../../scripts/build.mjs';
 
 const repoRoot = join(import.meta.dirname, '../..');
 
@@ -36,7 +37,7 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const command =
     from === 'bundle'
-      ? ['--enable-source-maps', join(repoRoot, 'services', name, 'dist', 'main.js')]
+      ? ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)]
       : ['--import', 'tsx', join(repoRoot, 'services', name, 'src', 'main.ts')];
   const child = spawn(process.execPath, command, {
     cwd: repoRoot,

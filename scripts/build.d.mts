@@ -1,0 +1,9 @@
+// Types of scripts/build.mjs for the TypeScript that imports it (tests, the bench).
+export declare const SERVICES: string[];
+export declare const BENCH_TARGETS: string[];
+/** Absolute path of a bundle's output file. */
+export declare function bundlePath(name: string): string;
+/** The node flags a bundle always runs with. */
+export declare function bundleFlags(name: string): string[];
+/** Bundles the named services or bench targets; resolves with what was built and how long it took. */
+export declare function buildBundles(names?: string[]): Promise<{ names: string[]; ms: number }>;
