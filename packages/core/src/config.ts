@@ -48,7 +48,12 @@ const envSchema = z.object({
   /** Clicks held in memory while Redis is unreachable before new ones are dropped (and counted). */
   CLICK_BUFFER_MAX: positiveInt.default(100_000),
   LINK_CACHE_MAX: positiveInt.default(100_000),
-  LINK_CACHE_TTL_MS: positiveInt.default(10_000),
+  /**
+   * How long a redirector uses a cached link before checking it against Redis again (in the
+   * background). Invalidation messages replace changed links at once; this only bounds how long a
+   * lost message can leave a link stale, so it can be long enough to cost nothing under load.
+   */
+  LINK_CACHE_TTL_MS: positiveInt.default(60_000),
   NEGATIVE_CACHE_TTL_SECONDS: positiveInt.default(60),
   ALLOW_UWS_FALLBACK: flag,
 
