@@ -2,8 +2,8 @@ type Layer = 'lru' | 'redis' | 'db';
 
 /** Counters for GET /metrics. Plain numbers: the hot path only increments fields. */
 export class Metrics {
-  /** Answers to short-link requests, by HTTP status. */
-  readonly responses = new Map<number, number>();
+  /** Answers to short-link requests, by HTTP status: every status the redirector answers, from the start. */
+  readonly responses: Record<number, number> = { 200: 0, 302: 0, 404: 0, 405: 0, 410: 0, 500: 0, 503: 0 };
   /** A record (or a negative-cache marker) found at this layer. */
   readonly hits: Record<Layer, number> = { lru: 0, redis: 0, db: 0 };
   /** Nothing at this layer; a db miss is an unknown code. */
@@ -22,7 +22,7 @@ export class Metrics {
   ) {}
 
   response(status: number): void {
-    this.responses.set(status, (this.responses.get(status) ?? 0) + 1);
+    this.responses[status] = (this.responses[status] ?? 0) + 1;
   }
 
   /** Prometheus text exposition format 0.0.4. */
@@ -35,7 +35,7 @@ export class Metrics {
     const byLayer = (values: Record<string, number>) =>
       Object.entries(values).map(([layer, n]): [string, number] => [`{layer="${layer}"}`, n]);
     metric('redirector_responses_total', 'counter', 'Short-link answers by HTTP status.',
-      [...this.responses].map(([status, n]) => [`{status="${status}"}`, n]));
+      Object.entries(this.responses).filter(([, n]) => n > 0).map(([status, n]) => [`{status="${status}"}`, n]));
     metric('redirector_link_cache_hits_total', 'counter', 'Link lookups answered by a layer (including negative entries).', byLayer(this.hits));
     metric('redirector_link_cache_misses_total', 'counter', 'Link lookups a layer could not answer; db misses are unknown codes.', byLayer(this.misses));
     metric('redirector_link_lookup_errors_total', 'counter', 'Lookups that failed at a layer.', byLayer(this.lookupErrors));
