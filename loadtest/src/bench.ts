@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BENCH_TARGETS, buildBundles, bundleFlags, bundlePath, SERVICES } from '../../scripts/build.mjs';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
-import { measureAtRate, measureMaxRate, type HttpRun } from './measure/http.js';
+import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { measureYearQuery } from './measure/query.js';
 import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker, YEAR_HOURS, yearOfClickBatches } from './measure/worker-throughput.js';
@@ -52,9 +52,11 @@ function machine(): BenchResult['machine'] {
 
 async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
-  const phases = 8;
+  const phases = 6;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
-  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, peerPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort] = await Promise.all([
+    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
+  ]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
   const env = { ...world.env, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase };
@@ -127,39 +129,39 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const redirectorSpec = (name: string, queuePrefix: string) => ({
     name, bundle: 'redirector', env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
   });
-  phase(3, 'redirector at full speed (click capture on, no worker running)');
+  const rounds = roundsFor(settings.durationMs, settings.rounds);
+  phase(3, `full speed: the redirector (click capture on, no worker running), the limit and the peer, in ${rounds} interleaved rounds`);
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
-  await quiet();
-  const redirectorMax = await measureMaxRate(http(shortUrlBase), 'redirector');
-
-  phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
-  await quiet();
-  const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
-  const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
-  await stop(redirector);
-
-  phase(5, 'bare uWebSockets.js 302 (the limit), then the same reading the client address');
-  const bareServer = (name: string, readAddress: boolean) => start({
-    name, bundle: 'bare-uws', env: { PORT: String(barePort), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
-    cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${barePort}/`,
+  const bareServer = (name: string, port: number, readAddress: boolean) => start({
+    name, bundle: 'bare-uws', env: { PORT: String(port), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
+    cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${port}/`,
   });
-  const bare = await bareServer('bare-uws', false);
-  await quiet();
-  const limit = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws');
-  await stop(bare);
-  const bareWithAddress = await bareServer('bare-uws-address', true);
-  await quiet();
-  const limitWithAddress = await measureMaxRate(http(`http://127.0.0.1:${barePort}`), 'bare-uws-address');
-  await stop(bareWithAddress);
-
-  phase(6, 'Fastify + Redis GET (the peer)');
+  const bare = await bareServer('bare-uws', barePort, false);
+  const bareWithAddress = await bareServer('bare-uws-address', bareAddressPort, true);
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
   const peer = await start({ name: 'fastify-peer', bundle: 'fastify-peer', env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
   await quiet();
-  const peerFigure = await measureMaxRate(http(`http://127.0.0.1:${peerPort}`), 'fastify-peer');
-  await stop(peer);
+  const fullSpeed = await measureInterleaved(
+    [
+      { name: 'redirector', url: shortUrlBase },
+      { name: 'bare-uws', url: `http://127.0.0.1:${barePort}` },
+      { name: 'bare-uws-address', url: `http://127.0.0.1:${bareAddressPort}` },
+      { name: 'fastify-peer', url: `http://127.0.0.1:${peerPort}` },
+    ],
+    http(shortUrlBase),
+    rounds,
+    (text) => progress.update(text),
+  );
+  const { redirector: redirectorMax, 'bare-uws': limit, 'bare-uws-address': limitWithAddress, 'fastify-peer': peerFigure } = fullSpeed;
+  await Promise.all([stop(bare), stop(bareWithAddress), stop(peer)]);
 
-  phase(7, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
+  phase(4, `redirector at half its maximum (${Math.round(redirectorMax!.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
+  await quiet();
+  const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax!.requestsPerSecond / 2);
+  const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
+  await stop(redirector);
+
+  phase(5, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
   const pipelineWorker = await start({ name: 'worker-pipeline', bundle: 'worker', env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
   const from = new Date(Date.now() - 3_600_000);
@@ -181,7 +183,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   await stop(pipelineRedirector);
   await stop(pipelineWorker);
 
-  phase(8, 'one-year hourly analytics query');
+  phase(6, 'one-year hourly analytics query');
   const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
 
   await stop(api);
@@ -195,11 +197,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     finishedAt: new Date().toISOString(),
     machine: machine(),
     settings: recorded,
-    http: { redirector: redirectorMax, limit, limitWithAddress, peer: peerFigure, halfRate },
+    http: { redirector: redirectorMax!, limit: limit!, limitWithAddress: limitWithAddress!, peer: peerFigure!, halfRate },
     clickCapture,
     ratios: {
-      toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
-      toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
+      toLimit: ratio(redirectorMax!.requestsPerSecond, limit!.requestsPerSecond),
+      toPeer: ratio(redirectorMax!.requestsPerSecond, peerFigure!.requestsPerSecond),
     },
     worker: { clicks: settings.workerClicks, jobs, seconds: speed.seconds, clicksPerSecond: speed.clicksPerSecond, rolledUp: watched.rolledUp },
     freshness: { samples: freshSummary.count, p50Ms: freshSummary.p50, p99Ms: freshSummary.p99, maxMs: freshSummary.max, timeouts: freshness.timeouts },
@@ -213,7 +215,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
-  progress.phase('[0/8] bundling the services and the comparison servers');
+  progress.phase('[0/6] bundling the services and the comparison servers');
   try {
     const built = await buildBundles([...SERVICES, ...BENCH_TARGETS]);
     progress.note(`bundled ${built.names.join(', ')} in ${built.ms} ms`);
@@ -222,7 +224,7 @@ async function main(): Promise<void> {
     console.error(`bench failed: cannot build: ${(error as Error).message}`);
     process.exit(1);
   }
-  progress.phase('[0/8] bringing up Redis and PostgreSQL, creating the bench database');
+  progress.phase('[0/6] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
 import type { BenchSettings } from './settings.js';
+import { roundsFor } from './measure/http.js';
 
 /** One HTTP target under wrk. */
 export interface HttpFigure {
@@ -88,7 +89,7 @@ export function formatReport(r: BenchResult): string {
   const s = r.settings;
   const pinning = s.serverCpus ? `server on CPU ${s.serverCpus}, wrk on CPU ${s.wrkCpus}` : 'no CPU pinning';
   const lines = [
-    `HTTP: wrk, 1 thread, ${s.connections} connections, ${s.durationMs / 1000} s per target, ${pinning}`,
+    `HTTP: wrk, 1 thread, ${s.connections} connections, ${s.durationMs / 1000} s per target in ${roundsFor(s.durationMs, s.rounds)} interleaved rounds, ${pinning}`,
     table([
       ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs limit', 'vs peer', 'errors'],
       row('bare uWS 302 (limit)', http.limit, '100.0 %', peerRatio(http.limit)),

@@ -77,7 +77,7 @@ describe('agent mix', () => {
 describe('settings', () => {
   it('has defaults that fit in ten minutes and pins server and wrk apart on two cores', () => {
     const settings = loadSettings({}, 2);
-    expect(settings).toMatchObject({ durationMs: 10_000, connections: 32, serverCpus: '0', wrkCpus: '1', keep: false });
+    expect(settings).toMatchObject({ durationMs: 10_000, rounds: 5, connections: 32, serverCpus: '0', wrkCpus: '1', keep: false });
   });
 
   it('reads overrides, skips pinning on one core or when told, and rejects nonsense', () => {

@@ -9,7 +9,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     finishedAt: '2026-01-01T00:05:00.000Z',
     machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: '20.0.0', wrk: 'wrk 4.1.0' },
     settings: {
-      durationMs: 10_000, warmupMs: 2000, connections: 32, links: 1000, workerClicks: 300_000, lossRequests: 20_000,
+      durationMs: 10_000, rounds: 5, warmupMs: 2000, connections: 32, links: 1000, workerClicks: 300_000, lossRequests: 20_000,
       freshnessSamples: 50, yearClicksPerHour: 40, queryRequests: 100, serverCpus: '0', wrkCpus: '1', keep: false, profile: [],
     },
     http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },

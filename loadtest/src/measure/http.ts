@@ -1,5 +1,5 @@
 import type { HttpFigure } from '../report.js';
-import { connectionsForRate } from '../stats.js';
+import { connectionsForRate, percentile } from '../stats.js';
 import { errorCount, runWrk, writeWrkScript, type WrkRequest, type WrkResult } from '../wrk.js';
 
 /** How a target is loaded: the same for every target, so their figures compare. */
@@ -39,13 +39,69 @@ const figure = (result: WrkResult, connections: number): HttpFigure => ({
   connections,
 });
 
-/** An unmeasured warm-up run, then the measured run at full speed. */
-export async function measureMaxRate(run: HttpRun, name: string): Promise<HttpFigure> {
-  const script = writeWrkScript(`${run.dir}/${name}.lua`, run.requests);
-  const wrk = (durationMs: number) =>
-    runWrk({ url: run.url, script, connections: run.connections, durationMs, cpus: run.wrkCpus });
-  if (run.warmupMs > 0) await ticking(wrk(run.warmupMs), run.warmupMs, run.onTick);
-  return figure(await ticking(wrk(run.durationMs), run.durationMs, run.onTick), run.connections);
+/** A server measured at full speed. */
+export interface HttpTarget {
+  name: string;
+  url: string;
+}
+
+/** Rounds the measured time is split into: as asked, but no round shorter than wrk's one second. */
+export function roundsFor(durationMs: number, asked: number): number {
+  return Math.max(1, Math.min(asked, Math.floor(durationMs / 1000)));
+}
+
+/** The order of the targets in a round: rotated by one each round, so none is always first or last. */
+export function roundOrder<T>(targets: readonly T[], round: number): T[] {
+  const shift = round % targets.length;
+  return [...targets.slice(shift), ...targets.slice(0, shift)];
+}
+
+/**
+ * One target's rounds as one figure: every request over every second measured; the latency
+ * percentiles are the median of the rounds' own (wrk reports percentiles, not samples).
+ */
+export function combineRounds(results: readonly WrkResult[], connections: number): HttpFigure {
+  const requests = results.reduce((sum, result) => sum + result.requests, 0);
+  const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
+  return {
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+    p50Ms: percentile(results.map((result) => result.latencyMs.p50), 50),
+    p99Ms: percentile(results.map((result) => result.latencyMs.p99), 50),
+    requests,
+    errors: results.reduce((sum, result) => sum + errorCount(result), 0),
+    connections,
+  };
+}
+
+/**
+ * Every target at full speed, interleaved: after one unmeasured warm-up each, the measured time is
+ * split into rounds, and each round runs every target for an equal slice, in a rotated order. On a
+ * shared machine whatever changes during the run (another tenant, the CPU clock, Redis growing)
+ * then falls on all targets alike, and the ratios between them stay fair.
+ */
+export async function measureInterleaved(
+  targets: readonly HttpTarget[],
+  run: HttpRun,
+  rounds: number,
+  onRun: (text: string) => void,
+): Promise<Record<string, HttpFigure>> {
+  const script = writeWrkScript(`${run.dir}/full-speed.lua`, run.requests);
+  const wrk = (target: HttpTarget, durationMs: number) =>
+    runWrk({ url: target.url, script, connections: run.connections, durationMs, cpus: run.wrkCpus });
+  if (run.warmupMs > 0) {
+    for (const target of targets) {
+      onRun(`warming up ${target.name}`);
+      await wrk(target, run.warmupMs);
+    }
+  }
+  const results = new Map<string, WrkResult[]>(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const target of roundOrder(targets, round)) {
+      onRun(`round ${round + 1}/${rounds}: ${target.name}`);
+      results.get(target.name)!.push(await wrk(target, run.durationMs / rounds));
+    }
+  }
+  return Object.fromEntries([...results].map(([name, runs]) => [name, combineRounds(runs, run.connections)]));
 }
 
 /**
