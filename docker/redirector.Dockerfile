@@ -36,4 +36,4 @@ COPY --from=build /app/services/redirector/dist services/redirector/dist
 USER node
 EXPOSE 8080
 # The flags of NODE_FLAGS in scripts/build.mjs.
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=4", "services/redirector/dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "services/redirector/dist/main.js"]

@@ -42,10 +42,12 @@ export function bundlePath(name) {
 
 /**
  * Node flags a bundle runs with, wherever it runs (`npm start`, the bench; the Dockerfiles repeat them).
- * The redirector's garbage is almost all per request and dies young: 4 MB semi-spaces (16 MB by
- * default) keep its peak RSS under load about 40 MB lower, at the same throughput.
+ * The redirector's garbage is almost all per request and dies young: 8 MB semi-spaces (16 MB by
+ * default) keep its peak RSS under load 20-40 MB lower (110-130 MB instead of 145-155 MB measured
+ * by the bench). Smaller ones cost throughput: at 4 MB it collected so often that it answered
+ * 4-12 % fewer requests a second.
  */
-const NODE_FLAGS = { redirector: ['--max-semi-space-size=4'] };
+const NODE_FLAGS = { redirector: ['--max-semi-space-size=8'] };
 
 /**
  * The node flags of a bundle (see NODE_FLAGS).

@@ -94,7 +94,7 @@ describe('npm run build', () => {
       const manifest = JSON.parse(readFileSync(join(root, 'services', name, 'package.json'), 'utf8')) as { scripts: { start: string } };
       expect(manifest.scripts.start, `services/${name}/package.json`).toContain(`&& ${[...command, 'dist/main.js'].join(' ')}`);
     }
-    expect(bundleFlags('redirector')).toContain('--max-semi-space-size=4');
+    expect(bundleFlags('redirector')).toContain('--max-semi-space-size=8');
   });
 
   it('the redirector bundle loads the native uWebSockets.js and answers /healthz', async () => {
