@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTool } from '../../scripts/services.mjs';
 import { errorCount, parseWrkOutput, runWrk, wrkCommand, wrkScript, writeWrkScript } from '../src/wrk.js';
 
 // What wrk prints with our script: its own summary, then the line from done().
@@ -67,15 +67,14 @@ describe('wrkCommand', () => {
   });
 });
 
-const hasWrk = spawnSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' }).status === 0;
-
-describe.skipIf(!hasWrk)('the script under a real wrk', () => {
+describe('the script under a real wrk', () => {
   const seen = new Map<string, number>();
   let server: http.Server;
   let url: string;
   let dir: string;
 
   beforeAll(async () => {
+    ensureTool('wrk'); // installed from Debian as the bench does, or a clear message saying how
     dir = mkdtempSync(join(tmpdir(), 'wrk-test-'));
     server = http.createServer((request, response) => {
       const key = `${request.url} ${request.headers['user-agent']}`;
