@@ -49,7 +49,12 @@ const HEADER = {
 /** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
 const NO_STORE = wire('private, no-store');
 const CLOSE = wire('close');
-const TYPE = { html: wire('text/html; charset=utf-8'), json: wire('application/json'), text: wire('text/plain'), prometheus: wire('text/plain; version=0.0.4') };
+const TYPE = {
+  html: wire('text/html; charset=utf-8'),
+  json: wire('application/json'),
+  text: wire('text/plain'),
+  prometheus: wire('text/plain; version=0.0.4'),
+};
 const PAGE = { notFound: wire(NOT_FOUND_PAGE), gone: wire(GONE_PAGE), unavailable: wire(UNAVAILABLE_PAGE) };
 
 export interface RedirectorDeps {

@@ -5,7 +5,7 @@ import type { Platform } from '@deeplink/core/routing/platform';
 import { routeFor } from '@deeplink/core/routing/resolve-destination';
 import { wire } from './wire.js';
 
-/** What a live link answers on one platform, ready to write: texts already in the form uWebSockets.js writes (see wire.ts). */
+/** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */
 export type LinkAnswer =
   | { kind: 'redirect'; location: RecognizedString }
   /** The iOS "try the app" page, already rendered. */
