@@ -155,9 +155,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const { redirector: redirectorMax, 'bare-uws': limit, 'bare-uws-address': limitWithAddress, 'fastify-peer': peerFigure } = fullSpeed;
   await Promise.all([stop(bare), stop(bareWithAddress), stop(peer)]);
 
-  phase(4, `redirector at half its maximum (${Math.round(redirectorMax!.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
+  phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
   await quiet();
-  const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax!.requestsPerSecond / 2);
+  const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
   const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
   await stop(redirector);
 
@@ -197,11 +197,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     finishedAt: new Date().toISOString(),
     machine: machine(),
     settings: recorded,
-    http: { redirector: redirectorMax!, limit: limit!, limitWithAddress: limitWithAddress!, peer: peerFigure!, halfRate },
+    http: { redirector: redirectorMax, limit, limitWithAddress, peer: peerFigure, halfRate },
     clickCapture,
     ratios: {
-      toLimit: ratio(redirectorMax!.requestsPerSecond, limit!.requestsPerSecond),
-      toPeer: ratio(redirectorMax!.requestsPerSecond, peerFigure!.requestsPerSecond),
+      toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
+      toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
     },
     worker: { clicks: settings.workerClicks, jobs, seconds: speed.seconds, clicksPerSecond: speed.clicksPerSecond, rolledUp: watched.rolledUp },
     freshness: { samples: freshSummary.count, p50Ms: freshSummary.p50, p99Ms: freshSummary.p99, maxMs: freshSummary.max, timeouts: freshness.timeouts },

@@ -40,8 +40,8 @@ const figure = (result: WrkResult, connections: number): HttpFigure => ({
 });
 
 /** A server measured at full speed. */
-export interface HttpTarget {
-  name: string;
+export interface HttpTarget<Name extends string = string> {
+  name: Name;
   url: string;
 }
 
@@ -79,14 +79,14 @@ export function combineRounds(results: readonly WrkResult[], connections: number
  * shared machine whatever changes during the run (another tenant, the CPU clock, Redis growing)
  * then falls on all targets alike, and the ratios between them stay fair.
  */
-export async function measureInterleaved(
-  targets: readonly HttpTarget[],
-  run: HttpRun,
+export async function measureInterleaved<Name extends string>(
+  targets: readonly HttpTarget<Name>[],
+  run: Omit<HttpRun, 'url' | 'onTick'>,
   rounds: number,
   onRun: (text: string) => void,
-): Promise<Record<string, HttpFigure>> {
+): Promise<Record<Name, HttpFigure>> {
   const script = writeWrkScript(`${run.dir}/full-speed.lua`, run.requests);
-  const wrk = (target: HttpTarget, durationMs: number) =>
+  const wrk = (target: HttpTarget<Name>, durationMs: number) =>
     runWrk({ url: target.url, script, connections: run.connections, durationMs, cpus: run.wrkCpus });
   if (run.warmupMs > 0) {
     for (const target of targets) {
@@ -94,14 +94,14 @@ export async function measureInterleaved(
       await wrk(target, run.warmupMs);
     }
   }
-  const results = new Map<string, WrkResult[]>(targets.map((target) => [target.name, []]));
+  const results = new Map<Name, WrkResult[]>(targets.map((target) => [target.name, []]));
   for (let round = 0; round < rounds; round++) {
     for (const target of roundOrder(targets, round)) {
       onRun(`round ${round + 1}/${rounds}: ${target.name}`);
       results.get(target.name)!.push(await wrk(target, run.durationMs / rounds));
     }
   }
-  return Object.fromEntries([...results].map(([name, runs]) => [name, combineRounds(runs, run.connections)]));
+  return Object.fromEntries([...results].map(([name, runs]) => [name, combineRounds(runs, run.connections)])) as Record<Name, HttpFigure>;
 }
 
 /**

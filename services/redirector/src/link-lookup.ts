@@ -148,13 +148,18 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     const load: Pending = { promise: undefined as never, invalidated: false };
     load.promise = fetchText(code, load)
       .then((text) => {
+        const fresh = (): LinkEntry => ({ link: parseCachedLink(text)!, answers: noAnswers(), text, freshUntil: freshUntil() });
+        // Answered, but not cached: the link changed while it was being read.
+        if (load.invalidated) return fresh();
         const previous = lru.get(code);
-        const entry: LinkEntry =
-          previous?.text === text ? previous : { link: parseCachedLink(text)!, answers: noAnswers(), text, freshUntil: 0 };
-        entry.freshUntil = freshUntil();
-        // Set again even when unchanged: that renews its place in the LRU (see BoundedMap).
-        if (!load.invalidated) lru.set(code, entry);
-        return entry;
+        if (previous?.text !== text) {
+          const entry = fresh();
+          lru.set(code, entry);
+          return entry;
+        }
+        previous.freshUntil = freshUntil();
+        lru.set(code, previous); // set again: that renews its place in the LRU (see BoundedMap)
+        return previous;
       })
       .finally(() => {
         if (pending.get(code) === load) pending.delete(code);
