@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '@deeplink/core';
 import { clickBatches, throughputFromSamples, YEAR_HOURS, yearOfClickBatches } from '../src/measure/worker-throughput.js';
 import { metricValue } from '../src/measure/drain.js';
 import { wrkRequests } from '../src/rotation.js';
@@ -46,7 +47,7 @@ describe('yearOfClickBatches', () => {
     const batches = [...yearOfClickBatches('link', 3, now)];
     const clicks = batches.flatMap((b) => b.clicks);
     expect(clicks).toHaveLength(YEAR_HOURS * 3);
-    expect(batches.slice(0, -1).every((b) => b.clicks.length === 500)).toBe(true);
+    expect(batches.slice(0, -1).every((b) => b.clicks.length === loadConfig({}).CLICK_BATCH_SIZE)).toBe(true);
     const perHour = new Map<number, number>();
     for (const click of clicks) perHour.set(Math.floor(click.ts / 3_600_000), (perHour.get(Math.floor(click.ts / 3_600_000)) ?? 0) + 1);
     expect(perHour.size).toBe(YEAR_HOURS);

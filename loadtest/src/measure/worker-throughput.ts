@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, loadConfig, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
 import { Queue } from 'bullmq';
 import { HUMAN_AGENTS, pickAgent, seededRandom } from '../user-agents.js';
 
@@ -18,6 +18,9 @@ const JOB_OPTIONS = {
   removeOnFail: false,
 } as const;
 
+/** Clicks per job as the redirector queues them under load (its default CLICK_BATCH_SIZE). */
+const REDIRECTOR_BATCH_SIZE = loadConfig({}).CLICK_BATCH_SIZE;
+
 const REFERRERS = ['', '', 'https://t.co/x', 'https://www.facebook.com/', 'https://www.google.com/', 'https://l.instagram.com/'];
 const HOUR_MS = 3_600_000;
 
@@ -34,7 +37,7 @@ function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' |
  * Batches shaped like the redirector's: CLICK_BATCH_SIZE clicks from the last few seconds, human
  * agents, a few thousand client addresses, and links skewed towards a few popular ones.
  */
-export function* clickBatches(linkIds: readonly string[], clicks: number, batchSize = 500, now = Date.now()): Generator<ClickBatch> {
+export function* clickBatches(linkIds: readonly string[], clicks: number, batchSize = REDIRECTOR_BATCH_SIZE, now = Date.now()): Generator<ClickBatch> {
   const random = seededRandom(7);
   for (let sent = 0; sent < clicks; sent += batchSize) {
     const batch: ClickEvent[] = [];
@@ -56,7 +59,7 @@ export const YEAR_HOURS = 365 * 24 + 1;
  * redirector-sized batches. Rolled up by a real worker, it fills every rollup table the way
  * production traffic does, whatever tables the worker writes.
  */
-export function* yearOfClickBatches(linkId: string, clicksPerHour: number, now = Date.now(), batchSize = 500): Generator<ClickBatch> {
+export function* yearOfClickBatches(linkId: string, clicksPerHour: number, now = Date.now(), batchSize = REDIRECTOR_BATCH_SIZE): Generator<ClickBatch> {
   const random = seededRandom(11);
   const last = Math.floor(now / HOUR_MS) * HOUR_MS;
   let batch: ClickEvent[] = [];
