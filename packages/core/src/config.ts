@@ -43,14 +43,8 @@ const envSchema = z.object({
   RATE_LIMIT_AUTH_MAX: positiveInt.default(10),
 
   VISITOR_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** Longest time a click waits in the redirector's memory before it is queued. */
   CLICK_FLUSH_MS: positiveInt.default(50),
-  /**
-   * Most clicks in one queue job; under load every job is full. Each job costs the redirector a
-   * BullMQ call and a Redis round trip whatever its size, so fewer, larger jobs leave more of its
-   * core for redirects (docs/loadtest.md, "Where the redirector's time goes").
-   */
-  CLICK_BATCH_SIZE: positiveInt.default(2_000),
+  CLICK_BATCH_SIZE: positiveInt.default(500),
   /** Clicks held in memory while Redis is unreachable before new ones are dropped (and counted). */
   CLICK_BUFFER_MAX: positiveInt.default(100_000),
   LINK_CACHE_MAX: positiveInt.default(100_000),
@@ -66,10 +60,9 @@ const envSchema = z.object({
   /**
    * Click batches a worker process holds at once; those that arrive during a write share the next
    * transaction. A job completes only when its transaction commits, so this bounds the batches of
-   * the transaction being written and of the next one together: with full CLICK_BATCH_SIZE jobs,
-   * 64 × 2,000 clicks.
+   * the transaction being written and of the next one together.
    */
-  WORKER_CONCURRENCY: positiveInt.default(64),
+  WORKER_CONCURRENCY: positiveInt.default(256),
   /** Where the worker answers /healthz and /readyz. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),

@@ -13,8 +13,7 @@ describe('loadConfig', () => {
       JWT_TTL_SECONDS: 86400,
       TRUST_PROXY: false,
       CLICK_FLUSH_MS: 50,
-      CLICK_BATCH_SIZE: 2000,
-      WORKER_CONCURRENCY: 64,
+      CLICK_BATCH_SIZE: 500,
     });
     expect(usesDevelopmentSecrets(config)).toBe(true);
   });
