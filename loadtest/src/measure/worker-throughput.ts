@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, createRedis, loadConfig, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, createRedis, loadConfig, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
 import { Queue } from 'bullmq';
 import { HUMAN_AGENTS, pickAgent, seededRandom } from '../user-agents.js';
 
@@ -9,14 +9,6 @@ export interface ProgressSample {
   atMs: number;
   done: number;
 }
-
-/** The redirector's job options, so the worker sees the jobs it sees in production. */
-const JOB_OPTIONS = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 24 * 60 * 60, count: 10_000 },
-  removeOnFail: false,
-} as const;
 
 /** Clicks per job as the redirector queues them under load (its default CLICK_BATCH_SIZE). */
 const REDIRECTOR_BATCH_SIZE = loadConfig({}).CLICK_BATCH_SIZE;
@@ -85,7 +77,7 @@ export async function fillClickQueue(redisUrl: string, prefix: string, batches: 
   try {
     let chunk: PackedClickBatch[] = [];
     const flush = async () => {
-      await queue.addBulk(chunk.map((data) => ({ name: CLICK_BATCH_JOB, data, opts: { ...JOB_OPTIONS, jobId: data.batchId } })));
+      await queue.addBulk(chunk.map((data) => ({ name: CLICK_BATCH_JOB, data, opts: { ...CLICK_JOB_OPTIONS, jobId: data.batchId } })));
       jobs += chunk.length;
       chunk = [];
     };

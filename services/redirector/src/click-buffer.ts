@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Config } from '@deeplink/core/config';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
+import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
 import { rateLimitedLog, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -9,18 +9,6 @@ import type { Metrics } from './metrics.js';
 const ADD_TIMEOUT_MS = 2_000;
 /** After a failed flush, the next scheduled one waits this long (Redis is probably away). */
 const RETRY_PAUSE_MS = 500;
-
-/**
- * Job options: the worker retries a failing batch; failed jobs stay for inspection. Completed jobs
- * are removed at once: they hold client addresses, and exactly-once rests on the batch ids the
- * worker records in PostgreSQL, not on BullMQ's job history.
- */
-export const CLICK_JOB_OPTIONS = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: false,
-} as const;
 
 export interface ClickBufferDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'CLICK_FLUSH_MS' | 'CLICK_BATCH_SIZE' | 'CLICK_BUFFER_MAX'>;

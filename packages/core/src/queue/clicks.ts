@@ -2,6 +2,18 @@
 export const CLICK_QUEUE = 'clicks';
 export const CLICK_BATCH_JOB = 'batch';
 
+/**
+ * Job options: the worker retries a failing batch; failed jobs stay for inspection. Completed jobs
+ * are removed at once: they hold client addresses, and exactly-once rests on the batch ids the
+ * worker records in PostgreSQL, not on BullMQ's job history.
+ */
+export const CLICK_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: false,
+} as const;
+
 /** One visit as the redirector saw it. The worker derives everything else from these fields. */
 export interface ClickEvent {
   linkId: string;
