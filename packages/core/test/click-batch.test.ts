@@ -37,6 +37,20 @@ describe('packed click batches', () => {
     expect([packed.clicks[0], packed.clicks[5], packed.clicks[10]]).toEqual([0, 250, -1000]);
   });
 
+  it('round-trips runs of repeated and alternating values, a value shared across fields included', () => {
+    const pick = <T>(pool: T[], i: number, stride: number) => pool[Math.floor(i / stride) % pool.length]!;
+    const mixed: ClickEvent[] = Array.from({ length: 200 }, (_, i) => ({
+      linkId: pick([LINK_A, LINK_B], i, 7),
+      ts: 1_700_000_000_000 + i,
+      ip: pick(['203.0.113.7', '', '203.0.113.8'], i, 3),
+      userAgent: pick([AGENT, 'curl/8.5'], i, 1),
+      referrer: pick(['', 'https://news.example/', '203.0.113.7'], i, 5),
+    }));
+    const packed = packClickBatch({ batchId: 'mixed', clicks: mixed });
+    expect(readClickJob(JSON.parse(JSON.stringify(packed)))).toEqual({ batchId: 'mixed', clicks: mixed });
+    expect(new Set(packed.strings).size).toBe(packed.strings.length);
+  });
+
   it('is several times smaller than plain clicks for a link with repeated visitors', () => {
     const many = Array.from({ length: 500 }, (_, i) => ({ ...clicks[i % 2]!, ts: clicks[0]!.ts + i }));
     const plain = JSON.stringify({ batchId: 'b', clicks: many }).length;

@@ -1,9 +1,16 @@
 type Layer = 'lru' | 'redis' | 'db';
 
+/** Every status a short-link request is answered with, in the order /metrics lists them. */
+const STATUSES = [200, 302, 404, 410, 503] as const;
+export type ResponseStatus = (typeof STATUSES)[number];
+
 /** Counters for GET /metrics. Plain numbers: the hot path only increments fields. */
 export class Metrics {
-  /** Answers to short-link requests, by HTTP status: every status the redirector answers, from the start. */
-  readonly responses: Record<number, number> = { 200: 0, 302: 0, 404: 0, 405: 0, 410: 0, 500: 0, 503: 0 };
+  /**
+   * Answers to short-link requests, indexed by the HTTP status itself. A dense array makes the
+   * per-request count one indexed store; an object keyed 200…503 keeps such keys in a dictionary.
+   */
+  private readonly responses: number[] = new Array<number>(STATUSES.at(-1)! + 1).fill(0);
   /** A record (or a negative-cache marker) found at this layer. */
   readonly hits: Record<Layer, number> = { lru: 0, redis: 0, db: 0 };
   /** Nothing at this layer; a db miss is an unknown code. */
@@ -21,8 +28,8 @@ export class Metrics {
     private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; native: boolean },
   ) {}
 
-  response(status: number): void {
-    this.responses[status] = (this.responses[status] ?? 0) + 1;
+  response(status: ResponseStatus): void {
+    this.responses[status]!++;
   }
 
   /** Prometheus text exposition format 0.0.4. */
@@ -35,7 +42,7 @@ export class Metrics {
     const byLayer = (values: Record<string, number>) =>
       Object.entries(values).map(([layer, n]): [string, number] => [`{layer="${layer}"}`, n]);
     metric('redirector_responses_total', 'counter', 'Short-link answers by HTTP status.',
-      Object.entries(this.responses).filter(([, n]) => n > 0).map(([status, n]) => [`{status="${status}"}`, n]));
+      STATUSES.filter((status) => this.responses[status]! > 0).map((status) => [`{status="${status}"}`, this.responses[status]!]));
     metric('redirector_link_cache_hits_total', 'counter', 'Link lookups answered by a layer (including negative entries).', byLayer(this.hits));
     metric('redirector_link_cache_misses_total', 'counter', 'Link lookups a layer could not answer; db misses are unknown codes.', byLayer(this.misses));
     metric('redirector_link_lookup_errors_total', 'counter', 'Lookups that failed at a layer.', byLayer(this.lookupErrors));

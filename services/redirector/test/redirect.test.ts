@@ -161,6 +161,16 @@ describe('redirector over HTTP', () => {
     expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
   });
 
+  it('counts answers by status', async () => {
+    const count = (status: number) => metric(redirector.url, 'redirector_responses_total', `status="${status}"`).catch(() => 0);
+    const [found, notFound] = await Promise.all([count(302), count(404)]);
+    await get(full.code, UA.windowsChrome);
+    await get(full.code, UA.windowsChrome);
+    await get('no-such-code', UA.windowsChrome);
+    await get(full.code, UA.windowsChrome, 'POST'); // 405: not a short-link answer
+    expect(await Promise.all([count(302), count(404)])).toEqual([found + 2, notFound + 1]);
+  });
+
   it('exposes Prometheus metrics', async () => {
     const res = await visit(`${redirector.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
