@@ -3,9 +3,9 @@ import { parseDuration } from './stats.js';
 
 /** Everything a bench run can be told through the environment (docs/loadtest.md lists them). */
 export interface BenchSettings {
-  /** Measured time per target at full speed, and of the half-rate run (BENCH_DURATION, default 10s). */
+  /** Measured time per target at full speed, and of the half-rate run (BENCH_DURATION, default 30s). */
   durationMs: number;
-  /** Rounds the full-speed time is interleaved in, each target getting a slice of each (BENCH_ROUNDS, 5). */
+  /** Rounds the full-speed time is interleaved in, each target getting a slice of each (BENCH_ROUNDS, 10). */
   rounds: number;
   /** Unmeasured wrk run before each target, to fill caches and let the JIT settle (BENCH_WARMUP, 2s). */
   warmupMs: number;
@@ -46,8 +46,8 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): BenchSettings {
   const pin = env.BENCH_PIN !== '0' && cores >= 2;
   return {
-    durationMs: parseDuration(env.BENCH_DURATION || '10s'),
-    rounds: int(env, 'BENCH_ROUNDS', 5),
+    durationMs: parseDuration(env.BENCH_DURATION || '30s'),
+    rounds: int(env, 'BENCH_ROUNDS', 10),
     warmupMs: parseDuration(env.BENCH_WARMUP || '2s'),
     connections: int(env, 'BENCH_CONNECTIONS', 32),
     links: int(env, 'BENCH_LINKS', 1000),

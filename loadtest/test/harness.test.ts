@@ -78,7 +78,11 @@ describe('agent mix', () => {
 describe('settings', () => {
   it('has defaults that fit in ten minutes and pins server and wrk apart on two cores', () => {
     const settings = loadSettings({}, 2);
-    expect(settings).toMatchObject({ durationMs: 10_000, rounds: 5, connections: 32, serverCpus: '0', wrkCpus: '1', keep: false });
+    expect(settings).toMatchObject({ durationMs: 30_000, rounds: 10, connections: 32, serverCpus: '0', wrkCpus: '1', keep: false });
+    // Four servers at full speed, then the half-rate run with its calibration: the HTTP part, which
+    // is most of a run, leaves minutes for seeding, the worker and the query.
+    const httpMs = 4 * (settings.warmupMs + settings.durationMs) + settings.warmupMs + settings.durationMs;
+    expect(httpMs).toBeLessThanOrEqual(5 * 60_000);
   });
 
   it('reads overrides, skips pinning on one core or when told, and rejects nonsense', () => {
