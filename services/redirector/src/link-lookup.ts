@@ -148,7 +148,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     const load: Pending = { promise: undefined as never, invalidated: false };
     load.promise = fetchText(code, load)
       .then((text) => {
-        const fresh = (): LinkEntry => ({ link: parseCachedLink(text)!, answers: noAnswers(), text, freshUntil: freshUntil() });
+        const fresh = (): LinkEntry => ({ link: parseCachedLink(text), answers: noAnswers(), text, freshUntil: freshUntil() });
         // Answered, but not cached: the link changed while it was being read.
         if (load.invalidated) return fresh();
         const previous = lru.get(code);

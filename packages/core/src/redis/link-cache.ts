@@ -28,6 +28,8 @@ export function toCachedLink(link: LinkRecord): CachedLink {
 }
 
 /** Parses a link key's value: a CachedLink, null for the negative-cache marker, undefined for absent. */
+export function parseCachedLink(value: string): CachedLink | null;
+export function parseCachedLink(value: string | null): CachedLink | null | undefined;
 export function parseCachedLink(value: string | null): CachedLink | null | undefined {
   if (value === null) return undefined;
   if (value === MISSING_LINK) return null;
