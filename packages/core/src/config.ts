@@ -5,6 +5,7 @@ const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .default('')
@@ -70,9 +71,18 @@ const envSchema = z.object({
   WORKER_SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
   GEOIP_DB: z.string().optional(),
   BATCH_RETENTION_DAYS: positiveInt.default(7),
+  /**
+   * Whole UTC months of hourly rollups kept before the current one; older monthly partitions are
+   * dropped. 0 keeps them forever. 13 keeps any one-year hourly report complete.
+   */
+  HOURLY_RETENTION_MONTHS: nonNegativeInt.default(13),
+  /** Whole UTC months of daily rollups kept before the current one; 0 (the default) keeps them forever. */
+  DAILY_RETENTION_MONTHS: nonNegativeInt.default(0),
   CRON_RECONCILE: z.string().default('*/5 * * * *'),
   CRON_PRUNE_BATCHES: z.string().default('17 * * * *'),
   CRON_QUEUE_REPORT: z.string().default('* * * * *'),
+  /** Rollup partitions: create the coming months' ones, drop those past the retention. */
+  CRON_PARTITIONS: z.string().default('41 3 * * *'),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -94,6 +104,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const config = parsed.data;
+  // Long ranges read whole days from the daily rollups and only their edge hours from the hourly
+  // ones: daily rows dropped before hourly ones would leave the middle of a report empty.
+  const keepsDailyForever = config.DAILY_RETENTION_MONTHS === 0;
+  const hourlyForever = config.HOURLY_RETENTION_MONTHS === 0;
+  if (!keepsDailyForever && (hourlyForever || config.DAILY_RETENTION_MONTHS < config.HOURLY_RETENTION_MONTHS)) {
+    throw new ConfigError('invalid configuration: DAILY_RETENTION_MONTHS: must be 0 (forever) or at least HOURLY_RETENTION_MONTHS');
+  }
   const missing = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => !config[name]);
   if (config.NODE_ENV === 'production' && missing.length > 0) {
     throw new ConfigError(`invalid configuration: ${missing.join(', ')} must be set in production`);

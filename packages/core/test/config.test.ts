@@ -32,6 +32,15 @@ describe('loadConfig', () => {
     expect(usesDevelopmentSecrets(config)).toBe(false);
   });
 
+  it('keeps daily rollups at least as long as hourly ones', () => {
+    expect(loadConfig({})).toMatchObject({ HOURLY_RETENTION_MONTHS: 13, DAILY_RETENTION_MONTHS: 0 });
+    expect(loadConfig({ HOURLY_RETENTION_MONTHS: '0' })).toMatchObject({ HOURLY_RETENTION_MONTHS: 0 });
+    expect(loadConfig({ HOURLY_RETENTION_MONTHS: '6', DAILY_RETENTION_MONTHS: '6' })).toMatchObject({ DAILY_RETENTION_MONTHS: 6 });
+    expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '6', DAILY_RETENTION_MONTHS: '5' })).toThrow(/DAILY_RETENTION_MONTHS: must be 0/);
+    expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '0', DAILY_RETENTION_MONTHS: '24' })).toThrow(/DAILY_RETENTION_MONTHS/);
+    expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '-1' })).toThrow(/HOURLY_RETENTION_MONTHS: /);
+  });
+
   it('reads flags and numbers', () => {
     expect(loadConfig({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '7' })).toMatchObject({ TRUST_PROXY: true, RATE_LIMIT_MAX: 7 });
   });

@@ -2,13 +2,14 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 import { redisKeys, type Config, type Sql } from '@deeplink/core';
+import { rollupPartitions } from '@deeplink/core/db/rollup-partitions';
 import { rollupsRepository, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
 import type { Logger } from './logger.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT'] as const;
+const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS'] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
 export function assertValidSchedules(config: Config): void {
@@ -54,8 +55,29 @@ export async function reportQueue(queue: Queue, log: Logger): Promise<QueueRepor
   return report;
 }
 
-/** The worker's three maintenance tasks, bound to their dependencies and schedules. */
-export function maintenanceTasks(deps: { config: Config; sql: Sql; redis: Redis; queue: Queue; log: Logger }): MaintenanceTask[] {
+/** Describes a retention in months for a task's purpose line. */
+const kept = (months: number) => (months === 0 ? 'forever' : `${months} months`);
+
+/**
+ * The partition task of the rollups: partitions for this month and the next two, and whole
+ * partitions past HOURLY_RETENTION_MONTHS / DAILY_RETENTION_MONTHS dropped. `now` is the clock.
+ */
+export function maintainPartitions(sql: Sql, config: Config, now: () => Date = () => new Date()) {
+  return rollupPartitions(sql).maintain(now(), {
+    hourlyMonths: config.HOURLY_RETENTION_MONTHS,
+    dailyMonths: config.DAILY_RETENTION_MONTHS,
+  });
+}
+
+/** The worker's maintenance tasks, bound to their dependencies and schedules. */
+export function maintenanceTasks(deps: {
+  config: Config;
+  sql: Sql;
+  redis: Redis;
+  queue: Queue;
+  log: Logger;
+  now?: () => Date;
+}): MaintenanceTask[] {
   const { config, sql, redis, queue, log } = deps;
   return [
     {
@@ -78,6 +100,13 @@ export function maintenanceTasks(deps: { config: Config; sql: Sql; redis: Redis;
       schedule: config.CRON_QUEUE_REPORT,
       purpose: 'log click queue depth and failed batches',
       run: async () => ({ ...(await reportQueue(queue, log)) }),
+    },
+    {
+      name: 'rollup-partitions',
+      setting: 'CRON_PARTITIONS',
+      schedule: config.CRON_PARTITIONS,
+      purpose: `create the rollup partitions of the coming months; keep hourly rollups ${kept(config.HOURLY_RETENTION_MONTHS)}, daily ${kept(config.DAILY_RETENTION_MONTHS)}`,
+      run: async () => ({ ...(await maintainPartitions(sql, config, deps.now)) }),
     },
   ];
 }

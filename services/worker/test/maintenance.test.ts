@@ -14,7 +14,7 @@ import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
-import { pruneProcessedBatches, redisRunCoordinator, reportQueue } from '../src/maintenance.js';
+import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue } from '../src/maintenance.js';
 import { capturingLogger, click, clickQueue, createLinks, waitUntil } from './helpers.js';
 
 describe('maintenance tasks', () => {
@@ -121,8 +121,37 @@ describe('maintenance tasks', () => {
     expect(await b.shouldRun('report-queue:2026-01-01T00:01:00.000Z', 30_000)).toBe(true);
   });
 
-  it('schedules the three tasks from config and removes them on close', async () => {
-    const config = loadConfig({ ...env.env, CRON_RECONCILE: '*/7 * * * *', CRON_PRUNE_BATCHES: '3 4 * * *', CRON_QUEUE_REPORT: '*/2 * * * *' });
+  it('creates rollup partitions ahead and drops those past the retention, by its clock', async () => {
+    let now = new Date('2030-05-03T10:00:00Z');
+    const config = loadConfig({ ...env.env, HOURLY_RETENTION_MONTHS: '2', DAILY_RETENTION_MONTHS: '24' });
+    const producer = clickQueue(env);
+    try {
+      const task = maintenanceTasks({ config, sql: env.sql, redis: env.redis, queue: producer.queue, log: capturingLogger().log, now: () => now })
+        .find((t) => t.name === 'rollup-partitions')!;
+      expect(task.purpose).toMatch(/hourly rollups 2 months, daily 24 months/);
+      const first = await task.run();
+      expect(first.created).toEqual(expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_p2030_07', 'click_daily_p2030']));
+      expect(first.created).not.toContain('click_hourly_p2030_08');
+      // Four months on, May and June 2030 are more than two whole months back.
+      now = new Date('2030-09-01T00:00:00Z');
+      const later = await task.run();
+      expect(later.created).toEqual(expect.arrayContaining(['click_hourly_p2030_09', 'click_hourly_p2030_10', 'click_hourly_p2030_11']));
+      expect(later.dropped).toEqual(expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_dimensions_p2030_06']));
+      expect(later.dropped).not.toContain('click_hourly_p2030_07');
+      expect(later.dropped).not.toContain('click_daily_p2030');
+    } finally {
+      await producer.close();
+    }
+  });
+
+  it('schedules the four tasks from config and removes them on close', async () => {
+    const config = loadConfig({
+      ...env.env,
+      CRON_RECONCILE: '*/7 * * * *',
+      CRON_PRUNE_BATCHES: '3 4 * * *',
+      CRON_QUEUE_REPORT: '*/2 * * * *',
+      CRON_PARTITIONS: '5 6 * * *',
+    });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
     const registered = () =>
@@ -132,9 +161,10 @@ describe('maintenance tasks', () => {
         ['prune-processed-batches', '3 4 * * *'],
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
+        ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(3);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(4);
     } finally {
       await app.close();
     }
@@ -147,7 +177,13 @@ describe('maintenance tasks', () => {
     await env.redis.del(keys.link(code));
     await env.sql`INSERT INTO processed_batches (batch_id, clicks, processed_at) VALUES ('cron-old', 0, now() - interval '30 days')`;
     // Every second (node-cron's optional seconds field), so the test does not wait a minute.
-    const config = loadConfig({ ...env.env, CRON_RECONCILE: '* * * * * *', CRON_PRUNE_BATCHES: '* * * * * *', CRON_QUEUE_REPORT: '* * * * * *' });
+    const config = loadConfig({
+      ...env.env,
+      CRON_RECONCILE: '* * * * * *',
+      CRON_PRUNE_BATCHES: '* * * * * *',
+      CRON_QUEUE_REPORT: '* * * * * *',
+      CRON_PARTITIONS: '* * * * * *',
+    });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
     try {
@@ -155,8 +191,8 @@ describe('maintenance tasks', () => {
       await waitUntil(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, 10_000);
       await waitUntil(() => lines.some((l) => l.msg === 'click queue'), 10_000);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await waitUntil(() => finished().size === 3, 10_000);
-      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue']));
+      await waitUntil(() => finished().size === 4, 10_000);
+      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'rollup-partitions']));
       expect(lines.some((l) => l.level === 'error')).toBe(false);
     } finally {
       await app.close();

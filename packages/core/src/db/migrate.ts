@@ -7,8 +7,11 @@ import type { Sql } from './client.js';
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK_ID = 727274;
 
-/** Applies every pending numbered SQL migration in db/migrations; returns the version reached. */
-export async function migrate(sql: Sql, log: (line: string) => void = () => {}): Promise<number> {
+/**
+ * Applies every pending numbered SQL migration in db/migrations (or those up to `target`, such as
+ * '002', which tests of a migration use to start from the schema before it); returns the version reached.
+ */
+export async function migrate(sql: Sql, log: (line: string) => void = () => {}, target?: string): Promise<number> {
   // Without its SQL files (a bundle copied without them) the migrator would report success on an
   // empty database; the service would then fail on its first query instead of at start.
   const files = (() => {
@@ -31,7 +34,7 @@ export async function migrate(sql: Sql, log: (line: string) => void = () => {}):
       execQuery: async (query) => ({ rows: await connection.unsafe(query) }),
     });
     postgrator.on('migration-started', (m) => log(`applying migration ${m.version} ${m.name}`));
-    await postgrator.migrate();
+    await postgrator.migrate(target);
     return await postgrator.getDatabaseVersion();
   } finally {
     await connection`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});

@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from './client.js';
+import { monthStart, rollupPartitions } from './rollup-partitions.js';
 
 /** The dimensions the rollups break clicks down by. */
 export const CLICK_DIMENSIONS = ['platform', 'country', 'browser', 'os', 'device', 'referrer'] as const;
@@ -69,6 +70,13 @@ export class RollupRows {
     return this;
   }
 
+  /** The start of each UTC month the sums have clicks in. */
+  months(): Date[] {
+    const starts = new Set<number>();
+    for (const hours of this.#links.values()) for (const bucket of hours.keys()) starts.add(monthStart(new Date(bucket)).getTime());
+    return [...starts].map((start) => new Date(start));
+  }
+
   /**
    * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
    * joined by spaces, and one per group and dimension value, naming its group by position (from 1).
@@ -123,6 +131,10 @@ export const pgArray = {
     return `{${parts.join(',')}}`;
   },
 };
+
+/** PostgreSQL's answer to a row for which the partitioned table has no partition. */
+const isMissingPartition = (error: unknown): boolean =>
+  (error as { code?: string }).code === '23514' && /no partition of relation/.test((error as Error).message);
 
 /** The first batch of each id, in order. */
 function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
@@ -205,8 +217,20 @@ export function rollupsRepository(sql: Sql) {
    */
   const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
     const unique = firstOfEachId(batches);
-    return sql.begin(async (tx) => {
-      const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows());
+    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows());
+    try {
+      return await write(unique, all);
+    } catch (error) {
+      // A month (or year) with no partition yet: the maintenance task creates them ahead, so this
+      // is a click from far in the past or the future. The transaction rolled back whole.
+      if (!isMissingPartition(error)) throw error;
+      await rollupPartitions(sql).ensure(all.months());
+      return write(unique, all);
+    }
+  };
+
+  const write = (unique: RollupBatch[], all: RollupRows): Promise<Set<string>> =>
+    sql.begin(async (tx) => {
       const claimed = new Set(await claimAndAdd(tx, unique, all));
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
       // rows were not added, and the batches claimed now are added on their own.
@@ -216,7 +240,6 @@ export function rollupsRepository(sql: Sql) {
       }
       return claimed;
     });
-  };
 
   return {
     recordBatches,
