@@ -62,11 +62,11 @@ async function waitFor(check, what, timeoutMs = 20000) {
   throw new ServiceError(`${what} did not come up within ${timeoutMs / 1000}s`);
 }
 
-const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+export const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 const hasCommand = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
 let aptUpdated = false;
-function aptInstall(packages, why) {
+export function aptInstall(packages, why) {
   if (!isRoot()) {
     throw new ServiceError(
       `${why}, and installing it needs root. Install the Debian packages yourself: sudo apt-get install ${packages.join(' ')}`,
@@ -104,7 +104,7 @@ async function ensureRedis(url) {
 
 const isLocal = (host) => ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
 
-function postgresBinDir() {
+export function postgresBinDir() {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'pg_ctl')));
@@ -112,7 +112,7 @@ function postgresBinDir() {
   return versions[0] ? { version: versions[0], bin: join(base, versions[0], 'bin') } : undefined;
 }
 
-function runAsPostgres(command, args) {
+export function runAsPostgres(command, args) {
   // PostgreSQL refuses to run as root, so its tools run as the `postgres` user.
   const [cmd, cmdArgs] = isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   const result = spawnSync(cmd, cmdArgs, { encoding: 'utf8' });

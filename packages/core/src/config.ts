@@ -18,6 +18,11 @@ const envSchema = z.object({
 
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/deeplink'),
   DATABASE_POOL_MAX: positiveInt.default(10),
+  /**
+   * A streaming replica the API sends its analytics and export reads to; the primary answers them
+   * while it is unset or unreachable.
+   */
+  DATABASE_READ_URL: z.url().optional(),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   /** Prefix of every key and channel the services write in Redis (link cache, rate limits). */
   REDIS_PREFIX: z.string().default(''),

@@ -12,6 +12,7 @@ export * from './db/users-repository.js';
 export * from './db/api-keys-repository.js';
 export * from './db/links-repository.js';
 export * from './db/analytics-repository.js';
+export * from './db/read-replica.js';
 export * from './redis/keys.js';
 export * from './redis/client.js';
 export * from './redis/delete-keys.js';

@@ -1,5 +1,5 @@
 import {
-  analyticsRepository, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
+  analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
 } from '@deeplink/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -26,6 +26,12 @@ declare module 'fastify' {
 export interface ApiDeps {
   config: Config;
   sql: Sql;
+  /**
+   * A pool on the read replica (DATABASE_READ_URL) for the analytics and export queries; without
+   * it they read `sql`. Link ownership is always checked on the primary, so a link just created
+   * is found even before the replica has it.
+   */
+  readSql?: Sql;
   redis: Redis;
   /** A pino logger or `false`; main.ts passes the configured one, tests usually none. */
   logger?: FastifyBaseLogger | boolean | object;
@@ -58,7 +64,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
   const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, log: app.log });
-  const analytics = analyticsService({ links: linksRepository(sql), analytics: analyticsRepository(sql) });
+  const analytics = analyticsService({
+    links: linksRepository(sql),
+    analytics: deps.readSql
+      ? analyticsWithReplica(analyticsRepository(sql), analyticsRepository(deps.readSql), {
+          onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
+        })
+      : analyticsRepository(sql),
+  });
 
   registerAuthentication(app, auth);
   registerRateLimits(app, rateLimiter(redis, keys), config);

@@ -14,6 +14,10 @@ try {
 
 const logger = loggerOptions(config);
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api' });
+// A replica that does not answer must not hold a report up for postgres.js' default 30 s before the primary answers it.
+const readSql = config.DATABASE_READ_URL
+  ? createDatabase(config.DATABASE_READ_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 })
+  : undefined;
 // Fail fast rather than queue commands while Redis is away; the API degrades instead of hanging.
 const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
 await new Promise<void>((resolve, reject) => {
@@ -26,7 +30,7 @@ await new Promise<void>((resolve, reject) => {
 redis.on('error', () => {}); // reconnects on its own; requests report the outage
 
 await migrate(sql);
-const app = await buildApi({ config, sql, redis, logger });
+const app = await buildApi({ config, sql, readSql, redis, logger });
 if (usesDevelopmentSecrets(config)) app.log.warn('JWT_SECRET or VISITOR_SALT is not set: using development defaults');
 
 let closing = false;
@@ -40,7 +44,7 @@ async function shutdown(signal: string): Promise<void> {
   }, SHUTDOWN_TIMEOUT_MS).unref();
   await app.close(); // stops accepting, waits for in-flight requests
   await redis.quit().catch(() => redis.disconnect());
-  await sql.end({ timeout: 5 });
+  await Promise.all([sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
   clearTimeout(timer);
   process.exit(0);
 }

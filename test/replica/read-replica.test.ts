@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, createRedis, deleteKeys, loadConfig, migrate, type Sql } from '@deeplink/core';
+import { buildApi } from '../../services/api/src/app.js';
+import { click, createClickPipeline } from '../../services/api/test/analytics-pipeline.js';
+import type { TestEnvironment } from '../support/environment.js';
+import { startPrimary, startReplica, type PrivatePostgres } from '../support/private-postgres.js';
+import { redisUrl } from '../support/urls.js';
+
+// A private primary and a real streaming replica of it (pg_basebackup), the API reading analytics
+// from the replica. That the reads come from the replica is shown by pausing its replay: clicks
+// committed on the primary meanwhile stay out of the API's numbers until replay resumes.
+
+describe('analytics from a streaming read replica', { timeout: 120_000 }, () => {
+  let primary: PrivatePostgres;
+  let replica: PrivatePostgres;
+  let sql: Sql;
+  let readSql: Sql;
+  let replicaAdmin: Sql;
+  let env: TestEnvironment;
+  let api: FastifyInstance;
+  let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
+  let token: string;
+  let linkId: string;
+
+  beforeAll(async () => {
+    primary = await startPrimary();
+    const admin = createDatabase(primary.url(), { max: 1 });
+    await admin`CREATE DATABASE deeplink`.finally(() => admin.end());
+    const id = randomBytes(5).toString('hex');
+    const vars = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: primary.url('deeplink'),
+      REDIS_URL: redisUrl(),
+      REDIS_PREFIX: `t${id}:`,
+      QUEUE_PREFIX: `tq${id}`,
+      JWT_SECRET: `test-jwt-secret-${id}-0123456789abcdef`,
+      VISITOR_SALT: `test-visitor-salt-${id}`,
+      RATE_LIMIT_MAX: '100000',
+    };
+    const config = loadConfig(vars);
+    sql = createDatabase(config.DATABASE_URL, { max: 4 });
+    await migrate(sql);
+    // The replica is copied from the migrated primary; everything later reaches it by streaming.
+    replica = await startReplica(primary);
+    replicaAdmin = createDatabase(replica.url('deeplink'), { max: 1 });
+    readSql = createDatabase(replica.url('deeplink'), { max: 4, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 });
+    const redis = createRedis(config.REDIS_URL);
+    env = {
+      config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }),
+      env: vars,
+      sql,
+      redis,
+      async close() {
+        await deleteKeys(redis, `${vars.REDIS_PREFIX}*`);
+        await deleteKeys(redis, `${vars.QUEUE_PREFIX}:*`);
+        redis.disconnect();
+      },
+    };
+    api = await buildApi({ config: env.config, sql, readSql, redis });
+    pipeline = await createClickPipeline(env);
+
+    const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
+    token = register.json().data.token;
+    // Created on the primary and checked there: the link is found before the replica has it.
+    const created = await api.inject({ method: 'POST', url: '/api/links', headers: { authorization: `Bearer ${token}` }, payload: { title: 'R', defaultUrl: 'https://r.example' } });
+    linkId = created.json().data.link.id;
+  });
+
+  afterAll(async () => {
+    await pipeline?.close();
+    await api?.close();
+    await Promise.all([sql?.end(), readSql?.end(), replicaAdmin?.end()]);
+    await env?.close();
+    replica?.destroy();
+    primary?.destroy();
+  });
+
+  const get = (url: string) => api.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+  const reported = async () => {
+    const response = await get(`/api/analytics/links/${linkId}`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data.analytics.totalClicks as number;
+  };
+  const summarized = async () => (await get('/api/analytics/summary')).json().data.summary.totalClicks as number;
+  /** The total rows of the CSV export, summed. */
+  const exported = async () => {
+    const response = await get(`/api/analytics/links/${linkId}/export?format=csv&timeBucket=day`);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.body.split('\r\n').filter((line) => line.includes(',total,')).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
+  };
+  const onPrimary = async () =>
+    (await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ${linkId}`)[0]!.n;
+  const sendClicks = (n: number) => pipeline.send(Array.from({ length: n }, (_, i) => click(linkId, Date.now() - i * 1000, { ip: `8.8.4.${i}` })));
+
+  it('reads the report, the summary and the export from the replica, lagging while its replay is paused', async () => {
+    await sendClicks(10);
+    await expect.poll(reported, { timeout: 20_000 }).toBe(10);
+    const [connection] = await replicaAdmin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'deeplink-api-read'`;
+    expect(connection!.n).toBeGreaterThan(0);
+
+    await replicaAdmin`SELECT pg_wal_replay_pause()`;
+    await expect.poll(async () => (await replicaAdmin`SELECT pg_get_wal_replay_pause_state() AS state`)[0]!.state).toBe('paused');
+    await sendClicks(5);
+    expect(await onPrimary()).toBe(15);
+    // The primary has 15; every analytics read still shows the replica's 10.
+    expect(await reported()).toBe(10);
+    expect(await summarized()).toBe(10);
+    expect(await exported()).toBe(10);
+
+    await replicaAdmin`SELECT pg_wal_replay_resume()`;
+    await expect.poll(reported, { timeout: 20_000 }).toBe(15);
+    expect(await summarized()).toBe(15);
+    expect(await exported()).toBe(15);
+  });
+
+  it('falls back to the primary when the replica is down', async () => {
+    replica.stop('immediate');
+    await sendClicks(2);
+    expect(await reported()).toBe(17);
+    expect(await summarized()).toBe(17);
+    expect(await exported()).toBe(17);
+  });
+});
