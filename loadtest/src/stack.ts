@@ -4,7 +4,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { createDatabase, createRedis, deleteKeys, migrate, type Sql } from '@deeplink/core';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import { ensureServices, ensureTool } from '../../scripts/services.mjs';
 
 /** The repository root: services are started from here, as `npm start` does. */
@@ -157,7 +157,7 @@ export async function startProcess(spec: ProcessSpec): Promise<ManagedProcess> {
 export interface BenchWorld {
   id: string;
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   redisUrl: string;
   redisPrefix: string;
   /** Queue prefix of the redirector → worker pipeline. */

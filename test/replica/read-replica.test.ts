@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, createRedis, deleteKeys, loadConfig, migrate, type Sql } from '@deeplink/core';
 import { buildApi } from '../../services/api/src/app.js';
@@ -47,7 +48,7 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     replica = await startReplica(primary);
     replicaAdmin = createDatabase(replica.url('deeplink'), { max: 1 });
     readSql = createDatabase(replica.url('deeplink'), { max: 4, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 });
-    const redis = createRedis(config.REDIS_URL);
+    const redis = createRedis(config.REDIS_URL) as Redis;
     env = {
       config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }),
       env: vars,

@@ -40,7 +40,8 @@ export async function createTestEnvironment(overrides: Record<string, string> = 
   };
   const config = loadConfig(env);
   const sql = createDatabase(config.DATABASE_URL, { max: 4 });
-  const redis = createRedis(config.REDIS_URL);
+  // Test files run against the single shared server (test/cluster/ builds its own cluster clients).
+  const redis = createRedis(config.REDIS_URL) as Redis;
   return {
     config,
     env,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { clusterUrl, isClusterUrl, parseClusterUrl } from './redis/cluster-url.js';
+import { hashTagOf, queuePrefix } from './redis/keys.js';
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
@@ -6,6 +8,13 @@ const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
+const clusterNodesValid = (url: string): boolean => {
+  try {
+    return (parseClusterUrl(url)?.nodes.length ?? 0) > 0;
+  } catch {
+    return false;
+  }
+};
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .default('')
@@ -23,10 +32,19 @@ const envSchema = z.object({
    * while it is unset or unreachable.
    */
   DATABASE_READ_URL: z.url().optional(),
-  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** redis:// or rediss:// for one server; redis+cluster://host:port[,host:port…] for a Redis Cluster. */
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((url) => (isClusterUrl(url) ? clusterNodesValid(url) : z.url().safeParse(url).success), 'must be a redis:// URL or redis+cluster://host:port,…'),
+  /** A Redis Cluster's nodes (`host:port,host:port`, any of them); overrides REDIS_URL's address, keeps its credentials. */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .refine((nodes) => nodes === undefined || clusterNodesValid(clusterUrl(nodes)), 'must be host:port[,host:port…]'),
   /** Prefix of every key and channel the services write in Redis (link cache, rate limits). */
   REDIS_PREFIX: z.string().default(''),
-  /** BullMQ key prefix; wrap it in braces (`{dl}`) on Redis Cluster so a queue's keys share a slot. */
+  /** BullMQ key prefix; on Redis Cluster it is wrapped in a hash tag (`{bull}`) unless it holds one. */
   QUEUE_PREFIX: z.string().min(1).default('bull'),
 
   API_HOST: z.string().default('127.0.0.1'),
@@ -109,6 +127,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const config = parsed.data;
+  if (config.REDIS_CLUSTER_NODES) config.REDIS_URL = clusterUrl(config.REDIS_CLUSTER_NODES, config.REDIS_URL);
+  const cluster = isClusterUrl(config.REDIS_URL);
+  if (cluster && hashTagOf(config.REDIS_PREFIX) !== undefined) {
+    throw new ConfigError('invalid configuration: REDIS_PREFIX: must not hold a {hash tag} on Redis Cluster (it would put every key in one slot)');
+  }
+  config.QUEUE_PREFIX = queuePrefix(config.QUEUE_PREFIX, cluster);
   // Long ranges read whole days from the daily rollups and only their edge hours from the hourly
   // ones: daily rows dropped before hourly ones would leave the middle of a report empty.
   const keepsDailyForever = config.DAILY_RETENTION_MONTHS === 0;

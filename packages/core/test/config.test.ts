@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, usesDevelopmentSecrets } from '../src/config.js';
+import { parseClusterUrl } from '../src/redis/cluster-url.js';
+import { hashTagOf } from '../src/redis/keys.js';
 
 describe('loadConfig', () => {
   it('fills the documented defaults', () => {
@@ -39,6 +41,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '6', DAILY_RETENTION_MONTHS: '5' })).toThrow(/DAILY_RETENTION_MONTHS: must be 0/);
     expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '0', DAILY_RETENTION_MONTHS: '24' })).toThrow(/DAILY_RETENTION_MONTHS/);
     expect(() => loadConfig({ HOURLY_RETENTION_MONTHS: '-1' })).toThrow(/HOURLY_RETENTION_MONTHS: /);
+  });
+
+  it('addresses a Redis Cluster by REDIS_CLUSTER_NODES or a redis+cluster:// URL, with the queue under a hash tag', () => {
+    const byNodes = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7001', REDIS_URL: 'redis://app:s3cret@10.0.0.9:6379' });
+    expect(byNodes).toMatchObject({ REDIS_URL: 'redis+cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7001', QUEUE_PREFIX: '{bull}' });
+    expect(parseClusterUrl(byNodes.REDIS_URL)).toEqual({
+      nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }],
+      username: 'app',
+      password: 's3cret',
+    });
+    expect(loadConfig({ REDIS_URL: 'redis+cluster://[::1]:7000', QUEUE_PREFIX: 'dl{q1}' })).toMatchObject({ QUEUE_PREFIX: 'dl{q1}' });
+    // A single server keeps the prefix as it is.
+    expect(loadConfig({ QUEUE_PREFIX: 'dl' })).toMatchObject({ QUEUE_PREFIX: 'dl' });
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1' })).toThrow(/REDIS_CLUSTER_NODES: /);
+    expect(() => loadConfig({ REDIS_URL: 'redis+cluster://10.0.0.1:7000,nope' })).toThrow(/REDIS_URL: /);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_PREFIX: '{dl}:' })).toThrow(/REDIS_PREFIX: must not hold a \{hash tag\}/);
+    expect(hashTagOf('{dl}:clicks:1')).toBe('dl');
+    expect(hashTagOf('a{}b{c}')).toBeUndefined();
   });
 
   it('reads flags and numbers', () => {

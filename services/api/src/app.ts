@@ -3,7 +3,7 @@ import {
 } from '@deeplink/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import { analyticsService } from './domain/analytics-service.js';
 import { authService } from './domain/auth-service.js';
 import { linksService } from './domain/links-service.js';
@@ -32,7 +32,7 @@ export interface ApiDeps {
    * is found even before the replica has it.
    */
   readSql?: Sql;
-  redis: Redis;
+  redis: RedisClient;
   /** A pino logger or `false`; main.ts passes the configured one, tests usually none. */
   logger?: FastifyBaseLogger | boolean | object;
 }

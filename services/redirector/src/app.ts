@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core/redis/client';
 import uWS, { type HttpRequest, type HttpResponse, type RecognizedString, type us_listen_socket } from 'uWebSockets.js';
 import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
@@ -62,11 +62,11 @@ export interface RedirectorDeps {
   logger: Logger;
   sql: Sql;
   /** Link lookups and readiness; best without an offline queue, so a dead Redis fails fast. */
-  redis: Redis;
+  redis: RedisClient;
   /** Dedicated to the invalidation subscription. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /** Dedicated to BullMQ (maxRetriesPerRequest: null). */
-  queueConnection: Redis;
+  queueConnection: RedisClient;
 }
 
 /** What the handler knows about a visit, read synchronously before any await (uWS rule). */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, type ConnectionOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Config } from '@deeplink/core/config';
+import { replicaConfirmation, type RedisClient } from '@deeplink/core/redis/client';
 import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
 import { rateLimitedLog, type Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -13,7 +14,7 @@ const RETRY_PAUSE_MS = 500;
 export interface ClickBufferDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'CLICK_FLUSH_MS' | 'CLICK_BATCH_SIZE' | 'CLICK_BUFFER_MAX'>;
   /** A dedicated ioredis connection (maxRetriesPerRequest: null; enableOfflineQueue: false to fail fast). */
-  connection: ConnectionOptions;
+  connection: RedisClient;
   metrics: Metrics;
   logger: Logger;
 }
@@ -38,6 +39,10 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
   const warnFlush = rateLimitedLog(logger.warn);
   const warnQueue = rateLimitedLog(logger.warn);
 
+  const warnUnreplicated = rateLimitedLog(logger.warn);
+  // On a cluster a batch counts as written once a replica of the queue's primary has it too.
+  const replicated = replicaConfirmation(connection, `${config.QUEUE_PREFIX}:${CLICK_QUEUE}`);
+
   let queue = openQueue();
   function openQueue(): { queue: Queue<PackedClickBatch>; broken: boolean } {
     const opened = { queue: new Queue<PackedClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX }), broken: false };
@@ -57,7 +62,14 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId }),
+        (async () => {
+          // Written again after a failure, the same job id makes BullMQ keep the job it has.
+          await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
+          if (!(await replicated())) {
+            metrics.unreplicatedBatches++;
+            warnUnreplicated('click batch written, but no replica confirmed it in time', { batchId: batch.batchId });
+          }
+        })(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('queue add timed out')), ADD_TIMEOUT_MS);
         }),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core/redis/client';
 import type { Config } from '@deeplink/core/config';
 import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository } from '@deeplink/core/db/links-repository';
@@ -23,9 +23,9 @@ export interface LinkLookupDeps {
   config: Pick<Config, 'LINK_CACHE_MAX' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS'>;
   keys: RedisKeys;
   /** Commands; should fail fast (no offline queue) so a dead Redis falls through to PostgreSQL. */
-  redis: Redis;
+  redis: RedisClient;
   /** A connection of its own for SUBSCRIBE. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   sql: Sql;
   metrics: Metrics;
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core/redis/client';
 import { ConfigError, loadConfig, type Config } from '@deeplink/core/config';
 import { createDatabase } from '@deeplink/core/db/client';
 import { createRedis } from '@deeplink/core/redis/client';
@@ -53,7 +53,7 @@ for (const connection of [redis, subscriber, queueConnection]) {
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-redirector' });
 
 /** Resolves when the connection is ready, or after `ms` (it keeps reconnecting in the background). */
-function ready(connection: Redis, ms: number): Promise<void> {
+function ready(connection: RedisClient, ms: number): Promise<void> {
   if (connection.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
@@ -77,7 +77,7 @@ try {
   die('cannot listen', { error: (error as Error).message });
 }
 
-async function closeRedis(connection: Redis): Promise<void> {
+async function closeRedis(connection: RedisClient): Promise<void> {
   await Promise.race([connection.quit(), new Promise((resolve) => setTimeout(resolve, 1_000))]).catch(() => {});
   connection.disconnect();
 }

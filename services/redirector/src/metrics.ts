@@ -23,6 +23,8 @@ export class Metrics {
   clicksDropped = 0;
   batchesFlushed = 0;
   flushErrors = 0;
+  /** On Redis Cluster: batches written to the queue's primary that no replica confirmed in time. */
+  unreplicatedBatches = 0;
 
   constructor(
     private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; native: boolean },
@@ -52,6 +54,7 @@ export class Metrics {
     metric('redirector_clicks_flushed_total', 'counter', 'Clicks written to the queue.', [['', this.clicksFlushed]]);
     metric('redirector_clicks_dropped_total', 'counter', 'Clicks dropped because the buffer was full.', [['', this.clicksDropped]]);
     metric('redirector_click_batches_flushed_total', 'counter', 'Batch jobs written to the queue.', [['', this.batchesFlushed]]);
+    metric('redirector_click_batches_unreplicated_total', 'counter', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [['', this.unreplicatedBatches]]);
     metric('redirector_queue_flush_errors_total', 'counter', 'Failed attempts to write a batch to the queue.', [['', this.flushErrors]]);
     metric('redirector_click_buffer_size', 'gauge', 'Clicks held in memory, waiting for the queue.', [['', this.gauges.bufferedClicks()]]);
     metric('redirector_uws_native', 'gauge', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', [['', this.gauges.native ? 1 : 0]]);

@@ -1,6 +1,6 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickJobData, type Config, type Sql } from '@deeplink/core';
+import type { RedisClient } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, duplicateRedis, type ClickJobData, type Config, type Sql } from '@deeplink/core';
 import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { createClickEnricher } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
@@ -14,7 +14,7 @@ export interface WorkerDeps {
   config: Config;
   sql: Sql;
   /** Used for the link cache and cron coordination; BullMQ gets its own connection copied from it. */
-  redis: Redis;
+  redis: RedisClient;
   log?: Logger;
   /** Defaults to GEOIP_DB, else the country database that ships from npm. */
   geoip?: GeoIp;
@@ -48,7 +48,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   });
 
   // BullMQ blocks on its connection and must never give up on a command.
-  const connection = deps.redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const connection = duplicateRedis(deps.redis, { maxRetriesPerRequest: null, enableAutoPipelining: false });
   const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {

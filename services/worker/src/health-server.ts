@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import type { Sql } from '@deeplink/core';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -10,8 +10,8 @@ const withTimeout = <T>(promise: Promise<T>): Promise<T> =>
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
   ]);
 
-/** GET /healthz: the process runs. GET /readyz: Redis and PostgreSQL answer. Nothing else. */
-export function createHealthServer(deps: { sql: Sql; redis: Redis }): Server {
+/** GET /healthz: the process runs. GET /readyz: RedisClient and PostgreSQL answer. Nothing else. */
+export function createHealthServer(deps: { sql: Sql; redis: RedisClient }): Server {
   return createServer((request, response) => {
     const reply = (status: number, body: Record<string, unknown>) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });

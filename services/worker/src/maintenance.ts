@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 import { redisKeys, type Config, type Sql } from '@deeplink/core';
 import { rollupPartitions } from '@deeplink/core/db/rollup-partitions';
@@ -73,7 +73,7 @@ export function maintainPartitions(sql: Sql, config: Config, now: () => Date = (
 export function maintenanceTasks(deps: {
   config: Config;
   sql: Sql;
-  redis: Redis;
+  redis: RedisClient;
   queue: Queue;
   log: Logger;
   now?: () => Date;
@@ -116,7 +116,7 @@ export function maintenanceTasks(deps: {
  * the slot's key runs it. The key is left to expire, so a process whose clock lags cannot run the
  * same slot again after the winner finishes.
  */
-export function redisRunCoordinator(redis: Redis, prefix: string): RunCoordinator {
+export function redisRunCoordinator(redis: RedisClient, prefix: string): RunCoordinator {
   return {
     shouldRun: async (key, ttlMs) => (await redis.set(`${prefix}cron:${key}`, String(process.pid), 'PX', ttlMs, 'NX')) === 'OK',
   };
@@ -131,7 +131,7 @@ export interface Maintenance {
 /** Schedules the tasks with node-cron (UTC); a failing run is logged and retried at the next slot. */
 export function scheduleMaintenance(
   tasks: MaintenanceTask[],
-  deps: { redis: Redis; prefix: string; log: Logger },
+  deps: { redis: RedisClient; prefix: string; log: Logger },
 ): Maintenance {
   const { log } = deps;
   const runCoordinator = redisRunCoordinator(deps.redis, deps.prefix);

@@ -1,11 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './client.js';
+import { scanKeys, unlinkMany } from './multi-key.js';
 
-/** Deletes every key matching a SCAN pattern, a page at a time (never KEYS, which blocks Redis). */
-export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+/** Deletes every key matching a SCAN pattern, a page at a time (on every primary of a cluster). */
+export async function deleteKeys(redis: RedisClient, pattern: string): Promise<void> {
+  for await (const keys of scanKeys(redis, pattern)) await unlinkMany(redis, keys);
 }

@@ -1,6 +1,15 @@
 /**
  * Every Redis key and channel name the services share, in one place. `prefix` is REDIS_PREFIX,
  * so several deployments (or test runs) can share one Redis without seeing each other's keys.
+ *
+ * On a Redis Cluster a key's slot is the hash of its `{…}` hash tag when it has one, else of the
+ * whole key. Each key here is used alone (no command or transaction needs two of them), so none
+ * carries a tag and they spread over every slot: link keys by code, rate-limit keys by subject.
+ * That is why REDIS_PREFIX may not hold a tag on a cluster (config.ts refuses it): it would put
+ * every key in one slot. A link's invalidation is published in the transaction that writes its
+ * key; PUBLISH names a channel, not a key, so the transaction stays in the key's slot and the
+ * message reaches subscribers on every node. BullMQ's keys are the opposite: a queue's keys are
+ * used together in its scripts and must share a slot, so its prefix carries a tag (queuePrefix).
  */
 export const redisKeys = (prefix: string) => ({
   /** The routing record of a link, by short code (JSON, see CachedLink), or MISSING_LINK. */
@@ -13,6 +22,24 @@ export const redisKeys = (prefix: string) => ({
   rateLimit: (scope: string, subject: string, window: number) => `${prefix}ratelimit:${scope}:${subject}:${window}`,
 });
 export type RedisKeys = ReturnType<typeof redisKeys>;
+
+/**
+ * The hash tag of a key or prefix, as Redis Cluster reads it: what lies between the first `{` and
+ * the first `}` after it, when that is not empty.
+ */
+export function hashTagOf(key: string): string | undefined {
+  const open = key.indexOf('{');
+  const close = open >= 0 ? key.indexOf('}', open + 1) : -1;
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/**
+ * The BullMQ key prefix (QUEUE_PREFIX). On a cluster every key of a queue must share a slot, so a
+ * prefix without a hash tag is wrapped in one (`bull` becomes `{bull}`); every service derives the
+ * same prefix from the same setting. On a single server the prefix is used as given.
+ */
+export const queuePrefix = (prefix: string, cluster: boolean): string =>
+  cluster && hashTagOf(prefix) === undefined ? `{${prefix}}` : prefix;
 
 /** Value stored under a link key for a code known not to exist (negative cache). */
 export const MISSING_LINK = '-';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './client.js';
 import type { LinkRecord } from '../db/links-repository.js';
 import type { AndroidLink, IosLink } from '../schemas/links.js';
 import { MISSING_LINK, type RedisKeys } from './keys.js';
@@ -37,7 +37,7 @@ export function parseCachedLink(value: string | null): CachedLink | null | undef
 }
 
 /** Writes a link's routing record and tells every redirector to drop its in-process copy. */
-export async function cacheLink(redis: Redis, keys: RedisKeys, link: LinkRecord): Promise<void> {
+export async function cacheLink(redis: RedisClient, keys: RedisKeys, link: LinkRecord): Promise<void> {
   await redis
     .multi()
     .set(keys.link(link.code), JSON.stringify(toCachedLink(link)))
@@ -46,6 +46,6 @@ export async function cacheLink(redis: Redis, keys: RedisKeys, link: LinkRecord)
 }
 
 /** Removes a link's routing record (deleted link) and tells every redirector. */
-export async function uncacheLink(redis: Redis, keys: RedisKeys, code: string): Promise<void> {
+export async function uncacheLink(redis: RedisClient, keys: RedisKeys, code: string): Promise<void> {
   await redis.multi().del(keys.link(code)).publish(keys.linkInvalidations, code).exec();
 }

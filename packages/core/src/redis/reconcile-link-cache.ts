@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Redis } from 'ioredis';
 import type { Sql } from '../db/client.js';
 import { linksRepository } from '../db/links-repository.js';
+import type { RedisClient } from './client.js';
 import { MISSING_LINK, type RedisKeys } from './keys.js';
 import { cacheLink, parseCachedLink, toCachedLink, uncacheLink } from './link-cache.js';
+import { getMany, scanKeys } from './multi-key.js';
 
 export interface ReconcileResult {
   /** Links read from PostgreSQL. */
@@ -25,7 +26,7 @@ const PAGE_SIZE = 500;
  */
 export async function reconcileLinkCache(
   sql: Sql,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
   now: Date = new Date(),
 ): Promise<ReconcileResult> {
@@ -34,7 +35,7 @@ export async function reconcileLinkCache(
   const existing = new Set<string>();
 
   for await (const page of links.allInBatches(PAGE_SIZE)) {
-    const cached = await redis.mget(page.map((link) => keys.link(link.code)));
+    const cached = await getMany(redis, page.map((link) => keys.link(link.code)));
     await Promise.all(
       page.map(async (link, index) => {
         existing.add(link.code);
@@ -57,13 +58,10 @@ export async function reconcileLinkCache(
   // Records whose code was not among the links read above. A link created since then is
   // looked up again before anything is removed, so only records of deleted links go.
   const codeStart = keys.link('').length;
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', keys.linkPattern, 'COUNT', 1000);
-    cursor = next;
+  for await (const found of scanKeys(redis, keys.linkPattern)) {
     const unknown = found.map((key) => key.slice(codeStart)).filter((code) => !existing.has(code));
     if (unknown.length === 0) continue;
-    const values = await redis.mget(unknown.map((code) => keys.link(code)));
+    const values = await getMany(redis, unknown.map((code) => keys.link(code)));
     for (const [index, code] of unknown.entries()) {
       const value = values[index] ?? null;
       if (value === null || value === MISSING_LINK) continue;
@@ -71,7 +69,7 @@ export async function reconcileLinkCache(
       await uncacheLink(redis, keys, code);
       result.removed++;
     }
-  } while (cursor !== '0');
+  }
 
   return result;
 }

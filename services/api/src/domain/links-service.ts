@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import {
   AppError, ErrorCode, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
@@ -15,7 +15,7 @@ const CODE_ATTEMPTS = 5;
 /** Links: create, read, merge-update, delete and list, each checked against the caller. */
 export function linksService(deps: {
   links: LinksRepository;
-  redis: Redis;
+  redis: RedisClient;
   keys: RedisKeys;
   shortUrlBase: string;
   log: FastifyBaseLogger;

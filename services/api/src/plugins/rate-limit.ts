@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type RedisKeys } from '@deeplink/core';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 
 export interface RateLimitRule {
   /** Counter namespace: `user`, `anonymous` or `auth`. */
@@ -14,7 +14,7 @@ export interface RateLimitRule {
  * X-RateLimit-Limit/Remaining/Reset (Reset in Unix epoch seconds); over the limit, 429 RATE_LIMITED
  * with Retry-After.
  */
-export function rateLimiter(redis: Redis, keys: RedisKeys) {
+export function rateLimiter(redis: RedisClient, keys: RedisKeys) {
   return async function limit(rule: RateLimitRule, subject: string, reply: FastifyReply): Promise<void> {
     const now = Date.now() / 1000;
     const window = Math.floor(now / rule.windowSeconds);

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@deeplink/core';
 import type { Sql } from '@deeplink/core';
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
 
 /** Liveness and readiness, outside /api and outside rate limits (load balancers poll them). */
-export function registerHealthRoutes(app: FastifyInstance, deps: { sql: Sql; redis: Redis }): void {
+export function registerHealthRoutes(app: FastifyInstance, deps: { sql: Sql; redis: RedisClient }): void {
   app.get('/healthz', { schema: { hide: true }, config: { rateLimitScope: 'none' } }, async () => ({ success: true, data: { status: 'ok' } }));
 
   app.get('/readyz', { schema: { hide: true }, config: { rateLimitScope: 'none' } }, async (_request, reply) => {

@@ -1,0 +1,187 @@
+// The whole product on a real Redis Cluster: six redis-server processes (three primaries, three
+// replicas) made with `redis-cli --cluster create`, and the API, the redirector and the worker as
+// real processes pointed at it with REDIS_CLUSTER_NODES. Every redirect must be counted exactly
+// once, also when the primary holding the click queue is killed under load.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { CLICK_QUEUE, createRedis, duplicateRedis, loadConfig, scanKeys, type Config, type RedisClient } from '@deeplink/core';
+import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
+import { startRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
+import { UA } from '../support/user-agents.js';
+
+let cluster: PrivateRedisCluster;
+let env: TestEnvironment;
+let config: Config;
+let redis: RedisClient;
+let api: ServiceProcess;
+let redirector: ServiceProcess;
+let worker: ServiceProcess;
+let apiUrl: string;
+let shortUrlBase: string;
+let token: string;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+  env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '5' });
+  const [apiPort, redirectorPort] = [await freePort(), await freePort()];
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
+  const vars = {
+    ...env.env,
+    REDIS_CLUSTER_NODES: cluster.nodes,
+    LOG_LEVEL: 'info',
+    SHORT_URL_BASE: shortUrlBase,
+    API_PORT: String(apiPort),
+    REDIRECTOR_PORT: String(redirectorPort),
+    WORKER_PORT: '0',
+    // Changed links must reach the redirector through the invalidation channel, not by expiry.
+    LINK_CACHE_TTL_MS: '600000',
+  };
+  config = loadConfig(vars);
+  redis = createRedis(config.REDIS_URL);
+  api = await startService('api', vars, healthy(apiUrl));
+  [redirector, worker] = await Promise.all([
+    startService('redirector', vars, healthy(shortUrlBase)),
+    startService('worker', vars, (output) => output.some((line) => /worker started/.test(line))),
+  ]);
+  const register = await fetch(`${apiUrl}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1' },
+    body: JSON.stringify({ name: 'Cluster', email: 'cluster@example.com', password: 'cluster password' }),
+  });
+  token = ((await register.json()) as { data: { token: string } }).data.token;
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([api?.stop(), redirector?.stop(), worker?.stop()]);
+  redis?.disconnect();
+  await env?.close();
+  await cluster?.stop();
+});
+
+async function apiCall(method: string, path: string, body?: object): Promise<Response> {
+  return fetch(`${apiUrl}/api${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    ...(body && { body: JSON.stringify(body) }),
+  });
+}
+
+async function createLink(title: string): Promise<{ id: string; code: string }> {
+  const response = await apiCall('POST', '/links', { title, defaultUrl: `https://example.com/${title}` });
+  expect(response.status).toBe(201);
+  const { link } = ((await response.json()) as { data: { link: { id: string; url: string } } }).data;
+  return { id: link.id, code: link.url.split('/').pop()! };
+}
+
+const visit = (code: string) =>
+  fetch(`${shortUrlBase}/${code}`, { redirect: 'manual', headers: { 'user-agent': UA.windowsChrome, 'x-forwarded-for': '8.8.8.8' } });
+
+async function clicksOf(linkIds: string[]): Promise<number> {
+  const [row] = await env.sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
+  return row!.n;
+}
+
+const slotOf = async (key: string) => Number(await redis.cluster('KEYSLOT', key));
+
+describe('on a Redis Cluster', () => {
+  let links: { id: string; code: string }[];
+
+  it('counts every redirect exactly, with link keys spread over the primaries and the queue in one slot', async () => {
+    links = [];
+    for (let i = 0; i < 12; i++) links.push(await createLink(`c${i}`));
+    let redirects = 0;
+    for (const { code } of links) {
+      for (let i = 0; i < 10; i++) if ((await visit(code)).status === 302) redirects++;
+    }
+    expect(redirects).toBe(120);
+    await expect.poll(() => clicksOf(links.map((l) => l.id)), { timeout: 30_000 }).toBe(120);
+
+    // The link cache: every link has its key, and the keys lie on more than one primary.
+    const primaries = new Set<number>();
+    for (const { code } of links) {
+      expect(await redis.exists(`${config.REDIS_PREFIX}link:${code}`)).toBe(1);
+      primaries.add(cluster.primaryOf(`${config.REDIS_PREFIX}link:${code}`));
+    }
+    expect(primaries.size).toBeGreaterThan(1);
+    // The queue: its prefix carries a hash tag, and every key BullMQ made is in that one slot.
+    expect(config.QUEUE_PREFIX).toBe(`{${env.env.QUEUE_PREFIX}}`);
+    const queueKeys: string[] = [];
+    for await (const page of scanKeys(redis, `${config.QUEUE_PREFIX}:*`)) queueKeys.push(...page);
+    expect(queueKeys.length).toBeGreaterThan(2);
+    const slots = new Set(await Promise.all(queueKeys.map(slotOf)));
+    expect(slots).toEqual(new Set([await slotOf(config.QUEUE_PREFIX)]));
+  }, 60_000);
+
+  it('sends a changed link to the redirector through the invalidation channel', async () => {
+    const { id, code } = links[0]!;
+    expect((await visit(code)).headers.get('location')).toBe('https://example.com/c0');
+    const response = await apiCall('PUT', `/links/${id}`, { title: 'c0', defaultUrl: 'https://example.com/changed' });
+    expect(response.status).toBe(200);
+    await expect.poll(async () => (await visit(code)).headers.get('location'), { timeout: 5_000 }).toBe('https://example.com/changed');
+  });
+
+  it('enforces rate limits with counters on the cluster', async () => {
+    const login = () =>
+      fetch(`${apiUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.2' },
+        body: JSON.stringify({ email: 'cluster@example.com', password: 'cluster password' }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await login()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it('loses and double-counts nothing when the primary holding the click queue is killed under load', async () => {
+    const link = await createLink('failover');
+    const victim = cluster.primaryOf(config.QUEUE_PREFIX);
+    const primaryNow = () => {
+      try {
+        return cluster.primaryOf(config.QUEUE_PREFIX);
+      } catch {
+        return undefined; // the dead primary is suspected, not yet failed: no primary for the slot
+      }
+    };
+    let redirects = 0;
+    let failover: Promise<void> | undefined;
+    let failedOver = false;
+    let afterFailover = 0;
+    // Kills the primary, then waits until its replica has taken over and the cluster is healthy.
+    const failOver = async () => {
+      await cluster.kill(victim);
+      await expect.poll(() => [undefined, victim].includes(primaryNow()), { timeout: 30_000, interval: 200 }).toBe(false);
+      await cluster.waitHealthy();
+      failedOver = true;
+    };
+    const clients = Array.from({ length: 6 }, async () => {
+      // Load before the kill, during the failover, and for 300 redirects after it.
+      while (afterFailover < 300) {
+        const response = await visit(link.code);
+        expect(response.status).toBe(302);
+        redirects++;
+        if (failedOver) afterFailover++;
+        if (redirects === 400) failover = failOver();
+        // A failed failover would keep this loop going for ever.
+        if (failover && !failedOver) await Promise.race([failover, new Promise((resolve) => setImmediate(resolve))]);
+      }
+    });
+    await Promise.all(clients);
+    await failover;
+
+    // Batches whose completion the dead primary took with it are redelivered once their lock
+    // expires (BullMQ's stalled-job check); their ids make the second delivery count nothing.
+    await expect.poll(() => clicksOf([link.id]), { timeout: 150_000, interval: 1000 }).toBe(redirects);
+    const queue = new Queue(CLICK_QUEUE, { connection: duplicateRedis(redis, { maxRetriesPerRequest: null }), prefix: config.QUEUE_PREFIX });
+    try {
+      await expect
+        .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), { timeout: 90_000, interval: 1000 })
+        .toBe(0);
+    } finally {
+      await queue.close();
+    }
+    // Nothing is left to deliver: the count stays exact.
+    expect(await clicksOf([link.id])).toBe(redirects);
+  }, 240_000);
+});
