@@ -34,4 +34,4 @@ COPY --from=runtime-deps /app/node_modules ./node_modules
 COPY services/worker/package.json services/worker/
 COPY --from=build /app/services/worker/dist services/worker/dist
 USER node
-CMD ["node", "--enable-source-maps", "services/worker/dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "--max-old-space-size=160", "services/worker/dist/main.js"]

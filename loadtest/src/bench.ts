@@ -1,7 +1,7 @@
 // `npm run bench`: brings up a private copy of the stack on this machine and measures the
 // redirector against a bare uWebSockets.js server (the limit) and a Fastify + Redis shortener
-// (the peer), then the click pipeline: worker throughput, freshness, loss, and the one-year
-// analytics query. Prints a table, writes JSON under .bench/. See docs/loadtest.md.
+// (the peer), then the click pipeline: worker throughput, freshness, loss, the whole stack's
+// capacity (the highest rate it holds), and the one-year analytics query. Prints a table, writes JSON under .bench/. See docs/loadtest.md.
 // Every server runs from its esbuild bundle (scripts/build.mjs), built once here: what production runs.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './m
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
+import { measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
 import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker, YEAR_HOURS, yearOfClickBatches } from './measure/worker-throughput.js';
 import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
@@ -52,7 +53,7 @@ function machine(): BenchResult['machine'] {
 
 async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
-  const phases = 6;
+  const phases = 7;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
   const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort] = await Promise.all([
     freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
@@ -82,7 +83,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const lossLinks = await createLinks(account, LOSS_LINKS, 'loss');
   const freshLinks = await createLinks(account, settings.freshnessSamples, 'fresh');
   const [yearLink] = await createLinks(account, 1, 'year');
-  progress.update(`${links.length + lossLinks.length + freshLinks.length + 1} links`);
+  const capacityLinks = await createLinks(account, settings.links, 'capacity');
+  const [probeLink] = await createLinks(account, 1, 'probe');
+  progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + 2} links`);
 
   phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
   const workerPrefix = `${world.queuePrefix}w`;
@@ -183,7 +186,30 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   await stop(pipelineRedirector);
   await stop(pipelineWorker);
 
-  phase(6, 'one-year hourly analytics query');
+  phase(6, `capacity: the whole stack at ${settings.pipelineStartRps.toLocaleString('en-US')} req/s and up, ${settings.pipelineStepMs / 1000} s per rate`);
+  // Everything on the same machine and unpinned: the redirector, the worker, Redis, PostgreSQL and wrk.
+  const capacityPrefix = `${world.queuePrefix}c`;
+  const capacityEnv = { ...env, QUEUE_PREFIX: capacityPrefix };
+  const capacityRedirector = await start({ name: 'redirector-capacity', bundle: 'redirector', env: capacityEnv, readyUrl: `${shortUrlBase}/healthz` });
+  const capacityWorker = await start({
+    name: 'worker-capacity', bundle: 'worker', env: { ...capacityEnv, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz`,
+  });
+  const capacityCounts = queueCounts(world.redisUrl, capacityPrefix);
+  const probeVisitor = createVisitor(shortUrlBase, 1);
+  await quiet();
+  const capacity = await measurePipeline({
+    url: shortUrlBase, sql: world.sql, counts: capacityCounts, links: capacityLinks, probe: probeLink!, visitor: probeVisitor, dir: logDir,
+    stepMs: settings.pipelineStepMs, startRps: settings.pipelineStartRps, factor: settings.pipelineFactor, maxSteps: settings.pipelineSteps,
+    onProgress: (text) => progress.update(text),
+  }).finally(async () => {
+    probeVisitor.close();
+    await capacityCounts.close();
+  });
+  await stop(capacityRedirector);
+  await stop(capacityWorker);
+  const pipeline = { ...capacity, workerPeakRssMB: peakRssMB['worker-capacity'] ?? 0 };
+
+  phase(7, 'one-year hourly analytics query');
   const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
 
   await stop(api);
@@ -207,6 +233,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     freshness: { samples: freshSummary.count, p50Ms: freshSummary.p50, p99Ms: freshSummary.p99, maxMs: freshSummary.max, timeouts: freshness.timeouts },
     loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
     yearQuery: { requests: yearSummary.count, buckets: yearQuery.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },
+    pipeline,
     peakRssMB,
   };
   return { ...result, targets: evaluateTargets(result) };
@@ -215,7 +242,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
-  progress.phase('[0/6] bundling the services and the comparison servers');
+  progress.phase('[0/7] bundling the services and the comparison servers');
   try {
     const built = await buildBundles([...SERVICES, ...BENCH_TARGETS]);
     progress.note(`bundled ${built.names.join(', ')} in ${built.ms} ms`);
@@ -224,7 +251,7 @@ async function main(): Promise<void> {
     console.error(`bench failed: cannot build: ${(error as Error).message}`);
     process.exit(1);
   }
-  progress.phase('[0/6] bringing up Redis and PostgreSQL, creating the bench database');
+  progress.phase('[0/7] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
+import type { PipelineFigure } from './measure/pipeline.js';
 import type { BenchSettings } from './settings.js';
 import { roundsFor } from './measure/http.js';
 
@@ -37,6 +38,8 @@ export interface BenchResult {
   freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
   loss: LossTally & LossAccount & { failedJobs: number; droppedByRedirector: number | null };
   yearQuery: { requests: number; buckets: number; p50Ms: number; p99Ms: number };
+  /** The highest rate the whole stack held (redirector, worker, Redis, PostgreSQL and wrk on this machine). */
+  pipeline: PipelineFigure;
   /** Peak resident set size (VmHWM) of each process, in MB (10^6 bytes). */
   peakRssMB: Record<string, number>;
   targets: TargetCheck[];
@@ -59,6 +62,7 @@ const times = (value: number | null) => (value === null ? 'n/a' : `${fmt(value, 
 export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] {
   const check = (name: string, target: string, value: string, pass: boolean): TargetCheck => ({ name, target, value, pass });
   const redirectorRss = r.peakRssMB.redirector ?? NaN;
+  const workerRss = r.peakRssMB.worker ?? NaN;
   return [
     check('redirector vs bare uWS (limit)', '≥ 70 %', pct(r.ratios.toLimit), (r.ratios.toLimit ?? 0) >= 0.7),
     check('redirector vs Fastify peer', '≥ 3×', times(r.ratios.toPeer), (r.ratios.toPeer ?? 0) >= 3),
@@ -67,6 +71,7 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
     check('freshness p99', '≤ 2 s', `${fmt(r.freshness.p99Ms)} ms`, r.freshness.timeouts === 0 && r.freshness.p99Ms <= 2000),
     check('click loss', 'exactly 0', fmt(r.loss.loss), r.loss.loss === 0 && r.loss.expected > 0),
     check('redirector peak RSS under load', '≤ 150 MB', `${fmt(redirectorRss, 1)} MB`, redirectorRss <= 150),
+    check('worker peak RSS, pre-filled queue', '≤ 256 MB', `${fmt(workerRss, 1)} MB`, workerRss <= 256),
     check('one-year hourly query p99', '≤ 100 ms', `${fmt(r.yearQuery.p99Ms, 1)} ms`, r.yearQuery.p99Ms <= 100),
   ];
 }
@@ -105,6 +110,7 @@ export function formatReport(r: BenchResult): string {
       ['worker throughput', `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`],
       ['freshness (302 → rollup)', `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`],
       ['click loss', `${fmt(r.loss.loss)} (${fmt(r.loss.requests)} redirects, ${fmt(r.loss.botRequests)} from bots; ${fmt(r.loss.expected)} human clicks expected, ${fmt(r.loss.reported)} reported; ${r.loss.failedJobs} failed jobs)`],
+      ['pipeline capacity', pipelineLine(r.pipeline)],
       ['one-year hourly query', `p50 ${fmt(r.yearQuery.p50Ms, 1)} ms, p99 ${fmt(r.yearQuery.p99Ms, 1)} ms (${fmt(r.yearQuery.buckets)} buckets, ${r.yearQuery.requests} calls)`],
     ].map(([label, value]) => `${label!.padEnd(26)}${value}`),
     '',
@@ -115,6 +121,14 @@ export function formatReport(r: BenchResult): string {
     `machine: ${r.machine.nproc} × ${r.machine.cpuModel}, ${fmt(r.machine.memoryGiB, 1)} GiB, Node ${r.machine.node}, ${r.machine.wrk}`,
   ];
   return lines.join('\n');
+}
+
+/** The pipeline row: the rate held, then each step tried. */
+function pipelineLine(p: PipelineFigure): string {
+  const held = p.heldRps === null ? 'no rate held' : `${fmt(p.heldRps)} req/s held for ${fmt(p.stepMs / 1000)} s`;
+  const steps = p.steps.map((step) =>
+    `${fmt(step.requestsPerSecond)} req/s: freshness p99 ${fmt(step.freshness.p99Ms)} ms, oldest waiting batch ${fmt(step.maxQueueLagMs)} ms, loss ${fmt(step.loss)}${step.held ? '' : ` (MISS: ${step.misses.join('; ')})`}`);
+  return [`${held}; worker peak RSS ${fmt(p.workerPeakRssMB, 1)} MB; stopped: ${p.stoppedBecause}`, ...steps.map((step) => `${' '.repeat(28)}${step}`)].join('\n');
 }
 
 /** Writes the result as indented JSON, creating the folder. */

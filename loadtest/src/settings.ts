@@ -23,6 +23,14 @@ export interface BenchSettings {
   yearClicksPerHour: number;
   /** Calls of the one-year hourly analytics query (BENCH_QUERY_REQUESTS, 100). */
   queryRequests: number;
+  /** How long the pipeline row holds each rate (BENCH_PIPELINE_STEP, 60s). */
+  pipelineStepMs: number;
+  /** The pipeline row's first rate, in redirects/s (BENCH_PIPELINE_START_RATE, 25000). */
+  pipelineStartRps: number;
+  /** Each next rate is the previous one times this (BENCH_PIPELINE_FACTOR, 1.25). */
+  pipelineFactor: number;
+  /** Most rates tried (BENCH_PIPELINE_STEPS, 6). */
+  pipelineSteps: number;
   /** CPU list for the server under test and for wrk (BENCH_SERVER_CPUS=0, BENCH_WRK_CPUS=1); unset = no pinning. */
   serverCpus?: string;
   wrkCpus?: string;
@@ -42,6 +50,14 @@ const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
   return value;
 };
 
+const factor = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 1) throw new Error(`${name} must be a number > 1, got "${text}"`);
+  return value;
+};
+
 /** Reads the settings; pins server and wrk to different cores when there are at least two. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): BenchSettings {
   const pin = env.BENCH_PIN !== '0' && cores >= 2;
@@ -56,6 +72,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     freshnessSamples: int(env, 'BENCH_FRESHNESS_SAMPLES', 50),
     yearClicksPerHour: int(env, 'BENCH_YEAR_CLICKS_PER_HOUR', 40),
     queryRequests: int(env, 'BENCH_QUERY_REQUESTS', 100),
+    pipelineStepMs: parseDuration(env.BENCH_PIPELINE_STEP || '60s'),
+    pipelineStartRps: int(env, 'BENCH_PIPELINE_START_RATE', 25_000),
+    pipelineFactor: factor(env, 'BENCH_PIPELINE_FACTOR', 1.25),
+    pipelineSteps: int(env, 'BENCH_PIPELINE_STEPS', 6),
     serverCpus: pin ? env.BENCH_SERVER_CPUS || '0' : undefined,
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,

@@ -3,6 +3,11 @@ import { evaluateTargets, formatReport, Progress, table, type BenchResult } from
 
 const http = (requestsPerSecond: number, p99Ms: number) => ({ requestsPerSecond, p50Ms: p99Ms / 3, p99Ms, requests: requestsPerSecond * 10, errors: 0, connections: 32 });
 
+const step = (targetRps: number, requestsPerSecond: number) => ({
+  targetRps, requestsPerSecond, requests: requestsPerSecond * 60, errors: 0, connections: 300, maxQueueLagMs: 40,
+  freshness: { samples: 200, p50Ms: 60, p99Ms: 300, timeouts: 0 }, answered: requestsPerSecond * 60, loss: 0,
+});
+
 function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<BenchResult, 'targets'> {
   return {
     startedAt: '2026-01-01T00:00:00.000Z',
@@ -11,6 +16,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     settings: {
       durationMs: 10_000, rounds: 5, warmupMs: 2000, connections: 32, links: 1000, workerClicks: 300_000, lossRequests: 20_000,
       freshnessSamples: 50, yearClicksPerHour: 40, queryRequests: 100, serverCpus: '0', wrkCpus: '1', keep: false, profile: [],
+      pipelineStepMs: 60_000, pipelineStartRps: 25_000, pipelineFactor: 1.25, pipelineSteps: 6,
     },
     http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
@@ -22,7 +28,18 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       expected: 17_600, reported: 17_600, loss: 0, failedJobs: 0, droppedByRedirector: 0,
     },
     yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 80 },
-    peakRssMB: { redirector: 90, api: 120 },
+    pipeline: {
+      heldRps: 31_000,
+      stoppedBecause: '38,000 req/s missed: queue lag 9000 ms',
+      stepMs: 60_000,
+      workerPeakRssMB: 200,
+      steps: [
+        { ...step(25_000, 24_900), held: true, misses: [] },
+        { ...step(31_250, 31_000), held: true, misses: [] },
+        { ...step(39_062, 38_000), maxQueueLagMs: 9000, held: false, misses: ['queue lag 9000 ms'] },
+      ],
+    },
+    peakRssMB: { redirector: 90, api: 120, worker: 250 },
     ...overrides,
   };
 }
@@ -30,7 +47,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
 describe('evaluateTargets', () => {
   it('passes every target when the figures meet them', () => {
     const checks = evaluateTargets(result());
-    expect(checks).toHaveLength(8);
+    expect(checks).toHaveLength(9);
     expect(checks.filter((c) => !c.pass)).toEqual([]);
   });
 
@@ -38,11 +55,11 @@ describe('evaluateTargets', () => {
     const checks = evaluateTargets(result({
       ratios: { toLimit: 0.69, toPeer: 3 },
       worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
-      peakRssMB: { redirector: 150.1 },
+      peakRssMB: { redirector: 150.1, worker: 256.1 },
       yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
     }));
     const missed = checks.filter((c) => !c.pass).map((c) => c.name);
-    expect(missed).toEqual(['redirector vs bare uWS (limit)', 'worker throughput', 'redirector peak RSS under load']);
+    expect(missed).toEqual(['redirector vs bare uWS (limit)', 'worker throughput', 'redirector peak RSS under load', 'worker peak RSS, pre-filled queue']);
   });
 
   it('misses loss on any difference, in either direction, and when nothing was counted at all', () => {
@@ -76,6 +93,8 @@ describe('formatReport', () => {
     expect(text).toContain('redirector 90.0');
     expect(text).toMatch(/pass\s+click loss\s+exactly 0\s+0/);
     expect(text).toContain('2 × Test CPU');
+    expect(text).toContain('31,000 req/s held for 60 s; worker peak RSS 200.0 MB');
+    expect(text).toMatch(/38,000 req\/s: .*\(MISS: queue lag 9000 ms\)/);
   });
 
   it('aligns columns', () => {

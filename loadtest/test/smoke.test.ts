@@ -29,6 +29,9 @@ function runBench(output: string): Promise<{ code: number | null; log: string }>
       BENCH_FRESHNESS_SAMPLES: '5',
       BENCH_QUERY_REQUESTS: '5',
       BENCH_YEAR_CLICKS_PER_HOUR: '2',
+      BENCH_PIPELINE_STEP: '2s',
+      BENCH_PIPELINE_START_RATE: '200',
+      BENCH_PIPELINE_STEPS: '2',
       BENCH_OUTPUT: output,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +43,7 @@ function runBench(output: string): Promise<{ code: number | null; log: string }>
 }
 
 describe('npm run bench (smoke run)', () => {
-  it('produces every figure, and loses no click', { timeout: 150_000 }, async () => {
+  it('produces every figure, and loses no click', { timeout: 210_000 }, async () => {
     const output = join(dir, 'result.json');
     const { code, log } = await runBench(output);
     expect(code, log).toBe(0);
@@ -73,10 +76,21 @@ describe('npm run bench (smoke run)', () => {
     expect(result.yearQuery.buckets).toBeGreaterThanOrEqual(365 * 24);
     expect(result.yearQuery.p99Ms).toBeGreaterThan(0);
 
-    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
+    // The pipeline row at a tiny rate: every step holds, and every redirect is in the rollups.
+    expect(result.pipeline.steps.length).toBeGreaterThanOrEqual(1);
+    for (const step of result.pipeline.steps) {
+      expect(step, JSON.stringify(step)).toMatchObject({ held: true, loss: 0, errors: 0, misses: [] });
+      expect(step.answered).toBeGreaterThan(0);
+      expect(step.freshness.samples).toBeGreaterThan(0);
+    }
+    expect(result.pipeline.heldRps).toBe(Math.max(...result.pipeline.steps.map((step) => step.requestsPerSecond)));
+    expect(result.pipeline.stoppedBecause).not.toMatch(/missed/);
+    expect(result.pipeline.workerPeakRssMB).toBeGreaterThan(10);
+
+    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'redirector-capacity', 'worker-capacity', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
-    expect(result.targets).toHaveLength(8);
+    expect(result.targets).toHaveLength(9);
     expect(log).toContain('targets');
   });
 });

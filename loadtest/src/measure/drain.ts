@@ -36,6 +36,8 @@ export interface QueueCounts {
   /** Jobs not finished yet: waiting, active, delayed (retries), prioritized, paused. */
   pending(): Promise<number>;
   failed(): Promise<number>;
+  /** How long the oldest waiting job has waited, in ms (0 when none waits). */
+  oldestWaitingAgeMs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,11 @@ export function queueCounts(redisUrl: string, prefix: string): QueueCounts {
     },
     async failed() {
       return (await queue.getJobCounts('failed')).failed ?? 0;
+    },
+    async oldestWaitingAgeMs() {
+      // Oldest first (asc): the job the worker takes next.
+      const [oldest] = await queue.getJobs(['wait'], 0, 0, true);
+      return oldest ? Math.max(0, Date.now() - oldest.timestamp) : 0;
     },
     async close() {
       await queue.close();

@@ -53,10 +53,16 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
     if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`unexpected job name "${job.name}"`);
-    const batch = readClickBatch(job.data);
-    if (!batch) throw new UnrecoverableError('job data is not a click batch');
-    const outcome = await rollup(batch);
-    log.debug('batch processed', { jobId: job.id, batchId: batch.batchId, ...outcome });
+    let unread = readClickBatch(job.data);
+    if (!unread) throw new UnrecoverableError('job data is not a click batch');
+    // Handed over once, then read again from the job's data (which BullMQ holds anyway) if needed,
+    // so the unpacked clicks are not kept beside it while the batch waits for its transaction.
+    const outcome = await rollup(() => {
+      const batch = unread ?? readClickBatch(job.data)!;
+      unread = undefined;
+      return batch;
+    });
+    log.debug('batch processed', { jobId: job.id, ...outcome });
     return outcome;
   };
 

@@ -1,6 +1,7 @@
 import { readClickJob, type ClickBatch } from '@deeplink/core/queue/clicks';
 import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
+import type { RollupBatch } from '@deeplink/core/db/rollups-repository';
 
 const MAX_BATCH_ID_LENGTH = 200;
 
@@ -26,15 +27,25 @@ export function readClickBatch(data: unknown): ClickBatch | undefined {
   return usableId ? batch : undefined;
 }
 
-/** Enriches and records one batch; a database error propagates so the job is retried. */
+/**
+ * Enriches and records one batch; a database error propagates so the job is retried. `read` gives
+ * the batch from the job's data each time it is called: the enriched clicks are summed into the
+ * next transaction and dropped, and built again from the job only if the batch must be written on
+ * its own, so a worker holding hundreds of batches keeps their sums rather than their clicks.
+ */
 export function createBatchRollup(deps: { enrich: ClickEnricher; writer: RollupWriter }) {
-  return async (batch: ClickBatch): Promise<BatchOutcome> => {
+  const enrichAll = (batch: ClickBatch): RollupBatch => {
     const counted: EnrichedClick[] = [];
     for (const click of batch.clicks) {
       const enriched = deps.enrich(click);
       if (enriched) counted.push(enriched);
     }
-    const recorded = await deps.writer.write({ batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted });
-    return { recorded, received: batch.clicks.length, counted: counted.length };
+    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted };
+  };
+  return async (read: () => ClickBatch): Promise<BatchOutcome> => {
+    const batch = enrichAll(read());
+    const outcome = { received: batch.receivedClicks, counted: batch.clicks.length };
+    const written = deps.writer.write(batch, () => enrichAll(read()));
+    return { recorded: await written, ...outcome };
   };
 }

@@ -1,7 +1,10 @@
 import { RollupRows, type RollupBatch, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
 
 interface Pending {
-  batch: RollupBatch;
+  batchId: string;
+  receivedClicks: number;
+  /** The batch again, for writing it on its own; built anew so its clicks need not stay in memory meanwhile. */
+  again(): RollupBatch;
   resolve(recorded: boolean): void;
   reject(error: unknown): void;
 }
@@ -30,9 +33,9 @@ export function createRollupWriter(rollups: RollupsRepository) {
   /** Resolves each entry; of entries sharing a batch id only the first can have been recorded. */
   const settle = (entries: Pending[], recorded: Set<string>) => {
     const seen = new Set<string>();
-    for (const { batch, resolve } of entries) {
-      resolve(recorded.has(batch.batchId) && !seen.has(batch.batchId));
-      seen.add(batch.batchId);
+    for (const { batchId, resolve } of entries) {
+      resolve(recorded.has(batchId) && !seen.has(batchId));
+      seen.add(batchId);
     }
   };
 
@@ -42,7 +45,8 @@ export function createRollupWriter(rollups: RollupsRepository) {
       const { entries, rows } = next;
       next = nextTransaction();
       try {
-        settle(entries, await rollups.recordBatches(entries.map((entry) => entry.batch), rows));
+        // The ids are all the transaction needs besides the sums: recordBatches reads no clicks when given `rows`.
+        settle(entries, await rollups.recordBatches(entries.map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] })), rows));
       } catch (error) {
         if (entries.length === 1) {
           entries[0]!.reject(error);
@@ -51,7 +55,7 @@ export function createRollupWriter(rollups: RollupsRepository) {
         // One batch that cannot be written must not fail the others: write each on its own.
         for (const entry of entries) {
           try {
-            settle([entry], await rollups.recordBatches([entry.batch]));
+            settle([entry], await rollups.recordBatches([entry.again()]));
           } catch (alone) {
             entry.reject(alone);
           }
@@ -62,10 +66,14 @@ export function createRollupWriter(rollups: RollupsRepository) {
   };
 
   return {
-    /** Resolves true once the batch is committed, false if its id was recorded before; rejects on a database error. */
-    write(batch: RollupBatch): Promise<boolean> {
+    /**
+     * Resolves true once the batch is committed, false if its id was recorded before; rejects on a
+     * database error. Only the batch's sums are kept until its transaction: `again` builds it anew
+     * should it have to be written on its own (by default the batch itself is kept for that).
+     */
+    write(batch: RollupBatch, again: () => RollupBatch = () => batch): Promise<boolean> {
       return new Promise((resolve, reject) => {
-        next.entries.push({ batch, resolve, reject });
+        next.entries.push({ batchId: batch.batchId, receivedClicks: batch.receivedClicks, again, resolve, reject });
         if (!next.ids.has(batch.batchId)) {
           next.ids.add(batch.batchId);
           next.rows.add(batch.clicks);

@@ -1,0 +1,193 @@
+import { performance } from 'node:perf_hooks';
+import type { Sql } from '@deeplink/core';
+import type { SeededLink } from '../seed.js';
+import { connectionsForRate, summarize } from '../stats.js';
+import { HUMAN_AGENTS } from '../user-agents.js';
+import type { Visitor } from '../visitor.js';
+import { errorCount, runWrk, writeWrkScript, type WrkRequest } from '../wrk.js';
+import { metricValue, type QueueCounts, waitForDrain } from './drain.js';
+import { HALF_RATE_DELAY_MS } from './http.js';
+
+/** What a rate must keep up for a step to hold. */
+export const PIPELINE_CRITERIA = {
+  freshnessP99Ms: 2000,
+  /** The oldest batch waiting in the queue, at any sample of the step. */
+  maxQueueLagMs: 5000,
+} as const;
+
+/** A step that delivered less than this much more than the one before ends the stepping. */
+const MIN_GROWTH = 1.05;
+
+/** One rate held (or not) for one step. */
+export interface PipelineStep {
+  targetRps: number;
+  /** What wrk delivered. */
+  requestsPerSecond: number;
+  requests: number;
+  errors: number;
+  connections: number;
+  /** The oldest waiting batch's age, the highest of the once-a-second samples, in ms. */
+  maxQueueLagMs: number;
+  /** Redirect → rollup delays of the probe visits sent during the step. */
+  freshness: { samples: number; p50Ms: number; p99Ms: number; timeouts: number };
+  /** Redirects (and in-app pages) the redirector answered during the step, by its own count: wrk's leaves out the answers in flight when it stops. */
+  answered: number;
+  /** Redirects answered minus clicks in the rollups once the queue drained after the step. */
+  loss: number;
+  held: boolean;
+  /** The criteria a step missed. */
+  misses: string[];
+}
+
+/** The pipeline row: the highest rate the whole stack held, and every step tried. */
+export interface PipelineFigure {
+  /** Delivered req/s of the highest step that held; null when none did. */
+  heldRps: number | null;
+  /** Why no higher rate was tried. */
+  stoppedBecause: string;
+  stepMs: number;
+  steps: PipelineStep[];
+  /** Peak RSS of the worker that rolled the steps up, in MB. */
+  workerPeakRssMB: number;
+}
+
+export interface PipelineRun {
+  /** The redirector's origin. */
+  url: string;
+  sql: Sql;
+  counts: QueueCounts;
+  /** The links wrk rotates through; nothing else visits them. */
+  links: readonly SeededLink[];
+  /** Visited alone, one visit at a time, to time redirect → rollup under load. */
+  probe: SeededLink;
+  visitor: Visitor;
+  /** Folder for the wrk script. */
+  dir: string;
+  stepMs: number;
+  startRps: number;
+  /** Each step's rate is the previous one's times this. */
+  factor: number;
+  maxSteps: number;
+  wrkCpus?: string;
+  onProgress: (text: string) => void;
+}
+
+/** Every link once per human agent: all of wrk's visits count as clicks. */
+export const humanRotation = (links: readonly Pick<SeededLink, 'code'>[]): WrkRequest[] =>
+  HUMAN_AGENTS.flatMap((agent) => links.map((link) => ({ path: `/${link.code}`, userAgent: agent.userAgent })));
+
+/** The redirector's count so far of answers that record a click: redirects, and pages for in-app browsers. */
+async function redirectsAnswered(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const answers = (status: number) => metricValue(text, `redirector_responses_total\\{status="${status}"\\}`) ?? 0;
+  return answers(302) + answers(200);
+}
+
+async function rolledUp(sql: Sql, linkIds: string[]): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::bigint AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
+  return row!.n;
+}
+
+/** Repeats `work` until `done()` says stop. */
+async function whileRunning(done: () => boolean, work: () => Promise<void>): Promise<void> {
+  while (!done()) await work();
+}
+
+/** The criteria a step missed, empty when it held. */
+export function stepMisses(step: Omit<PipelineStep, 'held' | 'misses'>): string[] {
+  const misses: string[] = [];
+  if (step.errors > 0) misses.push(`${step.errors} wrk errors`);
+  if (step.loss !== 0) misses.push(`loss ${step.loss}`);
+  if (step.freshness.samples === 0 || step.freshness.timeouts > 0 || step.freshness.p99Ms > PIPELINE_CRITERIA.freshnessP99Ms) {
+    misses.push(`freshness p99 ${Math.round(step.freshness.p99Ms)} ms (${step.freshness.samples} samples, ${step.freshness.timeouts} timed out)`);
+  }
+  if (step.maxQueueLagMs > PIPELINE_CRITERIA.maxQueueLagMs) misses.push(`queue lag ${Math.round(step.maxQueueLagMs)} ms`);
+  return misses;
+}
+
+/**
+ * Steps the rate up (startRps, then × factor) with the redirector and the worker running together,
+ * each step for stepMs: wrk holds the rate (a pause after every answer, as in the half-rate run)
+ * while the queue's oldest waiting batch is sampled every second and a probe link is visited
+ * one visit at a time, each timed until its click is in the rollups. After each step the queue
+ * drains and the rollups must hold exactly the redirects answered. Stops at the first step that
+ * does not hold.
+ */
+export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFigure, 'workerPeakRssMB'>> {
+  const script = writeWrkScript(`${run.dir}/pipeline.lua`, humanRotation(run.links), HALF_RATE_DELAY_MS);
+  // The probe's visits are redirects and clicks like the rest: counted on both sides.
+  const linkIds = [...run.links, run.probe].map((link) => link.id);
+  const probeAgent = HUMAN_AGENTS[0]!.userAgent;
+  const steps: PipelineStep[] = [];
+  let stoppedBecause = `the last of ${run.maxSteps} steps held (BENCH_PIPELINE_STEPS)`;
+  let connections = connectionsForRate(run.startRps, HALF_RATE_DELAY_MS, 0.2);
+  let targetRps = run.startRps;
+
+  for (let n = 1; n <= run.maxSteps; n++) {
+    run.onProgress(`step ${n}: ${Math.round(targetRps).toLocaleString('en-US')} req/s for ${run.stepMs / 1000} s`);
+    const before = { rolledUp: await rolledUp(run.sql, linkIds), answered: await redirectsAnswered(run.url) };
+    let finished = false;
+    const lags: number[] = [];
+    const delays: number[] = [];
+    let timeouts = 0;
+    const sampling = whileRunning(() => finished, async () => {
+      lags.push(await run.counts.oldestWaitingAgeMs());
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    });
+    const probing = whileRunning(() => finished, async () => {
+      const seen = await rolledUp(run.sql, [run.probe.id]);
+      await run.visitor.visit(`/${run.probe.code}`, probeAgent);
+      const answeredAt = performance.now();
+      for (;;) {
+        const elapsed = performance.now() - answeredAt;
+        if ((await rolledUp(run.sql, [run.probe.id])) > seen) {
+          delays.push(elapsed);
+          break;
+        }
+        if (elapsed > 10_000) {
+          timeouts++;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    const result = await runWrk({ url: run.url, script, connections, durationMs: run.stepMs, cpus: run.wrkCpus }).finally(() => {
+      finished = true;
+    });
+    await Promise.all([sampling, probing]);
+    run.onProgress(`step ${n}: draining the queue`);
+    await waitForDrain(run.counts, `${run.url}/metrics`, (pending) => run.onProgress(`step ${n}: ${pending.toLocaleString('en-US')} batches left`));
+    const answered = (await redirectsAnswered(run.url)) - before.answered;
+    const fresh = summarize(delays);
+    const step = {
+      targetRps,
+      requestsPerSecond: result.requestsPerSecond,
+      requests: result.requests,
+      errors: errorCount(result),
+      connections,
+      maxQueueLagMs: Math.max(0, ...lags),
+      freshness: { samples: fresh.count, p50Ms: fresh.p50, p99Ms: fresh.p99, timeouts },
+      answered,
+      loss: answered - ((await rolledUp(run.sql, linkIds)) - before.rolledUp),
+    };
+    const misses = stepMisses(step);
+    steps.push({ ...step, held: misses.length === 0, misses });
+    if (misses.length > 0) {
+      stoppedBecause = `${Math.round(step.requestsPerSecond).toLocaleString('en-US')} req/s missed: ${misses.join('; ')}`;
+      break;
+    }
+    // The rate is what wrk delivers; once more connections bring no more, the machine is full
+    // (wrk shares its cores with the stack), and that rate is what it holds.
+    const previous = steps.at(-2);
+    if (previous && step.requestsPerSecond < previous.requestsPerSecond * MIN_GROWTH) {
+      stoppedBecause = 'the delivered rate stopped growing: the machine is busy with all of it';
+      break;
+    }
+    // wrk's rate grows with its connections: scale them by how far this step was from its target.
+    connections = Math.min(5000, Math.max(1, Math.round((connections * targetRps * run.factor) / Math.max(1, result.requestsPerSecond))));
+    targetRps *= run.factor;
+  }
+  const heldRates = steps.filter((step) => step.held).map((step) => step.requestsPerSecond);
+  return { heldRps: heldRates.length > 0 ? Math.max(...heldRates) : null, stoppedBecause, stepMs: run.stepMs, steps };
+}
