@@ -4,7 +4,10 @@
 // once, also when the primary holding the click queue is killed under load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { CLICK_QUEUE, createRedis, duplicateRedis, loadConfig, scanKeys, type Config, type RedisClient } from '@deeplink/core';
+import {
+  CLICK_QUEUE, createDatabase, createRedis, duplicateRedis, getMany, loadConfig, redisKeys, scanKeys, unlinkMany, type Config, type RedisClient,
+} from '@deeplink/core';
+import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
 import { startRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
@@ -120,6 +123,22 @@ describe('on a Redis Cluster', () => {
     const response = await apiCall('PUT', `/links/${id}`, { title: 'c0', defaultUrl: 'https://example.com/changed' });
     expect(response.status).toBe(200);
     await expect.poll(async () => (await visit(code)).headers.get('location'), { timeout: 5_000 }).toBe('https://example.com/changed');
+  });
+
+  it('reconciles the link cache across every primary: restores missing records, removes stray ones', async () => {
+    const sql = createDatabase(config.DATABASE_URL, { max: 1 });
+    try {
+      const keys = redisKeys(config.REDIS_PREFIX);
+      await unlinkMany(redis, links.slice(0, 6).map(({ code }) => keys.link(code)));
+      const strays = ['stray1', 'stray2', 'stray3', 'stray4'];
+      for (const code of strays) await redis.set(keys.link(code), JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }));
+      const result = await reconcileLinkCache(sql, redis, keys);
+      expect(result).toMatchObject({ restored: 6, removed: strays.length });
+      expect(await getMany(redis, links.map(({ code }) => keys.link(code)))).not.toContain(null);
+      expect(await getMany(redis, strays.map((code) => keys.link(code)))).toEqual(strays.map(() => null));
+    } finally {
+      await sql.end();
+    }
   });
 
   it('enforces rate limits with counters on the cluster', async () => {
