@@ -18,6 +18,12 @@ export const PIPELINE_CRITERIA = {
 /** A step that delivered less than this much more than the one before ends the stepping. */
 const MIN_GROWTH = 1.05;
 
+const CALIBRATION_MS = 2000;
+
+/** wrk's rate grows with its connections: the connections that would have delivered `targetRps`. */
+const scaledConnections = (connections: number, targetRps: number, deliveredRps: number): number =>
+  Math.min(5000, Math.max(1, Math.round((connections * targetRps) / Math.max(1, deliveredRps))));
+
 /** One rate held (or not) for one step. */
 export interface PipelineStep {
   targetRps: number;
@@ -120,8 +126,14 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
   const probeAgent = HUMAN_AGENTS[0]!.userAgent;
   const steps: PipelineStep[] = [];
   let stoppedBecause = `the last of ${run.maxSteps} steps held (BENCH_PIPELINE_STEPS)`;
-  let connections = connectionsForRate(run.startRps, HALF_RATE_DELAY_MS, 0.2);
   let targetRps = run.startRps;
+  // A short unmeasured run finds how many connections deliver the first rate (the guess assumes
+  // answers take no time); its clicks are rolled up before the first step counts anything.
+  const guess = connectionsForRate(targetRps, HALF_RATE_DELAY_MS, 0.2);
+  run.onProgress('calibrating wrk');
+  const calibration = await runWrk({ url: run.url, script, connections: guess, durationMs: CALIBRATION_MS, cpus: run.wrkCpus });
+  await waitForDrain(run.counts, `${run.url}/metrics`, () => {});
+  let connections = scaledConnections(guess, targetRps, calibration.requestsPerSecond);
 
   for (let n = 1; n <= run.maxSteps; n++) {
     run.onProgress(`step ${n}: ${Math.round(targetRps).toLocaleString('en-US')} req/s for ${run.stepMs / 1000} s`);
@@ -184,9 +196,8 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
       stoppedBecause = 'the delivered rate stopped growing: the machine is busy with all of it';
       break;
     }
-    // wrk's rate grows with its connections: scale them by how far this step was from its target.
-    connections = Math.min(5000, Math.max(1, Math.round((connections * targetRps * run.factor) / Math.max(1, result.requestsPerSecond))));
     targetRps *= run.factor;
+    connections = scaledConnections(connections, targetRps, result.requestsPerSecond);
   }
   const heldRates = steps.filter((step) => step.held).map((step) => step.requestsPerSecond);
   return { heldRps: heldRates.length > 0 ? Math.max(...heldRates) : null, stoppedBecause, stepMs: run.stepMs, steps };
