@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { logLines } from './support/logs.js';
 import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
 import { adminUrl, databaseUrl } from './support/urls.js';
 import { bundleFlags } from '../scripts/build.mjs';
@@ -102,7 +103,7 @@ describe('npm run build', () => {
     const url = `http://127.0.0.1:${port}`;
     const redirector = await start('redirector', { REDIRECTOR_PORT: String(port), SHORT_URL_BASE: url }, url);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(redirector.output.join('\n')).toMatch(/"msg":"listening".*"uws":"native"/);
+    expect(logLines(redirector.output)).toContainEqual(expect.objectContaining({ msg: 'listening', uws: 'native' }));
   });
 
   it('the API bundle serves its OpenAPI document and the browsable docs', async () => {

@@ -55,12 +55,20 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const startedAt = new Date().toISOString();
   const phases = 7;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
-  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort] = await Promise.all([
-    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
+  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort, apiMetricsPort, redirectorMetricsPort] = await Promise.all([
+    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
   ]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
-  const env = { ...world.env, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase };
+  const redirectorMetrics = `http://127.0.0.1:${redirectorMetricsPort}/metrics`;
+  const env = {
+    ...world.env,
+    API_PORT: String(apiPort),
+    API_METRICS_PORT: String(apiMetricsPort),
+    REDIRECTOR_PORT: String(redirectorPort),
+    REDIRECTOR_METRICS_PORT: String(redirectorMetricsPort),
+    SHORT_URL_BASE: shortUrlBase,
+  };
   const profileDir = join(repoRoot, '.bench', 'profiles', stamp);
   /** Starts a bundle with the flags it always runs with, plus the profiler when asked. */
   const start = async ({ bundle, ...spec }: Omit<ProcessSpec, 'logFile' | 'entry' | 'nodeArgs'> & { bundle: string }) => {
@@ -161,7 +169,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
   await quiet();
   const halfRate = await measureAtRate(http(shortUrlBase), 'redirector-half', redirectorMax.requestsPerSecond / 2);
-  const clickCapture = await settledClickMetrics(`${shortUrlBase}/metrics`);
+  const clickCapture = await settledClickMetrics(redirectorMetrics);
   await stop(redirector);
 
   phase(5, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
@@ -177,11 +185,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   lossVisitor.close();
   freshVisitor.close();
   const counts = queueCounts(world.redisUrl, world.queuePrefix);
-  await waitForDrain(counts, `${shortUrlBase}/metrics`, (pending) => progress.update(`${pending.toLocaleString('en-US')} batches left`));
+  await waitForDrain(counts, redirectorMetrics, (pending) => progress.update(`${pending.toLocaleString('en-US')} batches left`));
   const to = new Date(Date.now() + 3_600_000);
   const reported = (await Promise.all(lossLinks.map((link) => reportedClicks(account, link.id, from, to)))).reduce((a, b) => a + b, 0);
   const failedJobs = await counts.failed();
-  const dropped = metricValue(await (await fetch(`${shortUrlBase}/metrics`)).text(), 'redirector_clicks_dropped_total');
+  const dropped = metricValue(await (await fetch(redirectorMetrics)).text(), 'redirector_clicks_dropped_total');
   await counts.close();
   await stop(pipelineRedirector);
   await stop(pipelineWorker);

@@ -34,6 +34,9 @@ export async function createTestEnvironment(overrides: Record<string, string> = 
     REDIS_URL: redisUrl(),
     REDIS_PREFIX: `t${id}:`,
     QUEUE_PREFIX: `tq${id}`,
+    // Services a test starts never take the default ports (other tests run beside them).
+    API_METRICS_PORT: '0',
+    REDIRECTOR_METRICS_PORT: '0',
     JWT_SECRET: `test-jwt-secret-${id}-0123456789abcdef`,
     VISITOR_SALT: `test-visitor-salt-${id}`,
     ...overrides,

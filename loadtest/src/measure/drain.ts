@@ -1,10 +1,20 @@
 import { CLICK_QUEUE, createRedis } from '@deeplink/core';
 import { Queue } from 'bullmq';
 
-/** Reads one unlabelled sample from Prometheus text, or undefined when absent. */
-export function metricValue(text: string, name: string): number | undefined {
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  return match ? Number(match[1]) : undefined;
+/**
+ * The value of one sample in a Prometheus text exposition: the series called `name` whose labels
+ * include every `key="value"` of `labels` (comma-separated), whatever other labels it has (such as
+ * `service`). Undefined when there is none.
+ */
+export function metricValue(text: string, name: string, labels = ''): number | undefined {
+  const wanted = labels ? labels.split(',') : [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const have = new Set((match[2] ?? '').split(',').filter(Boolean));
+    if (wanted.every((label) => have.has(label))) return Number(match[3]);
+  }
+  return undefined;
 }
 
 /** The redirector's click counters: every answered visit must be flushed to the queue, none dropped. */

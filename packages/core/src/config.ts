@@ -51,6 +51,10 @@ const envSchema = z.object({
   API_PORT: port.default(3000),
   REDIRECTOR_HOST: z.string().default('127.0.0.1'),
   REDIRECTOR_PORT: port.default(8080),
+  /** Where the API and the redirector serve /metrics and the detail of /readyz (the worker serves them on WORKER_PORT). */
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  API_METRICS_PORT: port.default(9091),
+  REDIRECTOR_METRICS_PORT: port.default(9092),
   SHORT_URL_BASE: z.url().default('http://127.0.0.1:8080'),
   /** Take the client address from X-Forwarded-For (only behind a proxy you control). */
   TRUST_PROXY: flag,
@@ -87,7 +91,7 @@ const envSchema = z.object({
    * the transaction being written and of the next one together.
    */
   WORKER_CONCURRENCY: positiveInt.default(256),
-  /** Where the worker answers /healthz and /readyz. */
+  /** Where the worker answers /healthz, /readyz and /metrics. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),
   /** How long the worker may take on SIGTERM to finish batches in flight before it exits anyway. */

@@ -2,6 +2,9 @@ import {
   analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
 } from '@deeplink/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from '@deeplink/core/runtime/logger';
+import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
+import { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RedisClient } from '@deeplink/core';
 import { analyticsService } from './domain/analytics-service.js';
@@ -10,6 +13,7 @@ import { linksService } from './domain/links-service.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
@@ -33,8 +37,10 @@ export interface ApiDeps {
    */
   readSql?: Sql;
   redis: RedisClient;
-  /** A pino logger or `false`; main.ts passes the configured one, tests usually none. */
-  logger?: FastifyBaseLogger | boolean | object;
+  /** The service logger (main.ts); tests usually pass none, which logs nothing. */
+  logger?: Logger;
+  /** Where the request metrics go; a registry of its own when not given. */
+  registry?: Registry;
 }
 
 /** 1 MiB: larger bodies get 413 before they are parsed. */
@@ -44,7 +50,8 @@ export const BODY_LIMIT = 1024 * 1024;
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const { config, sql, redis } = deps;
   const app = Fastify({
-    logger: deps.logger ?? false,
+    // Without a logger from main.ts (tests) Fastify logs nothing.
+    loggerInstance: deps.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
@@ -76,7 +83,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerAuthentication(app, auth);
   registerRateLimits(app, rateLimiter(redis, keys), config);
   await registerOpenApi(app, `http://${config.API_HOST}:${config.API_PORT}`);
-  registerHealthRoutes(app, { sql, redis });
+  registerHealthRoutes(app, dependencyReadiness({ redis, sql }));
+  registerRequestMetrics(app, deps.registry ?? new Registry());
 
   await app.register(
     async (api) => {

@@ -1,54 +1,44 @@
-import { ConfigError, createDatabase, createRedis, loadConfig, migrate, usesDevelopmentSecrets } from '@deeplink/core';
+import { createDatabase, migrate, usesDevelopmentSecrets } from '@deeplink/core';
+import { createLogger } from '@deeplink/core/runtime/logger';
+import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
+import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
+import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
+import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
+import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
+import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { buildApi } from './app.js';
-import { loggerOptions } from './logger-options.js';
 
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+const SERVICE = 'api';
+const config = loadConfigOrExit(SERVICE);
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+if (usesDevelopmentSecrets(config)) logger.warn('JWT_SECRET or VISITOR_SALT is not set: using development defaults');
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-}
-
-const logger = loggerOptions(config);
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api' });
 // A replica that does not answer must not hold a report up for postgres.js' default 30 s before the primary answers it.
 const readSql = config.DATABASE_READ_URL
   ? createDatabase(config.DATABASE_READ_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 })
   : undefined;
-// Fail fast rather than queue commands while Redis is away; the API degrades instead of hanging.
-const redis = createRedis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-await new Promise<void>((resolve, reject) => {
-  redis.once('ready', resolve);
-  redis.once('error', reject);
-}).catch((error) => {
-  console.error(`cannot reach Redis at ${config.REDIS_URL}: ${error.message}`);
-  process.exit(1);
-});
-redis.on('error', () => {}); // reconnects on its own; requests report the outage
+// Fail fast rather than queue commands while Redis is away: the API degrades instead of hanging.
+const outage = createRedisOutageLog(logger);
+const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });
+const registry = createMetricsRegistry(SERVICE);
+const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 
-await migrate(sql);
-const app = await buildApi({ config, sql, readSql, redis, logger });
-if (usesDevelopmentSecrets(config)) app.log.warn('JWT_SECRET or VISITOR_SALT is not set: using development defaults');
+await migrate(sql, (line) => logger.info(line));
+const app = await buildApi({ config, sql, readSql, redis, logger, registry });
 
-let closing = false;
-async function shutdown(signal: string): Promise<void> {
-  if (closing) return;
-  closing = true;
-  app.log.info({ signal }, 'shutting down');
-  const timer = setTimeout(() => {
-    app.log.error('shutdown timed out; exiting');
-    process.exit(1);
-  }, SHUTDOWN_TIMEOUT_MS).unref();
-  await app.close(); // stops accepting, waits for in-flight requests
-  await redis.quit().catch(() => redis.disconnect());
-  await Promise.all([sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
-  clearTimeout(timer);
-  process.exit(0);
-}
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+const { handleSignals } = gracefulShutdown(
+  {
+    // Stops accepting, waits for in-flight requests, closes idle keep-alive connections.
+    drain: () => app.close(),
+    closeConnections: async () => {
+      await Promise.all([closeServer(ops), redis.quit().catch(() => redis.disconnect()), sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
+    },
+  },
+  { logger },
+);
+handleSignals();
 
 await app.listen({ host: config.API_HOST, port: config.API_PORT });
+const metricsPort = await listenOn(ops, config.API_METRICS_PORT, config.METRICS_HOST);
+logger.info({ host: config.API_HOST, port: config.API_PORT, metricsPort }, 'listening');

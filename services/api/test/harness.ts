@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { buildApi } from '../src/app.js';
-import { loggerOptions } from '../src/logger-options.js';
+import { createLogger } from '@deeplink/core/runtime/logger';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -26,12 +26,11 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
     ...options.env,
   });
   const logs: string[] = [];
-  const stream = { write: (line: string) => void logs.push(line) } as unknown as NodeJS.WritableStream;
   const app = await buildApi({
     config: env.config,
     sql: env.sql,
     redis: env.redis,
-    logger: options.captureLogs ? loggerOptions({ LOG_LEVEL: 'trace' }, stream) : false,
+    logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
   });
   await app.ready();
 

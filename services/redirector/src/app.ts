@@ -10,7 +10,8 @@ import { createClickBuffer } from './click-buffer.js';
 import { clientAddress } from './client-address.js';
 import { linkAnswer } from './link-answers.js';
 import { createLinkLookup, type LinkEntry } from './link-lookup.js';
-import { rateLimitedLog, type Logger } from './logger.js';
+import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
+import { dependencyReadiness, readinessStatus } from '@deeplink/core/runtime/readiness';
 import { Metrics } from './metrics.js';
 import { uwsImplementation } from './native-check.js';
 import { byteLength, wire } from './wire.js';
@@ -22,7 +23,6 @@ const MAX_HEADER_CHARS = 1024;
 /** At shutdown: how long in-flight lookups get to answer, and how long the last click flush may take. */
 const DRAIN_MS = 1_000;
 const CLICK_FLUSH_TIMEOUT_MS = 10_000;
-const READY_CHECK_TIMEOUT_MS = 1_000;
 
 // Everything written or asked for on every request, in the form uWebSockets.js takes fastest.
 const STATUS: Record<number, RecognizedString> = Object.fromEntries(
@@ -53,7 +53,6 @@ const TYPE = {
   html: wire('text/html; charset=utf-8'),
   json: wire('application/json'),
   text: wire('text/plain'),
-  prometheus: wire('text/plain; version=0.0.4'),
 };
 const PAGE = { notFound: wire(NOT_FOUND_PAGE), gone: wire(GONE_PAGE), unavailable: wire(UNAVAILABLE_PAGE) };
 
@@ -78,17 +77,6 @@ interface Visit {
   forwardedFor: string;
 }
 
-/** Settles true when `work` succeeds within `ms`, false when it fails or takes longer. */
-function within(work: PromiseLike<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    Promise.resolve(work).then(() => true, () => false),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(resolve, ms, false);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /** The short-link server: routes, lookup, click capture. Connections are the caller's to close. */
 export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
   const native = uwsImplementation() === 'native';
@@ -96,7 +84,9 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   const keys = redisKeys(config.REDIS_PREFIX);
   const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
   const clicks = createClickBuffer({ config, connection: queueConnection, metrics, logger });
-  const warnLookup = rateLimitedLog(logger.warn);
+  const warnLookup = rateLimitedLog(logger, 'warn');
+  /** Redis, PostgreSQL, and not shutting down: the detail is served on the metrics listener only. */
+  const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing });
   const app = uWS.App();
   let listenSocket: us_listen_socket | undefined;
   let closing = false;
@@ -128,7 +118,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     }
     const found = linkAnswer(link, answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
-      warnLookup('link has no safe destination', { code });
+      warnLookup({ code }, 'link has no safe destination');
       metrics.response(404);
       return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
     }
@@ -174,30 +164,22 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
         if (!aborted) res.cork(() => answer(res, code, visit, entry, Date.now()));
       },
       (error: unknown) => {
-        warnLookup('link lookup failed', { error });
+        warnLookup({ err: error }, 'link lookup failed');
         metrics.response(503);
         if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
       },
     ).finally(() => inFlight--);
   }
 
-  function readiness(res: HttpResponse, head: boolean) {
+  /** Public readiness, for load balancers: the status alone, never which dependency is down. */
+  function publicReadiness(res: HttpResponse, head: boolean) {
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
-    void Promise.all([within(redis.ping(), READY_CHECK_TIMEOUT_MS), within(sql`SELECT 1`, READY_CHECK_TIMEOUT_MS)]).then(
-      ([redisUp, postgresUp]) => {
-        if (aborted) return;
-        const ready = redisUp && postgresUp && !closing;
-        const body = JSON.stringify({
-          status: ready ? 'ok' : 'unavailable',
-          redis: redisUp ? 'ok' : 'down',
-          postgres: postgresUp ? 'ok' : 'down',
-        });
-        res.cork(() => send(res, ready ? 200 : 503, TYPE.json, body, head));
-      },
-    );
+    void readiness().then((report) => {
+      if (!aborted) res.cork(() => send(res, readinessStatus(report), TYPE.json, JSON.stringify({ status: report.status }), head));
+    });
   }
 
   /** A bug must cost one request, not the process. */
@@ -207,7 +189,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       try {
         handler(res, req);
       } catch (error) {
-        logger.error('request failed', { error, url: req.getUrl() });
+        logger.error({ err: error, path: req.getUrl() }, 'request failed');
         try {
           send(res, 500, TYPE.text, 'Internal Server Error\n', head);
         } catch {
@@ -221,14 +203,15 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     const route = (path: string, handler: (res: HttpResponse, req: HttpRequest) => void) =>
       (head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head)));
     route('/healthz', (res) => send(res, 200, TYPE.json, '{"status":"ok"}', head));
-    route('/readyz', (res) => readiness(res, head));
-    route('/metrics', (res) => send(res, 200, TYPE.prometheus, metrics.render(), head));
+    route('/readyz', (res) => publicReadiness(res, head));
     route('/*', (res, req) => shortLink(res, req, head));
   }
   app.any('/*', (res) => send(res, 405, TYPE.text, 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]));
 
   return {
     metrics,
+    /** The detailed readiness report, for the metrics listener. */
+    readiness,
     implementation: native ? ('native' as const) : ('fallback' as const),
 
     /** Starts accepting connections; resolves with the bound port (useful with port 0). */
@@ -242,21 +225,31 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       });
     },
 
-    /**
-     * Stops accepting, lets in-flight lookups answer, drops remaining connections, then flushes
-     * the click buffer (bounded) and closes the queue. Every click that got a response is flushed.
-     */
-    async close(): Promise<void> {
-      if (closing) return;
+    /** Stops accepting connections; /readyz turns unavailable. */
+    stopAccepting(): void {
       closing = true;
       if (listenSocket) uWS.us_listen_socket_close(listenSocket);
       listenSocket = undefined;
+    },
+
+    /**
+     * Lets in-flight lookups answer, drops remaining connections, then flushes the click buffer
+     * (bounded) and closes the queue. Every click that got a response is flushed.
+     */
+    async drain(): Promise<void> {
       const deadline = Date.now() + DRAIN_MS;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       // Not in the type definitions, but the native App has it: closes every open connection.
       (app as { close?: () => void }).close?.();
       await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
       lookup.close();
+    },
+
+    /** stopAccepting, then drain: what tests and the bench call. */
+    async close(): Promise<void> {
+      if (closing && !listenSocket) return;
+      this.stopAccepting();
+      await this.drain();
     },
   };
 }

@@ -3,7 +3,9 @@ import { Queue } from 'bullmq';
 import type { Config } from '@deeplink/core/config';
 import { replicaConfirmation, type RedisClient } from '@deeplink/core/redis/client';
 import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
-import { rateLimitedLog, type Logger } from './logger.js';
+import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
+import { isConnectionError } from '@deeplink/core/runtime/redis-connections';
+import { withTimeout } from '@deeplink/core/runtime/timeout';
 import type { Metrics } from './metrics.js';
 
 /** How long one Queue.add may take before the batch goes back to the buffer for another try. */
@@ -35,18 +37,21 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
   let held = 0;
   let flushing: Promise<void> | undefined;
   let pausedUntil = 0;
-  const warnDropped = rateLimitedLog(logger.warn);
-  const warnFlush = rateLimitedLog(logger.warn);
-  const warnQueue = rateLimitedLog(logger.warn);
+  const warnDropped = rateLimitedLog(logger, 'warn');
+  const warnFlush = rateLimitedLog(logger, 'warn');
+  const warnQueue = rateLimitedLog(logger, 'warn');
 
-  const warnUnreplicated = rateLimitedLog(logger.warn);
+  const warnUnreplicated = rateLimitedLog(logger, 'warn');
   // On a cluster a batch counts as written once a replica of the queue's primary has it too.
   const replicated = replicaConfirmation(connection, `${config.QUEUE_PREFIX}:${CLICK_QUEUE}`);
 
   let queue = openQueue();
   function openQueue(): { queue: Queue<PackedClickBatch>; broken: boolean } {
     const opened = { queue: new Queue<PackedClickBatch>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX }), broken: false };
-    opened.queue.on('error', (error) => warnQueue('click queue error', { error }));
+    // Connection errors are the outage log's (it follows the connection itself); others are logged here.
+    opened.queue.on('error', (error) => {
+      if (!isConnectionError(error)) warnQueue({ err: error }, 'click queue error');
+    });
     // A queue whose initial handshake failed rejects every add from then on: replace it.
     opened.queue.waitUntilReady().catch(() => {
       opened.broken = true;
@@ -59,24 +64,18 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
       void queue.queue.close().catch(() => {});
       queue = openQueue();
     }
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        (async () => {
-          // Written again after a failure, the same job id makes BullMQ keep the job it has.
-          await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
-          if (!(await replicated())) {
-            metrics.unreplicatedBatches++;
-            warnUnreplicated('click batch written, but no replica confirmed it in time', { batchId: batch.batchId });
-          }
-        })(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('queue add timed out')), ADD_TIMEOUT_MS);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withTimeout(
+      (async () => {
+        // Written again after a failure, the same job id makes BullMQ keep the job it has.
+        await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
+        if (!(await replicated())) {
+          metrics.unreplicatedBatches++;
+          warnUnreplicated({ batchId: batch.batchId }, 'click batch written, but no replica confirmed it in time');
+        }
+      })(),
+      ADD_TIMEOUT_MS,
+      'queue add',
+    );
   }
 
   /** Closes the filling batch (if it holds anything) so the next drain sends it. */
@@ -98,7 +97,7 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
         sealed.unshift(batch);
         pausedUntil = Date.now() + RETRY_PAUSE_MS;
         metrics.flushErrors++;
-        warnFlush('click batch flush failed; keeping it for the next try', { error, held });
+        warnFlush({ err: error, held }, 'click batch flush failed; keeping it for the next try');
         return;
       }
       const count = batch.clicks.length / PACKED_FIELDS;
@@ -129,7 +128,7 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     push(linkId: string, ts: number, ip: string, userAgent: string, referrer: string): void {
       if (held >= config.CLICK_BUFFER_MAX) {
         metrics.clicksDropped++;
-        warnDropped('click buffer full; dropping clicks', { max: config.CLICK_BUFFER_MAX, dropped: metrics.clicksDropped });
+        warnDropped({ max: config.CLICK_BUFFER_MAX, dropped: metrics.clicksDropped }, 'click buffer full; dropping clicks');
         return;
       }
       filling.add(linkId, ts, ip, userAgent, referrer);
@@ -160,8 +159,8 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
         if (held > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
       }
       const lost = held;
-      if (lost > 0) logger.error('click buffer not fully flushed at shutdown', { lost });
-      await Promise.race([queue.queue.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]).catch(() => {});
+      if (lost > 0) logger.error({ lost }, 'click buffer not fully flushed at shutdown');
+      await withTimeout(queue.queue.close(), 1_000, 'click queue close').catch(() => {});
       return lost;
     },
   };

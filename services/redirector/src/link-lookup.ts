@@ -6,7 +6,7 @@ import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
 import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
 import { BoundedMap } from './bounded-map.js';
 import { noAnswers, type PlatformAnswers } from './link-answers.js';
-import { rateLimitedLog, type Logger } from './logger.js';
+import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -61,8 +61,8 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   const lru = new BoundedMap<string, LinkEntry>(config.LINK_CACHE_MAX);
   const pending = new Map<string, Pending>();
   const links = linksRepository(sql);
-  const warnRedis = rateLimitedLog(logger.warn);
-  const warnRefresh = rateLimitedLog(logger.warn);
+  const warnRedis = rateLimitedLog(logger, 'warn');
+  const warnRefresh = rateLimitedLog(logger, 'warn');
 
   /**
    * A new entry's time: somewhere in the second half of LINK_CACHE_TTL_MS, so links loaded together
@@ -92,7 +92,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   if (subscriber.status === 'ready') subscribedBefore = true;
   // Queued while Redis is away; ioredis subscribes again after every reconnect.
   subscriber.subscribe(keys.linkInvalidations).catch((error: unknown) => {
-    logger.error('link invalidation subscribe failed', { error });
+    logger.error({ err: error }, 'link invalidation subscribe failed');
   });
 
   /** The record's text in Redis; null when Redis has none, undefined when Redis failed. */
@@ -101,7 +101,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
       return await redis.get(keys.link(code));
     } catch (error) {
       metrics.lookupErrors.redis++;
-      warnRedis('redis link lookup failed, using PostgreSQL', { error });
+      warnRedis({ err: error }, 'redis link lookup failed, using PostgreSQL');
       return undefined;
     }
   }
@@ -126,7 +126,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     if (!load.invalidated) {
       // NX: never overwrite what the API wrote in the meantime. Best effort; the answer does not wait.
       const ttl = record ? REFILL_TTL_SECONDS : config.NEGATIVE_CACHE_TTL_SECONDS;
-      redis.set(keys.link(code), text, 'EX', ttl, 'NX').catch((error: unknown) => warnRedis('redis link cache fill failed', { error }));
+      redis.set(keys.link(code), text, 'EX', ttl, 'NX').catch((error: unknown) => warnRedis({ err: error }, 'redis link cache fill failed'));
     }
     return text;
   }
@@ -174,7 +174,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     entry.freshUntil = now + REFRESH_RETRY_MS; // one refresh at a time, and a pause if it fails
     load(code).catch((error: unknown) => {
       metrics.refreshErrors++;
-      warnRefresh('link refresh failed; serving the cached record', { error });
+      warnRefresh({ err: error }, 'link refresh failed; serving the cached record');
     });
   }
 

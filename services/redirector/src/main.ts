@@ -1,103 +1,58 @@
-import type { RedisClient } from '@deeplink/core/redis/client';
-import { ConfigError, loadConfig, type Config } from '@deeplink/core/config';
 import { createDatabase } from '@deeplink/core/db/client';
-import { createRedis } from '@deeplink/core/redis/client';
+import { createLogger } from '@deeplink/core/runtime/logger';
+import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
+import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
+import { connectRedis, createRedisOutageLog, untilReady } from '@deeplink/core/runtime/redis-connections';
+import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
+import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { createRedirector } from './app.js';
-import { createLogger, rateLimitedLog } from './logger.js';
 import { uwsImplementation } from './native-check.js';
 
-/** Past this, shutdown gives up waiting and exits non-zero. */
-const SHUTDOWN_TIMEOUT_MS = 20_000;
-
-/** Start-up failures are written to stderr whatever LOG_LEVEL says. */
-function die(msg: string, fields: Record<string, unknown> = {}): never {
-  process.stderr.write(`${JSON.stringify({ level: 'fatal', time: new Date().toISOString(), service: 'redirector', msg, ...fields })}\n`);
-  process.exit(1);
-}
-
-function configOrDie(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) die(error.message);
-    throw error;
-  }
-}
-
-const config = configOrDie();
-const logger = createLogger(config.LOG_LEVEL);
+const SERVICE = 'redirector';
+const config = loadConfigOrExit(SERVICE);
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
 
 const implementation = uwsImplementation();
 if (implementation === 'fallback' && !config.ALLOW_UWS_FALLBACK) {
-  die('uWebSockets.js native addon did not load; refusing to run on its slow JS fallback (ALLOW_UWS_FALLBACK=1 allows it)', {
-    uws: implementation,
-  });
+  logger.fatal({ uws: implementation }, 'uWebSockets.js native addon did not load; refusing to run on its slow JS fallback (ALLOW_UWS_FALLBACK=1 allows it)');
+  process.exit(1);
 }
-(implementation === 'native' ? logger.info : logger.warn)('uWebSockets.js loaded', { uws: implementation });
+logger[implementation === 'native' ? 'info' : 'warn']({ uws: implementation }, 'uWebSockets.js loaded');
 
-const redisOptions = (name: string) => ({ connectionName: `deeplink-redirector-${name}` });
-// Lookups fail fast while Redis is away (PostgreSQL answers instead) rather than queueing.
-const redis = createRedis(config.REDIS_URL, { ...redisOptions('cache'), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
-const subscriber = createRedis(config.REDIS_URL, redisOptions('invalidations'));
-// BullMQ needs maxRetriesPerRequest: null; no offline queue so an add fails (and is retried) instead of hanging.
-const queueConnection = createRedis(config.REDIS_URL, {
-  ...redisOptions('queue'),
-  maxRetriesPerRequest: null,
-  enableOfflineQueue: false,
-  enableAutoPipelining: false,
-});
-const warnRedis = rateLimitedLog(logger.warn);
-for (const connection of [redis, subscriber, queueConnection]) {
-  connection.on('error', (error: Error) => warnRedis('redis connection error', { error }));
-}
+const outage = createRedisOutageLog(logger);
+const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });
+const subscriber = connectRedis(config.REDIS_URL, 'general', { service: SERVICE, use: 'invalidations', outage });
+const queueConnection = connectRedis(config.REDIS_URL, 'queueProducer', { service: SERVICE, use: 'queue', outage });
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-redirector' });
 
-/** Resolves when the connection is ready, or after `ms` (it keeps reconnecting in the background). */
-function ready(connection: RedisClient, ms: number): Promise<void> {
-  if (connection.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      connection.off('ready', done);
-      resolve();
-    }
-    connection.on('ready', done);
-  });
-}
-
 const redirector = createRedirector({ config, logger, sql, redis, subscriber, queueConnection });
+const registry = createMetricsRegistry(SERVICE);
+redirector.metrics.register(registry);
+const ops = createOpsServer({ registry, readiness: redirector.readiness, logger });
+
+const { shutdown, handleSignals } = gracefulShutdown(
+  {
+    stopAccepting: () => redirector.stopAccepting(),
+    drain: () => redirector.drain(),
+    closeConnections: async () => {
+      const { clicksFlushed, clicksDropped } = redirector.metrics;
+      logger.info({ clicksFlushed, clicksDropped }, 'clicks flushed');
+      await Promise.all([closeServer(ops), ...[queueConnection, subscriber, redis].map((connection) => connection.quit().catch(() => connection.disconnect())), sql.end({ timeout: 5 })]);
+    },
+  },
+  { logger },
+);
+handleSignals();
+process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled rejection'));
+
 // Give Redis a moment before taking traffic, so a fresh instance does not send its first lookups to
 // PostgreSQL; start anyway when Redis is down, the redirect works without it.
-await ready(redis, 2_000);
+await untilReady(redis, 2_000);
 try {
   const port = await redirector.listen(config.REDIRECTOR_PORT, config.REDIRECTOR_HOST);
-  logger.info('listening', { host: config.REDIRECTOR_HOST, port, uws: implementation });
+  const metricsPort = await listenOn(ops, config.REDIRECTOR_METRICS_PORT, config.METRICS_HOST);
+  logger.info({ host: config.REDIRECTOR_HOST, port, metricsPort, uws: implementation }, 'listening');
 } catch (error) {
-  die('cannot listen', { error: (error as Error).message });
+  logger.fatal({ err: error }, 'cannot listen');
+  await shutdown('start-up failure', 1);
 }
-
-async function closeRedis(connection: RedisClient): Promise<void> {
-  await Promise.race([connection.quit(), new Promise((resolve) => setTimeout(resolve, 1_000))]).catch(() => {});
-  connection.disconnect();
-}
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info('shutting down', { signal });
-  setTimeout(() => {
-    logger.error('shutdown timed out');
-    process.exit(1);
-  }, SHUTDOWN_TIMEOUT_MS).unref();
-  await redirector.close();
-  const { clicksFlushed, clicksDropped } = redirector.metrics;
-  await Promise.all([closeRedis(queueConnection), closeRedis(subscriber), closeRedis(redis)]);
-  await sql.end({ timeout: 5 });
-  logger.info('stopped', { clicksFlushed, clicksDropped });
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error }));

@@ -1,3 +1,5 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
 type Layer = 'lru' | 'redis' | 'db';
 
 /** Every status a short-link request is answered with, in the order /metrics lists them. */
@@ -34,30 +36,49 @@ export class Metrics {
     this.responses[status]!++;
   }
 
-  /** Prometheus text exposition format 0.0.4. */
-  render(): string {
-    const lines: string[] = [];
-    const metric = (name: string, type: string, help: string, samples: [string, number][]) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-      for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
-    };
-    const byLayer = (values: Record<string, number>) =>
-      Object.entries(values).map(([layer, n]): [string, number] => [`{layer="${layer}"}`, n]);
-    metric('redirector_responses_total', 'counter', 'Short-link answers by HTTP status.',
-      STATUSES.filter((status) => this.responses[status]! > 0).map((status) => [`{status="${status}"}`, this.responses[status]!]));
-    metric('redirector_link_cache_hits_total', 'counter', 'Link lookups answered by a layer (including negative entries).', byLayer(this.hits));
-    metric('redirector_link_cache_misses_total', 'counter', 'Link lookups a layer could not answer; db misses are unknown codes.', byLayer(this.misses));
-    metric('redirector_link_lookup_errors_total', 'counter', 'Lookups that failed at a layer.', byLayer(this.lookupErrors));
-    metric('redirector_link_refresh_errors_total', 'counter', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [['', this.refreshErrors]]);
-    metric('redirector_link_cache_entries', 'gauge', 'Entries in the in-process link cache.', [['', this.gauges.lruSize()]]);
-    metric('redirector_clicks_buffered_total', 'counter', 'Clicks accepted into the in-memory buffer.', [['', this.clicksBuffered]]);
-    metric('redirector_clicks_flushed_total', 'counter', 'Clicks written to the queue.', [['', this.clicksFlushed]]);
-    metric('redirector_clicks_dropped_total', 'counter', 'Clicks dropped because the buffer was full.', [['', this.clicksDropped]]);
-    metric('redirector_click_batches_flushed_total', 'counter', 'Batch jobs written to the queue.', [['', this.batchesFlushed]]);
-    metric('redirector_click_batches_unreplicated_total', 'counter', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [['', this.unreplicatedBatches]]);
-    metric('redirector_queue_flush_errors_total', 'counter', 'Failed attempts to write a batch to the queue.', [['', this.flushErrors]]);
-    metric('redirector_click_buffer_size', 'gauge', 'Clicks held in memory, waiting for the queue.', [['', this.gauges.bufferedClicks()]]);
-    metric('redirector_uws_native', 'gauge', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', [['', this.gauges.native ? 1 : 0]]);
-    return `${lines.join('\n')}\n`;
+  /**
+   * Adds these counters to a prom-client registry. The hot path keeps incrementing plain fields;
+   * prom-client reads them only when Prometheus scrapes (each metric's collect()).
+   */
+  register(registry: Registry): void {
+    const counter = (name: string, help: string, labelNames: string[], read: () => [Record<string, string | number>, number][]) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [labels, value] of read()) this.inc(labels, value);
+        },
+      });
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    const one = (value: () => number) => (): [Record<string, string>, number][] => [[{}, value()]];
+    const byLayer = (values: Record<string, number>) => (): [Record<string, string>, number][] =>
+      Object.entries(values).map(([layer, n]) => [{ layer }, n]);
+
+    counter('redirector_responses_total', 'Short-link answers by HTTP status.', ['status'], () =>
+      STATUSES.filter((status) => this.responses[status]! > 0).map((status) => [{ status }, this.responses[status]!]));
+    counter('redirector_link_cache_hits_total', 'Link lookups answered by a layer (including negative entries).', ['layer'], byLayer(this.hits));
+    counter('redirector_link_cache_misses_total', 'Link lookups a layer could not answer; db misses are unknown codes.', ['layer'], byLayer(this.misses));
+    counter('redirector_link_lookup_errors_total', 'Lookups that failed at a layer.', ['layer'], byLayer(this.lookupErrors));
+    counter('redirector_link_refresh_errors_total', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [], one(() => this.refreshErrors));
+    gauge('redirector_link_cache_entries', 'Entries in the in-process link cache.', () => this.gauges.lruSize());
+    counter('redirector_clicks_buffered_total', 'Clicks accepted into the in-memory buffer.', [], one(() => this.clicksBuffered));
+    counter('redirector_clicks_flushed_total', 'Clicks written to the queue.', [], one(() => this.clicksFlushed));
+    counter('redirector_clicks_dropped_total', 'Clicks dropped because the buffer was full.', [], one(() => this.clicksDropped));
+    counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
+    counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
+    counter('redirector_queue_flush_errors_total', 'Failed attempts to write a batch to the queue.', [], one(() => this.flushErrors));
+    gauge('redirector_click_buffer_size', 'Clicks held in memory, waiting for the queue.', () => this.gauges.bufferedClicks());
+    gauge('redirector_uws_native', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', () => (this.gauges.native ? 1 : 0));
   }
 }

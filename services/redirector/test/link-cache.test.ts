@@ -16,7 +16,7 @@ describe('link lookup: LRU, Redis, PostgreSQL', () => {
     return res.status === 302 ? res.headers.get('location') : res.status;
   };
   const counter = (layer: string, kind: 'hits' | 'misses') =>
-    metric(redirector.url, `redirector_link_cache_${kind}_total`, `layer="${layer}"`);
+    metric(redirector.metricsUrl, `redirector_link_cache_${kind}_total`, `layer="${layer}"`);
 
   beforeAll(async () => {
     // A long LRU TTL, so only invalidation messages can explain a change being seen.
@@ -99,8 +99,8 @@ describe('link lookup: LRU, Redis, PostgreSQL', () => {
     try {
       const statuses = await Promise.all(codes.map((code) => visit(`${second.url}/${code}`).then((r) => r.status)));
       expect(statuses.every((s) => s === 404)).toBe(true);
-      expect(await metric(second.url, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(codes.length);
-      expect(await metric(second.url, 'redirector_link_cache_misses_total', 'layer="db"')).toBe(0);
+      expect(await metric(second.metricsUrl, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(codes.length);
+      expect(await metric(second.metricsUrl, 'redirector_link_cache_misses_total', 'layer="db"')).toBe(0);
     } finally {
       expect(await second.stop()).toBe(0);
     }
@@ -154,12 +154,12 @@ describe('link lookup: entries past LINK_CACHE_TTL_MS', () => {
     expect(await location(link.code)).toBe('https://example.com/before'); // fresh: Redis not asked
 
     await pastTtl();
-    const redisHits = await metric(redirector.url, 'redirector_link_cache_hits_total', 'layer="redis"');
+    const redisHits = await metric(redirector.metricsUrl, 'redirector_link_cache_hits_total', 'layer="redis"');
     const answers = await Promise.all(Array.from({ length: 20 }, () => location(link.code)));
     // The visit that found the entry past its time was answered from it; the refresh ran behind it.
     expect(answers).toContain('https://example.com/before');
     await waitFor(async () => (await location(link.code)) === 'https://example.com/after', 1_000);
-    expect(await metric(redirector.url, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(redisHits + 1);
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(redisHits + 1);
   });
 
   it('keep answering from the cached record when a refresh fails, and count the failure', async () => {
@@ -167,11 +167,11 @@ describe('link lookup: entries past LINK_CACHE_TTL_MS', () => {
     await cacheLink(env.redis, keys(), link);
     expect(await location(link.code)).toBe('https://example.com/kept');
     await rewriteSilently(link.code, '{not json');
-    const failures = await metric(redirector.url, 'redirector_link_refresh_errors_total');
+    const failures = await metric(redirector.metricsUrl, 'redirector_link_refresh_errors_total');
 
     await pastTtl();
     expect(await location(link.code)).toBe('https://example.com/kept');
-    await waitFor(async () => (await metric(redirector.url, 'redirector_link_refresh_errors_total')) === failures + 1);
+    await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_link_refresh_errors_total')) === failures + 1);
     expect(await location(link.code)).toBe('https://example.com/kept');
   });
 });

@@ -4,7 +4,7 @@ import { redisKeys } from '@deeplink/core/redis/keys';
 import { cacheLink, toCachedLink } from '@deeplink/core/redis/link-cache';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createLinkLookup, type LinkLookup } from '../src/link-lookup.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '@deeplink/core/runtime/logger';
 import { Metrics } from '../src/metrics.js';
 import { createLink, createUser } from './support.js';
 
@@ -21,7 +21,7 @@ describe('createLinkLookup refreshes', () => {
     env = await createTestEnvironment();
     subscriber = createRedis(env.config.REDIS_URL);
     metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), native: true });
-    lookup = createLinkLookup({ config: env.config, keys: keys(), redis: env.redis, subscriber, sql: env.sql, metrics, logger: createLogger('silent') });
+    lookup = createLinkLookup({ config: env.config, keys: keys(), redis: env.redis, subscriber, sql: env.sql, metrics, logger: createLogger('redirector', 'silent') });
     userId = await createUser(env.sql);
   });
 

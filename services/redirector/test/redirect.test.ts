@@ -1,3 +1,4 @@
+import { sampleValue } from '../../../test/support/metrics.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinkRecord } from '@deeplink/core/db/links-repository';
 import { redisKeys } from '@deeplink/core/redis/keys';
@@ -135,13 +136,13 @@ describe('redirector over HTTP', () => {
   });
 
   it('records a click for GET but not for HEAD', async () => {
-    const before = await metric(redirector.url, 'redirector_clicks_buffered_total');
+    const before = await metric(redirector.metricsUrl, 'redirector_clicks_buffered_total');
     await get(full.code, UA.windowsChrome, 'HEAD');
     await get(full.code, UA.iphoneSafari, 'HEAD');
-    expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before);
+    expect(await metric(redirector.metricsUrl, 'redirector_clicks_buffered_total')).toBe(before);
     await get(full.code, UA.windowsChrome);
     await get(full.code, UA.iphoneSafari);
-    expect(await metric(redirector.url, 'redirector_clicks_buffered_total')).toBe(before + 2);
+    expect(await metric(redirector.metricsUrl, 'redirector_clicks_buffered_total')).toBe(before + 2);
   });
 
   it('accepts only GET and HEAD', async () => {
@@ -152,17 +153,21 @@ describe('redirector over HTTP', () => {
     }
   });
 
-  it('answers /healthz and /readyz', async () => {
-    const health = await visit(`${redirector.url}/healthz`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+  it('answers /healthz and /readyz publicly without detail, and with it on the metrics listener', async () => {
+    for (const base of [redirector.url, redirector.metricsUrl]) {
+      const health = await visit(`${base}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok' });
+    }
     const ready = await visit(`${redirector.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+    expect(await ready.json()).toEqual({ status: 'ok' });
+    const detail = await visit(`${redirector.metricsUrl}/readyz`);
+    expect(await detail.json()).toEqual({ status: 'ok', checks: { redis: 'ok', postgres: 'ok', accepting: 'ok' } });
   });
 
   it('counts answers by status', async () => {
-    const count = (status: number) => metric(redirector.url, 'redirector_responses_total', `status="${status}"`).catch(() => 0);
+    const count = (status: number) => metric(redirector.metricsUrl, 'redirector_responses_total', `status="${status}"`).catch(() => 0);
     const [found, notFound] = await Promise.all([count(302), count(404)]);
     await get(full.code, UA.windowsChrome);
     await get(full.code, UA.windowsChrome);
@@ -171,18 +176,23 @@ describe('redirector over HTTP', () => {
     expect(await Promise.all([count(302), count(404)])).toEqual([found + 2, notFound + 1]);
   });
 
-  it('exposes Prometheus metrics', async () => {
-    const res = await visit(`${redirector.url}/metrics`);
+  it('exposes Prometheus metrics on the metrics listener only', async () => {
+    const res = await visit(`${redirector.metricsUrl}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    expect(text).toMatch(/^redirector_responses_total\{status="302"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^redirector_responses_total\{status="410"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="lru"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="redis"\} 1$/m);
-    expect(text).toMatch(/^redirector_link_cache_hits_total\{layer="db"\} 2$/m);
-    expect(text).toMatch(/^redirector_uws_native 1$/m);
+    expect(sampleValue(text, 'redirector_responses_total', 'status="302"')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'redirector_responses_total', 'status="410"')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="lru"')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(1);
+    expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="db"')).toBe(2);
+    expect(sampleValue(text, 'redirector_uws_native', 'service="redirector"')).toBe(1);
     for (const name of ['clicks_flushed_total', 'clicks_dropped_total', 'queue_flush_errors_total']) {
-      expect(text).toMatch(new RegExp(`^redirector_${name} \\d+$`, 'm'));
+      expect(text).toMatch(new RegExp(`^# TYPE redirector_${name} counter$`, 'm'));
+      expect(sampleValue(text, `redirector_${name}`)).toBeGreaterThanOrEqual(0);
     }
+    expect(text).toMatch(/^# TYPE redirector_click_buffer_size gauge$/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds\{service="redirector"\} /m);
+    // The public short-link port serves none of it: /metrics is a short code there like any other.
+    expect((await visit(`${redirector.url}/metrics`)).status).toBe(404);
   });
 });

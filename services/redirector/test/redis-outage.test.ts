@@ -72,14 +72,15 @@ describe('redirector while its Redis is down', () => {
   it('keeps redirecting, bounds the click buffer, and flushes the backlog when Redis returns', async () => {
     const go = (code: string, referer: string) => visit(`${redirector.url}/${code}`, { referer });
     expect((await go(cached.code, 'warm-up')).headers.get('location')).toBe('https://example.com/cached');
-    await waitFor(async () => (await metric(redirector.url, 'redirector_clicks_flushed_total')) === 1);
+    await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1);
 
     await stopPrivateRedis(redisServer);
     const ready = await waitFor(async () => {
-      const res = await visit(`${redirector.url}/readyz`);
+      const res = await visit(`${redirector.metricsUrl}/readyz`);
       return res.status === 503 && ((await res.json()) as Record<string, string>);
     });
-    expect(ready).toEqual({ status: 'unavailable', redis: 'down', postgres: 'ok' });
+    expect(ready).toEqual({ status: 'unavailable', checks: { redis: 'down', postgres: 'ok', accepting: 'ok' } });
+    expect((await visit(`${redirector.url}/readyz`)).status).toBe(503);
 
     // From the LRU, and from PostgreSQL for a link this process has not seen yet.
     const outage: string[] = [];
@@ -94,9 +95,9 @@ describe('redirector while its Redis is down', () => {
     expect(fromDb.headers.get('location')).toBe('https://example.com/uncached');
 
     // Five clicks held (CLICK_BUFFER_MAX), the other four dropped and counted.
-    expect(await metric(redirector.url, 'redirector_click_buffer_size')).toBe(5);
-    expect(await metric(redirector.url, 'redirector_clicks_dropped_total')).toBe(4);
-    await waitFor(async () => (await metric(redirector.url, 'redirector_queue_flush_errors_total')) > 0);
+    expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(5);
+    expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(4);
+    await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0);
     expect(redirector.output.some((line) => line.includes('click buffer full'))).toBe(true);
 
     // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
@@ -111,7 +112,7 @@ describe('redirector while its Redis is down', () => {
     } finally {
       await queue.close();
     }
-    expect(await metric(redirector.url, 'redirector_click_buffer_size')).toBe(0);
+    expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(0);
     await waitFor(async () => (await visit(`${redirector.url}/readyz`)).status === 200, 10_000);
   });
 

@@ -7,6 +7,7 @@ import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-reposi
 import type { LinkFields } from '@deeplink/core/schemas/links';
 import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
 import { startService, type ServiceProcess } from '../../../test/support/processes.js';
+import { sampleValue } from '../../../test/support/metrics.js';
 import { UA } from '../../../test/support/user-agents.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
@@ -17,6 +18,8 @@ export { UA };
 
 export interface RedirectorProcess extends ServiceProcess {
   url: string;
+  /** The metrics listener: /metrics and the detailed /readyz. */
+  metricsUrl: string;
 }
 
 const listeningLine = (output: string[]) => output.find((line) => line.includes('"msg":"listening"'));
@@ -24,9 +27,9 @@ const listeningLine = (output: string[]) => output.find((line) => line.includes(
 /** Runs the redirector from source with `env` on a free port and waits for its "listening" line. */
 export async function startRedirector(env: Record<string, string>): Promise<RedirectorProcess> {
   // Info level: the bound port is read from the "listening" line.
-  const service = await startService('redirector', { REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' }, (output) => listeningLine(output) !== undefined);
-  const { port } = JSON.parse(listeningLine(service.output)!) as { port: number };
-  return { ...service, url: `http://127.0.0.1:${port}` };
+  const service = await startService('redirector', { REDIRECTOR_PORT: '0', REDIRECTOR_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' }, (output) => listeningLine(output) !== undefined);
+  const { port, metricsPort } = JSON.parse(listeningLine(service.output)!) as { port: number; metricsPort: number };
+  return { ...service, url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}` };
 }
 
 /** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
@@ -68,12 +71,11 @@ export function visit(url: string, headers: Record<string, string> = {}, method 
   return fetch(url, { method, headers, redirect: 'manual' });
 }
 
-/** One sample of a Prometheus metric, e.g. metric(url, 'redirector_link_cache_hits_total', 'layer="db"'). */
-export async function metric(baseUrl: string, name: string, labels = ''): Promise<number> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
-  if (!line) throw new Error(`metric ${name}{${labels}} not found`);
-  return Number(line.split(' ')[1]);
+/** One sample of a Prometheus metric on a metrics listener, e.g. metric(url, 'redirector_link_cache_hits_total', 'layer="db"'). */
+export async function metric(metricsUrl: string, name: string, labels = ''): Promise<number> {
+  const value = sampleValue(await (await fetch(`${metricsUrl}/metrics`)).text(), name, labels);
+  if (value === undefined) throw new Error(`metric ${name}{${labels}} not found`);
+  return value;
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */

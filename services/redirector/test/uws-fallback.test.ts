@@ -1,3 +1,4 @@
+import { logLines } from '../../../test/support/logs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
@@ -20,8 +21,8 @@ describe('uWebSockets.js JS fallback', () => {
     const link = await createLink(env.sql, await createUser(env.sql), { defaultUrl: 'https://example.com/slow' });
     const redirector = await startRedirector({ ...env.env, UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '1' });
     try {
-      expect(redirector.output.join('\n')).toMatch(/"level":"warn".*"msg":"uWebSockets.js loaded","uws":"fallback"/);
-      expect(await metric(redirector.url, 'redirector_uws_native')).toBe(0);
+      expect(logLines(redirector.output)).toContainEqual(expect.objectContaining({ level: 'warn', service: 'redirector', msg: 'uWebSockets.js loaded', uws: 'fallback' }));
+      expect(await metric(redirector.metricsUrl, 'redirector_uws_native')).toBe(0);
       const res = await visit(`${redirector.url}/${link.code}?x=1`);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://example.com/slow');

@@ -4,7 +4,10 @@ import { CLICK_BATCH_JOB, CLICK_QUEUE, duplicateRedis, type ClickJobData, type C
 import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { createClickEnricher } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '@deeplink/core/runtime/logger';
+import type { RedisOutageLog } from '@deeplink/core/runtime/redis-connections';
+import { Registry } from 'prom-client';
+import { createWorkerMetrics } from './metrics.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
 import { createBatchRollup, readClickBatch, type BatchOutcome } from './rollup-batch.js';
 import { createRollupWriter } from './rollup-writer.js';
@@ -20,6 +23,10 @@ export interface WorkerDeps {
   geoip?: GeoIp;
   /** Run the cron maintenance schedules (default true). */
   schedule?: boolean;
+  /** Where the worker's metrics go; a registry of its own when not given. */
+  registry?: Registry;
+  /** The process's Redis outage log: BullMQ's connection errors go there instead of each being logged. */
+  outage?: RedisOutageLog;
 }
 
 export interface ClickWorker {
@@ -37,24 +44,26 @@ export interface ClickWorker {
 export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   const { config, sql } = deps;
   if (deps.schedule !== false) assertValidSchedules(config);
-  const log = deps.log ?? createLogger(config.LOG_LEVEL);
+  const log = deps.log ?? createLogger('worker', config.LOG_LEVEL);
+  // BullMQ blocks on its connection and must never give up on a command.
+  const connection = duplicateRedis(deps.redis, { maxRetriesPerRequest: null, enableAutoPipelining: false });
+  deps.outage?.watch(connection, 'queue');
+  const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
+  const metrics = createWorkerMetrics(deps.registry ?? new Registry(), queue);
   const rollup = createBatchRollup({
     enrich: createClickEnricher({
       geoip: deps.geoip ?? (await openGeoIp(config.GEOIP_DB)),
       parseUserAgent: createUserAgentParser(),
       visitorSalt: config.VISITOR_SALT,
     }),
-    writer: createRollupWriter(rollupsRepository(sql)),
+    writer: createRollupWriter(rollupsRepository(sql), { onTransaction: metrics.transaction }),
   });
-
-  // BullMQ blocks on its connection and must never give up on a command.
-  const connection = duplicateRedis(deps.redis, { maxRetriesPerRequest: null, enableAutoPipelining: false });
-  const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
     if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`unexpected job name "${job.name}"`);
     let unread = readClickBatch(job.data);
     if (!unread) throw new UnrecoverableError('job data is not a click batch');
+    const started = performance.now();
     // Handed over once, then read again from the job's data (which BullMQ holds anyway) if needed,
     // so the unpacked clicks are not kept beside it while the batch waits for its transaction.
     const outcome = await rollup(() => {
@@ -62,7 +71,8 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       unread = undefined;
       return batch;
     });
-    log.debug('batch processed', { jobId: job.id, ...outcome });
+    metrics.processed(outcome, (performance.now() - started) / 1000);
+    log.debug({ jobId: job.id, ...outcome }, 'batch processed');
     return outcome;
   };
 
@@ -76,13 +86,12 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   });
   worker.on('failed', (job, error) => {
     const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error instanceof UnrecoverableError;
-    (final ? log.error : log.warn)(final ? 'batch failed' : 'batch attempt failed, will retry', {
-      jobId: job?.id,
-      attemptsMade: job?.attemptsMade,
-      err: error,
-    });
+    metrics.failed(final);
+    log[final ? 'error' : 'warn']({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, final ? 'batch failed' : 'batch attempt failed, will retry');
   });
-  worker.on('error', (error) => log.error('worker error', { err: error }));
+  const onError = deps.outage?.bullmqErrors('worker') ?? ((error: unknown) => log.error({ err: error }, 'worker error'));
+  worker.on('error', onError);
+  queue.on('error', onError);
 
   const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log });
   const maintenance =

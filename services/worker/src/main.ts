@@ -1,82 +1,49 @@
-import type { AddressInfo } from 'node:net';
-import {
-  ConfigError,
-  createDatabase,
-  createRedis,
-  loadConfig,
-  migrate,
-  usesDevelopmentSecrets,
-  type Config,
-} from '@deeplink/core';
+import { createDatabase, migrate, usesDevelopmentSecrets } from '@deeplink/core';
+import { createLogger } from '@deeplink/core/runtime/logger';
+import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
+import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
+import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
+import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
+import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
+import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { createWorker, type ClickWorker } from './app.js';
-import { createHealthServer } from './health-server.js';
-import { createLogger } from './logger.js';
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-}
-
-const log = createLogger(config.LOG_LEVEL);
-if (usesDevelopmentSecrets(config)) log.warn('JWT_SECRET or VISITOR_SALT is not set: using development defaults');
+const SERVICE = 'worker';
+const config = loadConfigOrExit(SERVICE);
+const logger = createLogger(SERVICE, config.LOG_LEVEL);
+if (usesDevelopmentSecrets(config)) logger.warn('JWT_SECRET or VISITOR_SALT is not set: using development defaults');
 
 const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-worker' });
-const redis = createRedis(config.REDIS_URL);
-// ioredis reconnects by itself; say so once per outage rather than on every attempt.
-let redisDown = false;
-redis.on('error', (error) => {
-  if (!redisDown) log.warn('Redis unreachable, reconnecting', { err: error });
-  redisDown = true;
-});
-redis.on('ready', () => {
-  if (redisDown) log.info('Redis reachable again');
-  redisDown = false;
-});
-
-try {
-  await migrate(sql, (line) => log.info(line));
-} catch (error) {
-  log.error('cannot migrate the database', { err: error });
-  process.exit(1);
-}
-let app: ClickWorker;
-try {
-  app = await createWorker({ config, sql, redis, log });
-} catch (error) {
-  log.error('cannot start the worker', { err: error });
-  redis.disconnect();
-  await sql.end({ timeout: 5 });
-  process.exit(1);
-}
-const health = createHealthServer({ sql, redis });
-health.once('error', (error) => {
-  log.error('cannot serve health checks', { err: error, port: config.WORKER_PORT });
-  void shutdown('startup failure', 1);
-});
-health.listen(config.WORKER_PORT, config.WORKER_HOST, () => {
-  const { port } = health.address() as AddressInfo;
-  log.info('worker started', { concurrency: config.WORKER_CONCURRENCY, healthPort: port });
-});
-
+const outage = createRedisOutageLog(logger);
+const redis = connectRedis(config.REDIS_URL, 'general', { service: SERVICE, use: 'maintenance', outage });
+const registry = createMetricsRegistry(SERVICE);
+let app: ClickWorker | undefined;
 let closing = false;
-async function shutdown(reason: string, exitCode = 0): Promise<void> {
-  if (closing) return;
-  closing = true;
-  log.info('shutting down', { reason });
-  const timer = setTimeout(() => {
-    log.error('shutdown timed out; unfinished batches go back to the queue when their lock expires');
-    process.exit(1);
-  }, config.WORKER_SHUTDOWN_TIMEOUT_MS).unref();
-  health.close();
-  await app.close(); // stops taking jobs, waits for the batches in flight, stops the cron tasks
-  await redis.quit().catch(() => redis.disconnect());
-  await sql.end({ timeout: 5 });
-  clearTimeout(timer);
-  log.info('stopped');
-  process.exit(exitCode);
+const readiness = dependencyReadiness({ redis, sql }, { consuming: () => app !== undefined && !closing });
+const ops = createOpsServer({ registry, readiness, logger });
+
+const { shutdown, handleSignals } = gracefulShutdown(
+  {
+    stopAccepting: () => {
+      closing = true;
+    },
+    // Stops taking jobs, waits for the batches in flight, stops the cron tasks, closes the queue.
+    // Past the bound, unfinished batches go back to the queue when their lock expires.
+    closeQueues: () => app?.close() ?? Promise.resolve(),
+    closeConnections: async () => {
+      await Promise.all([closeServer(ops), redis.quit().catch(() => redis.disconnect()), sql.end({ timeout: 5 })]);
+    },
+  },
+  { logger, stepTimeoutMs: config.WORKER_SHUTDOWN_TIMEOUT_MS },
+);
+handleSignals();
+
+try {
+  await migrate(sql, (line) => logger.info(line));
+  app = await createWorker({ config, sql, redis, log: logger, registry, outage });
+  const port = await listenOn(ops, config.WORKER_PORT, config.WORKER_HOST);
+  logger.info({ concurrency: config.WORKER_CONCURRENCY, healthPort: port, metricsPort: port }, 'worker started');
+} catch (error) {
+  logger.fatal({ err: error }, 'cannot start the worker');
+  await shutdown('start-up failure', 1);
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));

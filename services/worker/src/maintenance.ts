@@ -5,7 +5,7 @@ import { redisKeys, type Config, type Sql } from '@deeplink/core';
 import { rollupPartitions } from '@deeplink/core/db/rollup-partitions';
 import { rollupsRepository, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
-import type { Logger } from './logger.js';
+import type { Logger } from '@deeplink/core/runtime/logger';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -51,7 +51,7 @@ export async function reportQueue(queue: Queue, log: Logger): Promise<QueueRepor
     failed: counts.failed ?? 0,
   };
   // Failed batches hold clicks that are not in the rollups yet: someone has to look at them.
-  (report.failed > 0 ? log.warn : log.info)('click queue', { queue: queue.name, ...report });
+  log[report.failed > 0 ? 'warn' : 'info']({ queue: queue.name, ...report }, 'click queue');
   return report;
 }
 
@@ -136,10 +136,10 @@ export function scheduleMaintenance(
   const { log } = deps;
   const runCoordinator = redisRunCoordinator(deps.redis, deps.prefix);
   const cronLogger = {
-    info: (message: string) => log.debug(message, { component: 'cron' }),
-    warn: (message: string) => log.warn(message, { component: 'cron' }),
-    error: (message: string | Error, err?: Error) => log.error(String(message), { component: 'cron', err }),
-    debug: (message: string | Error) => log.debug(String(message), { component: 'cron' }),
+    info: (message: string) => log.debug({ component: 'cron' }, message),
+    warn: (message: string) => log.warn({ component: 'cron' }, message),
+    error: (message: string | Error, err?: Error) => log.error({ component: 'cron', err }, String(message)),
+    debug: (message: string | Error) => log.debug({ component: 'cron' }, String(message)),
   };
   const running = new Set<Promise<void>>();
   const scheduled = tasks.map((task) =>
@@ -148,8 +148,8 @@ export function scheduleMaintenance(
       async () => {
         const started = Date.now();
         const run = task.run().then(
-          (result) => log.info('maintenance task finished', { task: task.name, ms: Date.now() - started, ...result }),
-          (error: unknown) => log.error('maintenance task failed', { task: task.name, err: error }),
+          (result) => log.info({ task: task.name, ms: Date.now() - started, ...result }, 'maintenance task finished'),
+          (error: unknown) => log.error({ task: task.name, err: error }, 'maintenance task failed'),
         );
         running.add(run);
         await run.finally(() => running.delete(run));
@@ -157,7 +157,7 @@ export function scheduleMaintenance(
       { name: task.name, timezone: 'UTC', noOverlap: true, distributed: true, runCoordinator, logger: cronLogger },
     ),
   );
-  for (const task of tasks) log.info('maintenance task scheduled', { task: task.name, schedule: task.schedule, purpose: task.purpose });
+  for (const task of tasks) log.info({ task: task.name, schedule: task.schedule, purpose: task.purpose }, 'maintenance task scheduled');
   return {
     scheduled,
     async stop() {

@@ -26,7 +26,7 @@ const nextTransaction = (): NextTransaction => ({ entries: [], ids: new Set(), r
  * are summed as they arrive, while the database works on the current transaction. Each batch stays
  * all-or-nothing together with its id.
  */
-export function createRollupWriter(rollups: RollupsRepository) {
+export function createRollupWriter(rollups: RollupsRepository, { onTransaction = (_seconds: number) => {} } = {}) {
   let next = nextTransaction();
   let writing = false;
 
@@ -44,9 +44,11 @@ export function createRollupWriter(rollups: RollupsRepository) {
     while (next.entries.length > 0) {
       const { entries, rows } = next;
       next = nextTransaction();
+      const started = performance.now();
       try {
         // The ids are all the transaction needs besides the sums: recordBatches reads no clicks when given `rows`.
         settle(entries, await rollups.recordBatches(entries.map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] })), rows));
+        onTransaction((performance.now() - started) / 1000);
       } catch (error) {
         if (entries.length === 1) {
           entries[0]!.reject(error);

@@ -13,7 +13,7 @@ import {
   type Sql,
 } from '@deeplink/core';
 import type { TestEnvironment } from '../../../test/support/environment.js';
-import { createLogger, type Logger } from '../src/logger.js';
+import { capturingLogger } from '../../../test/support/logs.js';
 import { UA } from '../../../test/support/user-agents.js';
 
 /** Shared with the other suites' tests. */
@@ -78,11 +78,7 @@ export async function waitUntil(check: () => Promise<boolean> | boolean, timeout
   }
 }
 
-/** A logger that keeps its parsed lines for assertions. */
-export function capturingLogger(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  return { log: createLogger('debug', (line) => lines.push(JSON.parse(line))), lines };
-}
+export { capturingLogger };
 
 export async function totalClicks(sql: Sql, linkId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_hourly WHERE link_id = ${linkId}`;

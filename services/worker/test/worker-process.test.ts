@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { sampleValue } from '../../../test/support/metrics.js';
 import { UA, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
 
 const repoRoot = join(import.meta.dirname, '../../..');
@@ -61,12 +62,36 @@ describe('worker process', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ok', redis: 'ok', postgres: 'ok' });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { redis: 'ok', postgres: 'ok', consuming: 'ok' } });
+
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const types = {
+      worker_batches_processed_total: 'counter',
+      worker_clicks_processed_total: 'counter',
+      worker_batch_duration_seconds: 'histogram',
+      worker_rollup_transaction_duration_seconds: 'histogram',
+      worker_batch_failures_total: 'counter',
+      worker_queue_jobs: 'gauge',
+      worker_queue_oldest_waiting_age_seconds: 'gauge',
+      nodejs_eventloop_lag_seconds: 'gauge',
+    };
+    for (const [name, type] of Object.entries(types)) expect(metrics).toContain(`# TYPE ${name} ${type}\n`);
+    expect(sampleValue(metrics, 'worker_batches_processed_total', 'outcome="recorded"')).toBe(20);
+    expect(sampleValue(metrics, 'worker_clicks_processed_total', 'result="counted"')).toBe(40);
+    expect(sampleValue(metrics, 'worker_clicks_processed_total', 'result="dropped"')).toBe(20);
+    expect(sampleValue(metrics, 'worker_batch_duration_seconds_count')).toBe(20);
+    expect(sampleValue(metrics, 'worker_queue_jobs', 'state="waiting"')).toBe(0);
+    expect(sampleValue(metrics, 'worker_queue_oldest_waiting_age_seconds')).toBe(0);
 
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
     expect(worker.stderr()).toBe('');
     const lines = worker.stdout.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The shared line format: level by name, ISO time, the service, the message.
+    for (const line of lines) {
+      expect(line).toMatchObject({ level: expect.stringMatching(/^(debug|info|warn)$/), service: 'worker', msg: expect.any(String) });
+      expect(new Date(line.time as string).toISOString()).toBe(line.time);
+    }
     expect(lines.filter((l) => l.msg === 'batch processed')).toHaveLength(20);
     expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
     const output = worker.stdout.join('\n');
