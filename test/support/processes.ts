@@ -72,3 +72,12 @@ export async function startService(
 
 /** A readiness check: GET {url}/healthz answers 200. */
 export const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
+
+/** Resolves once `check` resolves true (polled every 100 ms); throws after `timeoutMs`. For hooks, where expect.poll is not allowed. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

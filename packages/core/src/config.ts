@@ -113,6 +113,9 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** The name of every environment variable the services read. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 export type Config = Omit<Env, 'JWT_SECRET' | 'VISITOR_SALT'> & { JWT_SECRET: string; VISITOR_SALT: string };
 
 export class ConfigError extends Error {

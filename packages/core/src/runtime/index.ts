@@ -8,3 +8,4 @@ export * from './redis-connections.js';
 export * from './service-config.js';
 export * from './metrics.js';
 export * from './ops-server.js';
+export * from './retry.js';

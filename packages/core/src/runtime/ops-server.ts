@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import { LIVENESS_BODY, readinessStatus, type ReadinessReport } from './readiness.js';
 
@@ -15,6 +15,7 @@ export interface OpsServerDeps {
  * /readyz with the detail of each check. Every service runs one, on its own port.
  */
 export function createOpsServer({ registry, readiness, logger }: OpsServerDeps): Server {
+  registerReadinessMetrics(registry, readiness);
   return createServer((request, response) => {
     const reply = (status: number, type: string, body: string) => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -31,6 +32,33 @@ export function createOpsServer({ registry, readiness, logger }: OpsServerDeps):
       logger.error({ err: error, path }, 'ops request failed');
       if (!response.headersSent) reply(500, 'text/plain', 'Internal Server Error\n');
     });
+  });
+}
+
+/**
+ * Readiness as metrics, read when Prometheus scrapes: `deeplink_ready` (1 or 0) and
+ * `deeplink_dependency_up{dependency}` per check, so dashboards and alerts see what /readyz says.
+ */
+function registerReadinessMetrics(registry: Registry, readiness: () => Promise<ReadinessReport>): void {
+  let latest: Promise<ReadinessReport> | undefined;
+  // Both gauges are collected in one scrape: probe once for the two.
+  const report = () => (latest ??= readiness().finally(() => setTimeout(() => (latest = undefined), 100).unref()));
+  new Gauge({
+    name: 'deeplink_ready',
+    help: '1 when the service is ready (every readiness check passes), else 0.',
+    registers: [registry],
+    async collect() {
+      this.set((await report()).status === 'ok' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'deeplink_dependency_up',
+    help: 'Each readiness check: 1 when it passes, else 0 (redis, postgres, and the service\'s own).',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      for (const [dependency, state] of Object.entries((await report()).checks)) this.set({ dependency }, state === 'ok' ? 1 : 0);
+    },
   });
 }
 
