@@ -206,7 +206,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const probeVisitor = createVisitor(shortUrlBase, 1);
   await quiet();
   const capacity = await measurePipeline({
-    url: shortUrlBase, sql: world.sql, counts: capacityCounts, links: capacityLinks, probe: probeLink!, visitor: probeVisitor, dir: logDir,
+    url: shortUrlBase, metricsUrl: redirectorMetrics, sql: world.sql, counts: capacityCounts, links: capacityLinks, probe: probeLink!, visitor: probeVisitor, dir: logDir,
     stepMs: settings.pipelineStepMs, startRps: settings.pipelineStartRps, factor: settings.pipelineFactor, maxSteps: settings.pipelineSteps,
     onProgress: (text) => progress.update(text),
   }).finally(async () => {

@@ -60,6 +60,8 @@ export interface PipelineFigure {
 export interface PipelineRun {
   /** The redirector's origin. */
   url: string;
+  /** The redirector's /metrics, on its metrics listener. */
+  metricsUrl: string;
   sql: Sql;
   counts: QueueCounts;
   /** The links wrk rotates through; nothing else visits them. */
@@ -83,9 +85,9 @@ export const humanRotation = (links: readonly Pick<SeededLink, 'code'>[]): WrkRe
   HUMAN_AGENTS.flatMap((agent) => links.map((link) => ({ path: `/${link.code}`, userAgent: agent.userAgent })));
 
 /** The redirector's count so far of answers that record a click: redirects, and pages for in-app browsers. */
-async function redirectsAnswered(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const answers = (status: number) => metricValue(text, `redirector_responses_total\\{status="${status}"\\}`) ?? 0;
+async function redirectsAnswered(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const answers = (status: number) => metricValue(text, 'redirector_responses_total', `status="${status}"`) ?? 0;
   return answers(302) + answers(200);
 }
 
@@ -132,12 +134,12 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
   const guess = connectionsForRate(targetRps, HALF_RATE_DELAY_MS, 0.2);
   run.onProgress('calibrating wrk');
   const calibration = await runWrk({ url: run.url, script, connections: guess, durationMs: CALIBRATION_MS, cpus: run.wrkCpus });
-  await waitForDrain(run.counts, `${run.url}/metrics`, () => {});
+  await waitForDrain(run.counts, run.metricsUrl, () => {});
   let connections = scaledConnections(guess, targetRps, calibration.requestsPerSecond);
 
   for (let n = 1; n <= run.maxSteps; n++) {
     run.onProgress(`step ${n}: ${Math.round(targetRps).toLocaleString('en-US')} req/s for ${run.stepMs / 1000} s`);
-    const before = { rolledUp: await rolledUp(run.sql, linkIds), answered: await redirectsAnswered(run.url) };
+    const before = { rolledUp: await rolledUp(run.sql, linkIds), answered: await redirectsAnswered(run.metricsUrl) };
     let finished = false;
     const lags: number[] = [];
     const delays: number[] = [];
@@ -169,8 +171,8 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
     });
     await Promise.all([sampling, probing]);
     run.onProgress(`step ${n}: draining the queue`);
-    await waitForDrain(run.counts, `${run.url}/metrics`, (pending) => run.onProgress(`step ${n}: ${pending.toLocaleString('en-US')} batches left`));
-    const answered = (await redirectsAnswered(run.url)) - before.answered;
+    await waitForDrain(run.counts, run.metricsUrl, (pending) => run.onProgress(`step ${n}: ${pending.toLocaleString('en-US')} batches left`));
+    const answered = (await redirectsAnswered(run.metricsUrl)) - before.answered;
     const fresh = summarize(delays);
     const step = {
       targetRps,
