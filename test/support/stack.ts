@@ -18,8 +18,9 @@ export async function startStack(env: Record<string, string>): Promise<Stack> {
   const [apiPort, redirectorPort, apiMetricsPort, redirectorMetricsPort, workerPort] = (await Promise.all(Array.from({ length: 5 }, freePort))) as [number, number, number, number, number];
   const url = (port: number) => `http://127.0.0.1:${port}`;
   const common = {
-    LOG_LEVEL: 'info',
     ...env,
+    // Info: tests read the processes' log lines.
+    LOG_LEVEL: 'info',
     SHORT_URL_BASE: url(redirectorPort),
     API_PORT: String(apiPort),
     API_METRICS_PORT: String(apiMetricsPort),

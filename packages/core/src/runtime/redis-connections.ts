@@ -70,13 +70,15 @@ export function createRedisOutageLog(logger: Logger, { summaryEveryMs = 30_000, 
       return client;
     },
     /**
-     * An 'error' listener for BullMQ queues and workers: connection errors join the outage log,
-     * anything else is logged as an error.
+     * An 'error' listener for BullMQ queues and workers. Their connection errors come from
+     * connections BullMQ opens itself (copies of a watched one, which reports the outage), so they
+     * only add to the count; anything else is logged as an error.
      */
     bullmqErrors(component: string) {
       return (error: unknown) => {
-        if (isConnectionError(error)) noteError(component, error);
-        else logger.error({ component, err: error }, 'queue error');
+        if (!isConnectionError(error)) logger.error({ component, err: error }, 'queue error');
+        else if (down.size > 0) errors++;
+        else logger.debug({ component, err: error }, 'queue connection error');
       };
     },
   };
