@@ -3,6 +3,7 @@ import { capturingLogger } from '../../../test/support/logs.js';
 import { rateLimitedLog } from '../src/runtime/logger.js';
 import { readinessCheck } from '../src/runtime/readiness.js';
 import { createRedisOutageLog } from '../src/runtime/redis-connections.js';
+import { isDatabaseUnavailable, retryUntil } from '../src/runtime/retry.js';
 import { gracefulShutdown } from '../src/runtime/shutdown.js';
 import { TimeoutError, withTimeout } from '../src/runtime/timeout.js';
 
@@ -106,5 +107,20 @@ describe('rateLimitedLog', () => {
     now = 10_000;
     warn({ i: 5 }, 'repeated');
     expect(lines.map(({ i, suppressed }) => ({ i, suppressed }))).toEqual([{ i: 0, suppressed: undefined }, { i: 5, suppressed: 4 }]);
+  });
+});
+
+describe('retryUntil', () => {
+  it('retries while the database is unreachable, and throws any other error at once', async () => {
+    const { log, lines } = capturingLogger();
+    let calls = 0;
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const result = await retryUntil(async () => (++calls < 3 ? Promise.reject(refused) : 'migrated'), { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 });
+    expect([result, calls, lines.length]).toEqual(['migrated', 3, 2]);
+
+    calls = 0;
+    const missing = new Error('no migrations found');
+    await expect(retryUntil(async () => (calls++, Promise.reject(missing)), { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 })).rejects.toBe(missing);
+    expect(calls).toBe(1);
   });
 });

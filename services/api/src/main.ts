@@ -4,7 +4,7 @@ import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
 import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
 import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
 import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
-import { retryUntil } from '@deeplink/core/runtime/retry';
+import { isDatabaseUnavailable, retryUntil } from '@deeplink/core/runtime/retry';
 import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
 import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { buildApi } from './app.js';
@@ -25,7 +25,7 @@ const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: '
 const registry = createMetricsRegistry(SERVICE);
 const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 
-await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger });
+await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
 const app = await buildApi({ config, sql, readSql, redis, logger, registry });
 
 const { handleSignals } = gracefulShutdown(

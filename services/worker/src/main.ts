@@ -4,7 +4,7 @@ import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
 import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
 import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
 import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
-import { retryUntil } from '@deeplink/core/runtime/retry';
+import { isDatabaseUnavailable, retryUntil } from '@deeplink/core/runtime/retry';
 import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
 import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { createWorker, type ClickWorker } from './app.js';
@@ -40,7 +40,7 @@ const { shutdown, handleSignals } = gracefulShutdown(
 handleSignals();
 
 try {
-  await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger });
+  await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
   app = await createWorker({ config, sql, redis, log: logger, registry, outage });
   const port = await listenOn(ops, config.WORKER_PORT, config.WORKER_HOST);
   logger.info({ concurrency: config.WORKER_CONCURRENCY, healthPort: port, metricsPort: port }, 'worker started');
