@@ -33,6 +33,10 @@ COPY --from=runtime-deps /app/node_modules ./node_modules
 # package.json says "type": "module" for the bundle next to it.
 COPY services/redirector/package.json services/redirector/
 COPY --from=build /app/services/redirector/dist services/redirector/dist
+# Click batches spooled while Redis is unreachable: keep them on a volume across restarts.
+ENV CLICK_SPOOL_DIR=/var/lib/deeplink/click-spool
+RUN mkdir -p /var/lib/deeplink/click-spool && chown node:node /var/lib/deeplink/click-spool
+VOLUME /var/lib/deeplink/click-spool
 USER node
 EXPOSE 8080
 # The flags of NODE_FLAGS in scripts/build.mjs.

@@ -92,10 +92,12 @@ async function ensureRedis(url) {
   if (!hasCommand('redis-server')) aptInstall(['redis-server'], 'redis-server is not installed');
   const dir = join(dataDir, `redis-${port}`);
   mkdirSync(dir, { recursive: true });
-  log(`starting a private redis-server on 127.0.0.1:${port} (data in ${dir})`);
+  log(`starting a private redis-server on 127.0.0.1:${port} (data in ${dir}, append-only file synced every second)`);
+  // The click queue lives in this Redis: a restart must keep its jobs (AOF), and memory pressure
+  // must never evict one (noeviction makes writes fail instead, which the redirector spools).
   execFileSync('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'yes',
-    '--dir', dir, '--save', '', '--appendonly', 'no',
+    '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction',
     '--logfile', join(dir, 'redis.log'), '--pidfile', join(dir, 'redis.pid'),
   ]);
   await waitFor(() => redisAnswers('127.0.0.1', port), 'redis-server');

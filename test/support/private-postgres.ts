@@ -12,6 +12,8 @@ export interface PrivatePostgres {
   url(database?: string): string;
   /** Stops the server: `fast` shuts down cleanly, `immediate` is a crash as far as clients can tell. */
   stop(mode?: 'fast' | 'immediate'): void;
+  /** Starts it again (after stop), on the same port and data. */
+  restart(): void;
   /** Stops the server if it runs and removes its data. */
   destroy(): void;
 }
@@ -37,11 +39,13 @@ function dataFolder(): string {
 }
 
 function start(bin: string, dir: string, port: number): PrivatePostgres {
-  runAsPostgres(join(bin, 'pg_ctl'), [
-    '-D', dir, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start',
-    // Durability does not matter here; replication does (wal_level replica is the default, spelled out).
-    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on`,
-  ]);
+  const launch = () =>
+    runAsPostgres(join(bin, 'pg_ctl'), [
+      '-D', dir, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start',
+      // Durability does not matter here; replication does (wal_level replica is the default, spelled out).
+      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on`,
+    ]);
+  launch();
   let running = true;
   const server: PrivatePostgres = {
     port,
@@ -51,6 +55,11 @@ function start(bin: string, dir: string, port: number): PrivatePostgres {
       if (!running) return;
       runAsPostgres(join(bin, 'pg_ctl'), ['-D', dir, '-m', mode, '-w', 'stop']);
       running = false;
+    },
+    restart() {
+      if (running) return;
+      launch();
+      running = true;
     },
     destroy() {
       try {

@@ -73,8 +73,16 @@ const envSchema = z.object({
   VISITOR_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
   CLICK_FLUSH_MS: positiveInt.default(50),
   CLICK_BATCH_SIZE: positiveInt.default(500),
-  /** Clicks held in memory while Redis is unreachable before new ones are dropped (and counted). */
+  /** Clicks held in memory waiting for the queue (or the spool) before new ones are dropped (and counted). */
   CLICK_BUFFER_MAX: positiveInt.default(100_000),
+  /** Where the redirector spools sealed click batches while the queue's Redis is unreachable, and at shutdown. */
+  CLICK_SPOOL_DIR: z.string().min(1).default('.data/click-spool'),
+  /** The spool's size limit; past it, batches stay in memory (CLICK_BUFFER_MAX), then clicks are dropped. */
+  CLICK_SPOOL_MAX_BYTES: positiveInt.default(1024 * 1024 * 1024),
+  /** The redirector's /readyz turns unavailable while the spool holds more than this. */
+  CLICK_SPOOL_READY_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
+  /** Refuse to start when the queue's Redis could lose jobs (no AOF, or an eviction policy). */
+  REQUIRE_DURABLE_REDIS: flag,
   LINK_CACHE_MAX: positiveInt.default(100_000),
   /**
    * How long a redirector uses a cached link before checking it against Redis again (in the
@@ -94,6 +102,18 @@ const envSchema = z.object({
   /** Where the worker answers /healthz, /readyz and /metrics. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),
+  /**
+   * Workers renew their batches' locks this often (a lock lasts twice this) and look this often
+   * for batches whose lock expired (their worker died): a crashed worker's batches are back within
+   * about three times this.
+   */
+  WORKER_STALL_INTERVAL_MS: positiveInt.default(3_000),
+  /** Failed batches are kept this long for inspection (their client addresses hashed once they fail for good). */
+  FAILED_BATCH_RETENTION_DAYS: positiveInt.default(7),
+  /** …and at most this many. */
+  FAILED_BATCH_RETENTION_COUNT: positiveInt.default(10_000),
+  /** Failed batches are retried by the maintenance task, with back-off, at most this many times before they fail for good. */
+  FAILED_BATCH_MAX_RETRIES: positiveInt.default(24),
   /** How long the worker may take on SIGTERM to finish batches in flight before it exits anyway. */
   WORKER_SHUTDOWN_TIMEOUT_MS: positiveInt.default(30_000),
   GEOIP_DB: z.string().optional(),
@@ -108,6 +128,7 @@ const envSchema = z.object({
   CRON_RECONCILE: z.string().default('*/5 * * * *'),
   CRON_PRUNE_BATCHES: z.string().default('17 * * * *'),
   CRON_QUEUE_REPORT: z.string().default('* * * * *'),
+  CRON_RETRY_FAILED: z.string().default('* * * * *'),
   /** Rollup partitions: create the coming months' ones, drop those past the retention. */
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
 });

@@ -7,6 +7,7 @@ import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE } from '@deeplink/core/rout
 import { detectPlatform } from '@deeplink/core/routing/platform';
 import { isExpired } from '@deeplink/core/routing/resolve-destination';
 import { createClickBuffer } from './click-buffer.js';
+import { createClickSpool } from './click-spool.js';
 import { clientAddress } from './client-address.js';
 import { linkAnswer } from './link-answers.js';
 import { createLinkLookup, type LinkEntry } from './link-lookup.js';
@@ -80,13 +81,15 @@ interface Visit {
 /** The short-link server: routes, lookup, click capture. Connections are the caller's to close. */
 export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
   const native = uwsImplementation() === 'native';
-  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), native });
+  const spool = createClickSpool({ dir: config.CLICK_SPOOL_DIR, maxBytes: config.CLICK_SPOOL_MAX_BYTES });
+  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), spoolBytes: () => spool.bytes(), native });
   const keys = redisKeys(config.REDIS_PREFIX);
   const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
-  const clicks = createClickBuffer({ config, connection: queueConnection, metrics, logger });
+  const clicks = createClickBuffer({ config, connection: queueConnection, spool, metrics, logger });
   const warnLookup = rateLimitedLog(logger, 'warn');
   /** Redis, PostgreSQL, and not shutting down: the detail is served on the metrics listener only. */
-  const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing });
+  // A spool past its threshold means clicks wait on this instance's disk: send traffic elsewhere.
+  const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing, spool: () => spool.bytes() <= config.CLICK_SPOOL_READY_MAX_BYTES });
   const app = uWS.App();
   let listenSocket: us_listen_socket | undefined;
   let closing = false;

@@ -6,17 +6,20 @@ import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, PACKED_FIELDS, PackedC
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
 import { isConnectionError } from '@deeplink/core/runtime/redis-connections';
 import { withTimeout } from '@deeplink/core/runtime/timeout';
+import type { ClickSpool } from './click-spool.js';
 import type { Metrics } from './metrics.js';
 
-/** How long one Queue.add may take before the batch goes back to the buffer for another try. */
+/** How long one Queue.add may take before the batch counts as not written. */
 const ADD_TIMEOUT_MS = 2_000;
-/** After a failed flush, the next scheduled one waits this long (Redis is probably away). */
+/** While the queue is unreachable, how often the spool's replay tries it again. */
 const RETRY_PAUSE_MS = 500;
 
 export interface ClickBufferDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'CLICK_FLUSH_MS' | 'CLICK_BATCH_SIZE' | 'CLICK_BUFFER_MAX'>;
   /** A dedicated ioredis connection (maxRetriesPerRequest: null; enableOfflineQueue: false to fail fast). */
   connection: RedisClient;
+  /** Where sealed batches go while the queue is unreachable, and at shutdown. */
+  spool: ClickSpool;
   metrics: Metrics;
   logger: Logger;
 }
@@ -24,23 +27,31 @@ export interface ClickBufferDeps {
 /** Click recording off the response path: push() is synchronous and never waits for Redis. */
 export type ClickBuffer = ReturnType<typeof createClickBuffer>;
 
+const clicksOf = (batch: PackedClickBatch) => batch.clicks.length / PACKED_FIELDS;
+
 /**
  * Collects clicks in memory and writes them to BullMQ as one packed job per batch, every
- * CLICK_FLUSH_MS or as soon as CLICK_BATCH_SIZE are waiting. While Redis is away it holds up to
- * CLICK_BUFFER_MAX clicks and drops (and counts) the rest.
+ * CLICK_FLUSH_MS or as soon as CLICK_BATCH_SIZE are waiting. When a write fails (Redis away), the
+ * batch and every one sealed after it go to the spool on disk instead, until a replay of the
+ * spool reaches the queue again. Memory holds at most CLICK_BUFFER_MAX clicks: past that (the
+ * spool full or failing too), new clicks are dropped and counted.
  */
-export function createClickBuffer({ config, connection, metrics, logger }: ClickBufferDeps) {
+export function createClickBuffer({ config, connection, spool, metrics, logger }: ClickBufferDeps) {
   /** The batch clicks go into now. */
   let filling = new PackedClickBatchBuilder();
-  /** Sealed batches not yet written, oldest first; a failed one goes back to the front with its id. */
+  /** Sealed batches not yet written or spooled, oldest first. */
   const sealed: PackedClickBatch[] = [];
+  /** Clicks in memory: the filling batch and the sealed ones. */
   let held = 0;
   let flushing: Promise<void> | undefined;
-  let pausedUntil = 0;
+  /** True from a failed write until a write (or a replay of the spool) reaches the queue again. */
+  let queueDown = false;
+  let retryAt = 0;
+  let replaying: Promise<void> | undefined;
+  /** What this outage cost so far, for the line that says it is over. */
+  let outage = { spooled: 0, dropped: 0 };
   const warnDropped = rateLimitedLog(logger, 'warn');
-  const warnFlush = rateLimitedLog(logger, 'warn');
   const warnQueue = rateLimitedLog(logger, 'warn');
-
   const warnUnreplicated = rateLimitedLog(logger, 'warn');
   // On a cluster a batch counts as written once a replica of the queue's primary has it too.
   const replicated = replicaConfirmation(connection, `${config.QUEUE_PREFIX}:${CLICK_QUEUE}`);
@@ -66,7 +77,7 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     }
     await withTimeout(
       (async () => {
-        // Written again after a failure, the same job id makes BullMQ keep the job it has.
+        // Written again (a replay, a retry), the same job id makes BullMQ keep the job it has.
         await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
         if (!(await replicated())) {
           metrics.unreplicatedBatches++;
@@ -85,29 +96,58 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     filling = new PackedClickBatchBuilder();
   }
 
+  /** Moves sealed batches to the spool while it takes them; those it refuses stay in memory. */
+  function spoolSealed(): void {
+    while (sealed.length > 0 && spool.append(sealed[0]!)) {
+      const count = clicksOf(sealed.shift()!);
+      held -= count;
+      metrics.clicksSpooled += count;
+      outage.spooled += count;
+    }
+  }
+
+  /** While the queue is down, the next write is tried only after RETRY_PAUSE_MS. */
+  const mayTry = () => !queueDown || Date.now() >= retryAt;
+
+  function markDown(error: unknown): void {
+    metrics.flushErrors++;
+    retryAt = Date.now() + RETRY_PAUSE_MS;
+    if (queueDown) return;
+    queueDown = true;
+    logger.warn({ err: error, held }, 'click queue unreachable; spooling click batches to disk until it is back');
+  }
+
+  function markUp(replayed?: { batches: number; clicks: number; skipped: number }): void {
+    if (!queueDown && !replayed?.batches) return;
+    logger.info({ ...outage, replayedBatches: replayed?.batches ?? 0, replayedClicks: replayed?.clicks ?? 0, skippedLines: replayed?.skipped ?? 0 }, 'click queue reachable; spool replayed');
+    queueDown = false;
+    outage = { spooled: 0, dropped: 0 };
+  }
+
   /**
-   * Sends sealed batches one at a time; stops at the first failure. Clicks that arrive meanwhile
-   * fill the next batch, which goes out when it is full or at the next timed flush.
+   * Sends sealed batches one at a time. At the first failure the queue counts as down: that batch
+   * and the rest go to the spool, and the spool is replayed once the queue answers again.
    */
   async function drain(): Promise<void> {
-    for (let batch = sealed.shift(); batch; batch = sealed.shift()) {
+    while (sealed.length > 0) {
+      const batch = sealed[0]!;
       try {
         await add(batch);
       } catch (error) {
-        sealed.unshift(batch);
-        pausedUntil = Date.now() + RETRY_PAUSE_MS;
-        metrics.flushErrors++;
-        warnFlush({ err: error, held }, 'click batch flush failed; keeping it for the next try');
-        return;
+        markDown(error);
+        break;
       }
-      const count = batch.clicks.length / PACKED_FIELDS;
+      markUp();
+      sealed.shift();
+      const count = clicksOf(batch);
       held -= count;
       metrics.clicksFlushed += count;
       metrics.batchesFlushed++;
     }
+    if (queueDown) spoolSealed();
   }
 
-  /** Seals what is waiting and sends every sealed batch, unless a flush is running already. */
+  /** Seals what is waiting and sends (or spools) every sealed batch, unless a flush is running already. */
   function flush(): Promise<void> {
     if (flushing) return flushing;
     seal();
@@ -117,18 +157,42 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
     return flushing;
   }
 
-  const scheduledFlush = () => {
-    if (held > 0 && Date.now() >= pausedUntil) void flush();
+  /** Sends the spool's batches to the queue, oldest first; success means the queue is back. */
+  function replay(): Promise<void> {
+    replaying ??= spool
+      .replay(async (batch) => {
+        await add(batch);
+        metrics.clicksReplayed += clicksOf(batch);
+        metrics.clicksFlushed += clicksOf(batch);
+        metrics.batchesFlushed++;
+      })
+      .then(markUp, markDown)
+      .finally(() => {
+        replaying = undefined;
+      });
+    return replaying;
+  }
+
+  /** Every CLICK_FLUSH_MS: send what waits, or while the spool holds batches, put new ones behind them. */
+  const tick = () => {
+    if (spool.bytes() > 0 || !mayTry()) {
+      seal();
+      spoolSealed();
+      if (mayTry()) void replay();
+    } else if (held > 0) {
+      void flush();
+    }
   };
-  const timer = setInterval(scheduledFlush, config.CLICK_FLUSH_MS);
+  const timer = setInterval(tick, config.CLICK_FLUSH_MS);
   timer.unref();
 
   return {
-    /** Records one click; drops it (counted, logged) when the buffer is full. Never blocks. */
+    /** Records one click; drops it (counted, logged) when memory holds CLICK_BUFFER_MAX already. Never blocks. */
     push(linkId: string, ts: number, ip: string, userAgent: string, referrer: string): void {
       if (held >= config.CLICK_BUFFER_MAX) {
         metrics.clicksDropped++;
-        warnDropped({ max: config.CLICK_BUFFER_MAX, dropped: metrics.clicksDropped }, 'click buffer full; dropping clicks');
+        outage.dropped++;
+        warnDropped({ max: config.CLICK_BUFFER_MAX, droppedTotal: metrics.clicksDropped, spoolBytes: spool.bytes() }, 'click buffer and spool full; dropping clicks');
         return;
       }
       filling.add(linkId, ts, ip, userAgent, referrer);
@@ -137,29 +201,33 @@ export function createClickBuffer({ config, connection, metrics, logger }: Click
       if (filling.size === config.CLICK_BATCH_SIZE) {
         seal();
         // A running flush sends this batch too; otherwise start one after the current I/O phase.
-        if (!flushing && Date.now() >= pausedUntil) setImmediate(scheduledFlush);
+        if (!flushing && mayTry()) setImmediate(tick);
       }
     },
 
-    /** Clicks held in memory (waiting or awaiting a retry). */
+    /** Clicks held in memory (waiting for the queue or the spool). */
     size: () => held,
 
     /** Sends everything buffered now. */
     flush,
 
     /**
-     * Stops the timer, keeps flushing until the buffer is empty or `timeoutMs` passed, then
-     * closes the queue. Returns how many clicks could not be written.
+     * Stops the timers and keeps flushing until memory is empty or `timeoutMs` passed; whatever
+     * could not be written then goes to the spool, for the next start to replay. Returns how many
+     * clicks neither the queue nor the spool took.
      */
     async close(timeoutMs: number): Promise<number> {
       clearInterval(timer);
       const deadline = Date.now() + timeoutMs;
-      while (held > 0 && Date.now() < deadline) {
-        await flush();
-        if (held > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
-      }
+      await replaying;
+      // With the queue down, what is in memory goes to the spool at once rather than waiting.
+      while (held > 0 && !queueDown && Date.now() < deadline) await flush();
+      await flushing;
+      seal();
+      spoolSealed();
       const lost = held;
-      if (lost > 0) logger.error({ lost }, 'click buffer not fully flushed at shutdown');
+      if (lost > 0) logger.error({ lost }, 'clicks neither queued nor spooled at shutdown');
+      else if (spool.bytes() > 0) logger.warn({ spoolBytes: spool.bytes() }, 'click batches left in the spool; the next start replays them');
       await withTimeout(queue.queue.close(), 1_000, 'click queue close').catch(() => {});
       return lost;
     },

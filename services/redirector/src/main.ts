@@ -2,7 +2,8 @@ import { createDatabase } from '@deeplink/core/db/client';
 import { createLogger } from '@deeplink/core/runtime/logger';
 import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
 import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
-import { connectRedis, createRedisOutageLog, untilReady } from '@deeplink/core/runtime/redis-connections';
+import { checkQueueDurability } from '@deeplink/core/runtime/queue-durability';
+import { connectRedis, createRedisOutageLog, untilReady, whenReady } from '@deeplink/core/runtime/redis-connections';
 import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
 import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
 import { createRedirector } from './app.js';
@@ -46,8 +47,14 @@ handleSignals();
 process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled rejection'));
 
 // Give Redis a moment before taking traffic, so a fresh instance does not send its first lookups to
-// PostgreSQL; start anyway when Redis is down, the redirect works without it.
+// PostgreSQL; start anyway when Redis is down, the redirect works without it (clicks are spooled).
 await untilReady(redis, 2_000);
+whenReady(redis, () =>
+  checkQueueDurability(redis, { require: config.REQUIRE_DURABLE_REDIS, logger }).catch((error: unknown) => {
+    logger.fatal({ err: error }, 'refusing to run on this Redis');
+    void shutdown('Redis not durable', 1);
+  }),
+);
 try {
   const port = await redirector.listen(config.REDIRECTOR_PORT, config.REDIRECTOR_HOST);
   const metricsPort = await listenOn(ops, config.REDIRECTOR_METRICS_PORT, config.METRICS_HOST);

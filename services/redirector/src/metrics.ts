@@ -23,13 +23,17 @@ export class Metrics {
   clicksBuffered = 0;
   clicksFlushed = 0;
   clicksDropped = 0;
+  /** Clicks written to the spool on disk (the queue unreachable, or at shutdown). */
+  clicksSpooled = 0;
+  /** Clicks sent from the spool to the queue. */
+  clicksReplayed = 0;
   batchesFlushed = 0;
   flushErrors = 0;
   /** On Redis Cluster: batches written to the queue's primary that no replica confirmed in time. */
   unreplicatedBatches = 0;
 
   constructor(
-    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; native: boolean },
+    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; spoolBytes: () => number; native: boolean },
   ) {}
 
   response(status: ResponseStatus): void {
@@ -74,7 +78,10 @@ export class Metrics {
     gauge('redirector_link_cache_entries', 'Entries in the in-process link cache.', () => this.gauges.lruSize());
     counter('redirector_clicks_buffered_total', 'Clicks accepted into the in-memory buffer.', [], one(() => this.clicksBuffered));
     counter('redirector_clicks_flushed_total', 'Clicks written to the queue.', [], one(() => this.clicksFlushed));
-    counter('redirector_clicks_dropped_total', 'Clicks dropped because the buffer was full.', [], one(() => this.clicksDropped));
+    counter('redirector_clicks_dropped_total', 'Clicks dropped: memory held CLICK_BUFFER_MAX and the spool took no more.', [], one(() => this.clicksDropped));
+    counter('redirector_clicks_spooled_total', 'Clicks written to the spool on disk while the queue was unreachable, or at shutdown.', [], one(() => this.clicksSpooled));
+    counter('redirector_clicks_replayed_total', 'Clicks sent from the spool to the queue.', [], one(() => this.clicksReplayed));
+    gauge('redirector_click_spool_bytes', 'Bytes of click batches waiting in the spool.', () => this.gauges.spoolBytes());
     counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
     counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
     counter('redirector_queue_flush_errors_total', 'Failed attempts to write a batch to the queue.', [], one(() => this.flushErrors));

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +56,9 @@ describe('redirector while its Redis is down', () => {
       REDIS_URL: `redis://127.0.0.1:${port}`,
       LINK_CACHE_TTL_MS: '600000',
       CLICK_BUFFER_MAX: '5',
+      // A spool that takes nothing: memory is all there is (the spool itself: click-spool.test.ts, test/faults).
+      CLICK_SPOOL_MAX_BYTES: '1',
+      CLICK_SPOOL_DIR: mkdtempSync(join(tmpdir(), 'deeplink-spool-')),
     });
     // This test's own connection sees the outage too; it reconnects by itself.
     env.redis.on('error', () => {});
@@ -79,7 +85,7 @@ describe('redirector while its Redis is down', () => {
       const res = await visit(`${redirector.metricsUrl}/readyz`);
       return res.status === 503 && ((await res.json()) as Record<string, string>);
     });
-    expect(ready).toEqual({ status: 'unavailable', checks: { redis: 'down', postgres: 'ok', accepting: 'ok' } });
+    expect(ready).toEqual({ status: 'unavailable', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' } });
     expect((await visit(`${redirector.url}/readyz`)).status).toBe(503);
 
     // From the LRU, and from PostgreSQL for a link this process has not seen yet.
@@ -94,11 +100,11 @@ describe('redirector while its Redis is down', () => {
     expect(fromDb.status).toBe(302);
     expect(fromDb.headers.get('location')).toBe('https://example.com/uncached');
 
-    // Five clicks held (CLICK_BUFFER_MAX), the other four dropped and counted.
+    // Five clicks held (CLICK_BUFFER_MAX; the spool takes none), the other four dropped and counted.
     expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(5);
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(4);
     await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0);
-    expect(redirector.output.some((line) => line.includes('click buffer full'))).toBe(true);
+    expect(redirector.output.some((line) => line.includes('click buffer and spool full'))).toBe(true);
 
     // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
     redisServer = await startPrivateRedis(port);

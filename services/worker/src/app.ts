@@ -1,6 +1,6 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job, type JobJsonRaw } from 'bullmq';
 import type { RedisClient } from '@deeplink/core';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, duplicateRedis, type ClickJobData, type Config, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, duplicateRedis, POISON_REASON, scrubClickJob, type ClickJobData, type Config, type Sql } from '@deeplink/core';
 import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { createClickEnricher } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
@@ -40,6 +40,21 @@ export interface ClickWorker {
   close(): Promise<void>;
 }
 
+/**
+ * BullMQ's Worker, except that a job whose data is not JSON reaches the processor (as a marker)
+ * instead of failing before it: BullMQ would leave such a job active until it stalls, then take it
+ * again, forever. The processor fails it for good at once.
+ */
+class ClickBatchWorker extends Worker<ClickJobData, BatchOutcome> {
+  protected override createJob(data: JobJsonRaw, jobId: string) {
+    try {
+      return super.createJob(data, jobId);
+    } catch (error) {
+      return super.createJob({ ...data, data: JSON.stringify({ unparseable: (error as Error).message }) }, jobId);
+    }
+  }
+}
+
 /** Builds the click-batch consumer and its maintenance schedules. */
 export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   const { config, sql } = deps;
@@ -60,9 +75,9 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
-    if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`unexpected job name "${job.name}"`);
+    if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`${POISON_REASON} unexpected job name "${job.name}"`);
     let unread = readClickBatch(job.data);
-    if (!unread) throw new UnrecoverableError('job data is not a click batch');
+    if (!unread) throw new UnrecoverableError(`${POISON_REASON} job data is not a click batch`);
     const started = performance.now();
     // Handed over once, then read again from the job's data (which BullMQ holds anyway) if needed,
     // so the unpacked clicks are not kept beside it while the batch waits for its transaction.
@@ -76,24 +91,42 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     return outcome;
   };
 
-  const worker = new Worker<ClickJobData, BatchOutcome>(CLICK_QUEUE, processJob, {
+  const worker = new ClickBatchWorker(CLICK_QUEUE, processJob, {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
     // Job data holds client addresses: a finished batch is removed at once (its id stays in
-    // processed_batches). Failed batches stay in the failed set until retried or removed.
+    // processed_batches). Failed batches are kept for a bounded time, for retries and inspection.
     removeOnComplete: { count: 0 },
+    removeOnFail: { age: config.FAILED_BATCH_RETENTION_DAYS * 24 * 60 * 60, count: config.FAILED_BATCH_RETENTION_COUNT },
+    // A lock expires two intervals after its last renewal (renewed every interval), and every
+    // interval each worker takes back the batches whose lock expired: a crashed worker's batches
+    // return within about three intervals. Writes are idempotent by batch id, so a batch may stall
+    // any number of times without being counted twice.
+    lockDuration: 2 * config.WORKER_STALL_INTERVAL_MS,
+    stalledInterval: config.WORKER_STALL_INTERVAL_MS,
+    maxStalledCount: 1_000,
   });
   worker.on('failed', (job, error) => {
-    const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error instanceof UnrecoverableError;
-    metrics.failed(final);
-    log[final ? 'error' : 'warn']({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, final ? 'batch failed' : 'batch attempt failed, will retry');
+    const poison = error.message.startsWith(POISON_REASON);
+    if (poison) {
+      metrics.failed(true);
+      log.error({ jobId: job?.id, err: error }, 'batch failed for good: it cannot be read (kept in the failed set, client addresses removed)');
+      void job?.updateData(scrubClickJob(job.data) as ClickJobData).catch(() => {});
+      return;
+    }
+    const attemptsLeft = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
+    metrics.failed(false);
+    log.warn(
+      { jobId: job?.id, attemptsMade: job?.attemptsMade, err: error },
+      attemptsLeft ? 'batch attempt failed, will retry' : 'batch failed; the retry-failed-batches task tries it again',
+    );
   });
   const onError = deps.outage?.bullmqErrors('worker') ?? ((error: unknown) => log.error({ err: error }, 'worker error'));
   worker.on('error', onError);
   queue.on('error', onError);
 
-  const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log });
+  const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log, onFailedForGood: () => metrics.failed(true) });
   const maintenance =
     deps.schedule === false ? undefined : scheduleMaintenance(tasks, { redis: deps.redis, prefix: config.REDIS_PREFIX, log });
 

@@ -3,7 +3,8 @@ import { createLogger } from '@deeplink/core/runtime/logger';
 import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
 import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
 import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
-import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
+import { checkQueueDurability } from '@deeplink/core/runtime/queue-durability';
+import { connectRedis, createRedisOutageLog, whenReady } from '@deeplink/core/runtime/redis-connections';
 import { isDatabaseUnavailable, retryUntil } from '@deeplink/core/runtime/retry';
 import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
 import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
@@ -38,6 +39,13 @@ const { shutdown, handleSignals } = gracefulShutdown(
   { logger, stepTimeoutMs: config.WORKER_SHUTDOWN_TIMEOUT_MS },
 );
 handleSignals();
+
+whenReady(redis, () =>
+  checkQueueDurability(redis, { require: config.REQUIRE_DURABLE_REDIS, logger }).catch((error: unknown) => {
+    logger.fatal({ err: error }, 'refusing to run on this Redis');
+    void shutdown('Redis not durable', 1);
+  }),
+);
 
 try {
   await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '@deeplink/core';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
-import { redisKeys, type Config, type Sql } from '@deeplink/core';
+import { POISON_REASON, redisKeys, scrubClickJob, type Config, type Sql } from '@deeplink/core';
 import { rollupPartitions } from '@deeplink/core/db/rollup-partitions';
 import { rollupsRepository, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
@@ -9,7 +9,7 @@ import type { Logger } from '@deeplink/core/runtime/logger';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS'] as const;
+const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS', 'CRON_RETRY_FAILED'] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
 export function assertValidSchedules(config: Config): void {
@@ -55,6 +55,52 @@ export async function reportQueue(queue: Queue, log: Logger): Promise<QueueRepor
   return report;
 }
 
+/** The wait before the n-th retry of a failed batch (from 0): a minute, doubling, at most an hour. */
+export const retryDelayMs = (retries: number): number => Math.min(60_000 * 2 ** retries, 3_600_000);
+
+/**
+ * Sends failed batches back to the queue, so no click waits for a person: each one after a
+ * back-off (retryDelayMs) since it failed, at most `maxRetries` times. Poison batches (unreadable)
+ * are left alone. A batch out of retries fails for good: its client addresses are hashed, it is
+ * logged and counted, and it stays in the failed set for inspection until the retention removes it.
+ */
+export async function retryFailedBatches(
+  deps: { queue: Queue; redis: RedisClient; key: (jobId: string) => string; maxRetries: number; retentionSeconds: number; log: Logger; onFailedForGood?: () => void },
+  now = Date.now(),
+): Promise<{ retried: number; waiting: number; poison: number; failedForGood: number }> {
+  const { queue, redis, key, maxRetries, log } = deps;
+  const setRetries = (jobId: string, retries: number) => redis.set(key(jobId), String(retries), 'EX', deps.retentionSeconds);
+  const result = { retried: 0, waiting: 0, poison: 0, failedForGood: 0 };
+  for (const job of await queue.getFailed(0, 999)) {
+    if (!job?.id) continue;
+    if (job.failedReason?.startsWith(POISON_REASON)) {
+      result.poison++;
+      continue;
+    }
+    const retries = Number(await redis.get(key(job.id))) || 0;
+    if (retries > maxRetries) {
+      result.failedForGood++;
+      continue;
+    }
+    if (retries === maxRetries) {
+      await job.updateData(scrubClickJob(job.data));
+      await setRetries(job.id, maxRetries + 1);
+      deps.onFailedForGood?.();
+      log.error({ jobId: job.id, retries, reason: job.failedReason }, 'batch failed for good after every retry (kept in the failed set, client addresses hashed)');
+      result.failedForGood++;
+      continue;
+    }
+    if (now < (job.finishedOn ?? 0) + retryDelayMs(retries)) {
+      result.waiting++;
+      continue;
+    }
+    await setRetries(job.id, retries + 1);
+    await job.retry('failed');
+    result.retried++;
+  }
+  return result;
+}
+
 /** Describes a retention in months for a task's purpose line. */
 const kept = (months: number) => (months === 0 ? 'forever' : `${months} months`);
 
@@ -77,6 +123,8 @@ export function maintenanceTasks(deps: {
   queue: Queue;
   log: Logger;
   now?: () => Date;
+  /** Called for each batch that runs out of retries. */
+  onFailedForGood?: () => void;
 }): MaintenanceTask[] {
   const { config, sql, redis, queue, log } = deps;
   return [
@@ -100,6 +148,22 @@ export function maintenanceTasks(deps: {
       schedule: config.CRON_QUEUE_REPORT,
       purpose: 'log click queue depth and failed batches',
       run: async () => ({ ...(await reportQueue(queue, log)) }),
+    },
+    {
+      name: 'retry-failed-batches',
+      setting: 'CRON_RETRY_FAILED',
+      schedule: config.CRON_RETRY_FAILED,
+      purpose: `send failed click batches back to the queue with back-off, at most ${config.FAILED_BATCH_MAX_RETRIES} times`,
+      run: () =>
+        retryFailedBatches({
+          queue,
+          redis,
+          key: redisKeys(config.REDIS_PREFIX).failedBatchRetries,
+          maxRetries: config.FAILED_BATCH_MAX_RETRIES,
+          retentionSeconds: config.FAILED_BATCH_RETENTION_DAYS * 24 * 60 * 60,
+          log,
+          onFailedForGood: deps.onFailedForGood,
+        }),
     },
     {
       name: 'rollup-partitions',

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import cron from 'node-cron';
+import { UnrecoverableError, Worker } from 'bullmq';
+import { POISON_REASON } from '@deeplink/core/queue/clicks';
 import {
   MISSING_LINK,
   linksRepository,
@@ -14,7 +16,7 @@ import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
 import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
-import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue } from '../src/maintenance.js';
+import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';
 import { capturingLogger, click, clickQueue, createLinks, waitUntil } from './helpers.js';
 
 describe('maintenance tasks', () => {
@@ -144,13 +146,14 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the four tasks from config and removes them on close', async () => {
+  it('schedules the five tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
       CRON_PRUNE_BATCHES: '3 4 * * *',
       CRON_QUEUE_REPORT: '*/2 * * * *',
       CRON_PARTITIONS: '5 6 * * *',
+      CRON_RETRY_FAILED: '*/3 * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -161,10 +164,11 @@ describe('maintenance tasks', () => {
         ['prune-processed-batches', '3 4 * * *'],
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
+        ['retry-failed-batches', '*/3 * * * *'],
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(4);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(5);
     } finally {
       await app.close();
     }
@@ -183,6 +187,7 @@ describe('maintenance tasks', () => {
       CRON_PRUNE_BATCHES: '* * * * * *',
       CRON_QUEUE_REPORT: '* * * * * *',
       CRON_PARTITIONS: '* * * * * *',
+      CRON_RETRY_FAILED: '* * * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -191,11 +196,64 @@ describe('maintenance tasks', () => {
       await waitUntil(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, 10_000);
       await waitUntil(() => lines.some((l) => l.msg === 'click queue'), 10_000);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await waitUntil(() => finished().size === 4, 10_000);
-      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'rollup-partitions']));
+      await waitUntil(() => finished().size === 5, 10_000);
+      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'retry-failed-batches', 'rollup-partitions']));
       expect(lines.some((l) => l.level === 'error')).toBe(false);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('retry-failed-batches', () => {
+  let env: TestEnvironment;
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+  });
+  afterAll(() => env?.close());
+
+  it('retries failed batches with back-off, leaves poison alone, and fails a batch for good after its retries, hashing its addresses', async () => {
+    const producer = clickQueue(env);
+    const keys = redisKeys(env.config.REDIS_PREFIX);
+    const { log, lines } = capturingLogger();
+    let failedForGood = 0;
+    const deps = { queue: producer.queue, redis: env.redis, key: keys.failedBatchRetries, maxRetries: 2, retentionSeconds: 60, log, onFailedForGood: () => failedForGood++ };
+    /** Fails every waiting batch as a worker would: poison-x as poison, the others for a transient reason. */
+    const failWaiting = async (failed: number) => {
+      const worker = new Worker(producer.queue.name, async (job) => {
+        throw job.id === 'poison-x' ? new UnrecoverableError(`${POISON_REASON} test`) : new Error('database unreachable');
+      }, { connection: { url: env.env.REDIS_URL!, maxRetriesPerRequest: null }, prefix: env.config.QUEUE_PREFIX });
+      try {
+        await waitUntil(async () => (await producer.queue.getFailedCount()) === failed, 10_000);
+      } finally {
+        await worker.close();
+      }
+    };
+    try {
+      const [link] = await createLinks(env.sql, 1);
+      await producer.add({ batchId: 'transient-1', clicks: [click(link!, { ip: '203.0.113.50' })] }, { attempts: 1 });
+      await producer.add({ batchId: 'poison-x', clicks: [click(link!)] }, { attempts: 1 });
+      await failWaiting(2);
+      const failedAt = (await producer.queue.getJob('transient-1'))!.finishedOn!;
+
+      expect(await retryFailedBatches(deps, failedAt + 1_000)).toEqual({ retried: 0, waiting: 1, poison: 1, failedForGood: 0 });
+      expect(await retryFailedBatches(deps, failedAt + retryDelayMs(0))).toEqual({ retried: 1, waiting: 0, poison: 1, failedForGood: 0 });
+      expect(await producer.queue.getJobState('transient-1')).toBe('waiting');
+      await failWaiting(2);
+      expect(await retryFailedBatches(deps, Date.now() + retryDelayMs(1))).toMatchObject({ retried: 1 });
+      await failWaiting(2);
+      expect(await retryFailedBatches(deps, Date.now() + retryDelayMs(2))).toMatchObject({ retried: 0, failedForGood: 1, poison: 1 });
+
+      expect(failedForGood).toBe(1);
+      const kept = (await producer.queue.getJob('transient-1'))!;
+      expect(JSON.stringify(kept.data)).not.toContain('203.0.113.50');
+      expect(JSON.stringify(kept.data)).toContain('sha256:');
+      expect(lines.filter((line) => line.level === 'error')).toHaveLength(1);
+      expect(await retryFailedBatches(deps, Date.now() + 10 * 3_600_000)).toMatchObject({ retried: 0, failedForGood: 1, poison: 1 });
+      expect(failedForGood).toBe(1);
+    } finally {
+      await producer.queue.obliterate({ force: true });
+      await producer.close();
     }
   });
 });

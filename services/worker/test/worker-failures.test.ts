@@ -28,7 +28,7 @@ describe('click batch worker under failure', () => {
       const [failed] = await producer.queue.getFailed();
       expect(failed?.id).toBe('corrupt-1');
       expect(failed?.attemptsMade).toBe(1);
-      expect(failed?.failedReason).toBe('job data is not a click batch');
+      expect(failed?.failedReason).toBe('poison: job data is not a click batch');
       expect(await totalClicks(env.sql, link!)).toBe(0);
       await failed!.remove();
     } finally {
@@ -52,7 +52,7 @@ describe('click batch worker under failure', () => {
       expect(failed?.failedReason).toMatch(/does not exist/);
       expect(readClickJob(failed?.data)?.clicks).toHaveLength(2);
       expect(lines.filter((l) => l.msg === 'batch attempt failed, will retry')).toHaveLength(2);
-      expect(lines.filter((l) => l.msg === 'batch failed')).toHaveLength(1);
+      expect(lines.filter((l) => l.msg === 'batch failed; the retry-failed-batches task tries it again')).toHaveLength(1);
     } finally {
       await app.close();
       await brokenSql.end();

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** The BullMQ queue between the redirector and the worker. */
 export const CLICK_QUEUE = 'clicks';
 export const CLICK_BATCH_JOB = 'batch';
@@ -11,8 +13,11 @@ export const CLICK_JOB_OPTIONS = {
   attempts: 10,
   backoff: { type: 'exponential', delay: 1_000 },
   removeOnComplete: true,
-  removeOnFail: false,
+  // How long failed batches stay is the worker's setting (FAILED_BATCH_RETENTION_*), not the producer's.
 } as const;
+
+/** Starts the failure reason of a batch that can never succeed (unreadable data): it is never retried. */
+export const POISON_REASON = 'poison:';
 
 /** One visit as the redirector saw it. The worker derives everything else from these fields. */
 export interface ClickEvent {
@@ -119,4 +124,18 @@ export function readClickJob(data: unknown): ClickBatch | undefined {
     plain[c] = { linkId, ts: (since as number) + offset, ip, userAgent, referrer };
   }
   return { batchId, clicks: plain };
+}
+
+/** What replaces a client address in a batch kept for inspection: enough to tell visitors apart, not to find them. */
+const hashedAddress = (ip: string) => `sha256:${createHash('sha256').update(ip).digest('hex').slice(0, 16)}`;
+
+/**
+ * Job data with its client addresses replaced by hashes, for a batch that failed for good and is
+ * kept for a person to inspect. Data of another shape is replaced whole: it may hold addresses
+ * anywhere.
+ */
+export function scrubClickJob(data: unknown): unknown {
+  const batch = readClickJob(data);
+  if (!batch) return { scrubbed: 'unreadable batch data removed' };
+  return packClickBatch({ batchId: batch.batchId, clicks: batch.clicks.map((click) => ({ ...click, ip: hashedAddress(click.ip) })) });
 }

@@ -20,6 +20,8 @@ export const redisKeys = (prefix: string) => ({
   linkInvalidations: `${prefix}link-invalidations`,
   /** Fixed-window rate-limit counter. */
   rateLimit: (scope: string, subject: string, window: number) => `${prefix}ratelimit:${scope}:${subject}:${window}`,
+  /** How many times the maintenance task retried a failed click batch (expires with the failed-batch retention). */
+  failedBatchRetries: (jobId: string) => `${prefix}failed-batch-retries:${jobId}`,
 });
 export type RedisKeys = ReturnType<typeof redisKeys>;
 

@@ -9,3 +9,4 @@ export * from './service-config.js';
 export * from './metrics.js';
 export * from './ops-server.js';
 export * from './retry.js';
+export * from './queue-durability.js';

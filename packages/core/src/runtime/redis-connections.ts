@@ -112,3 +112,9 @@ export function untilReady(client: RedisClient, ms: number): Promise<void> {
     client.on('ready', done);
   });
 }
+
+/** Runs `then` once the connection is ready: now if it is, else at its first 'ready'. */
+export function whenReady(client: RedisClient, then: () => unknown): void {
+  if (client.status === 'ready') void then();
+  else client.once('ready', () => void then());
+}

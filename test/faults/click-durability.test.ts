@@ -1,0 +1,230 @@
+// No click lost, none counted twice, with faults injected into servers of the test's own: every
+// scenario compares the redirects answered (302s) with totalClicks from the API.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createDatabase } from '@deeplink/core/db/client';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, packClickBatch } from '@deeplink/core/queue/clicks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { logLines } from '../support/logs.js';
+import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
+import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { UA } from '../support/user-agents.js';
+
+/** Everything a scenario started, stopped after it whatever happened. */
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function account(stack: Stack): Promise<{ token: string; link: { id: string; url: string } }> {
+  const post = async (path: string, body: object, token?: string) => {
+    const response = await fetch(`${stack.apiUrl}/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body),
+    });
+    return ((await response.json()) as { data: Record<string, any> }).data;
+  };
+  const { token } = await post('/auth/register', { name: 'Faults', email: `faults-${Date.now()}@example.com`, password: 'faults password' });
+  const { link } = await post('/links', { title: 'Viral', defaultUrl: 'https://example.com/viral' }, token);
+  return { token, link };
+}
+
+/** Visits `urls` round-robin from `concurrency` loops until `until()` says stop; returns the 302s. */
+async function visitWhile(urls: string[], until: () => boolean, concurrency = 8): Promise<number> {
+  let redirects = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (!until()) {
+        const url = urls[next++ % urls.length]!;
+        try {
+          const response = await fetch(url, { redirect: 'manual', headers: { 'user-agent': UA.windowsChrome } });
+          await response.arrayBuffer();
+          if (response.status === 302) redirects++;
+        } catch {
+          // a redirector being stopped refuses connections: not an answered visit
+        }
+      }
+    }),
+  );
+  return redirects;
+}
+const visitFor = (urls: string[], ms: number) => {
+  const end = Date.now() + ms;
+  return visitWhile(urls, () => Date.now() >= end);
+};
+
+async function totalClicks(stack: Stack, token: string, linkId: string): Promise<number> {
+  const response = await fetch(`${stack.apiUrl}/api/analytics/links/${linkId}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) return -1;
+  return ((await response.json()) as { data: { analytics: { totalClicks: number } } }).data.analytics.totalClicks;
+}
+
+interface World {
+  env: TestEnvironment;
+  stack: Stack;
+  token: string;
+  link: { id: string; url: string };
+}
+
+async function world(overrides: Record<string, string> = {}): Promise<World> {
+  const env = await createTestEnvironment({ RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000', ...overrides });
+  env.redis.on('error', () => {});
+  cleanups.push(() => env.close());
+  const stack = await startStack(env.env);
+  cleanups.push(() => stack.stop().catch(() => {}));
+  return { env, stack, ...(await account(stack)) };
+}
+
+const startWorker = (env: Record<string, string>) => startService('worker', { ...env, WORKER_PORT: '0', LOG_LEVEL: 'info' }, (output) => logLines(output).some((line) => line.msg === 'worker started'));
+
+describe('click durability under faults', () => {
+  it('recovers a killed worker\'s batches within 10 s and counts them once', async () => {
+    const { env, stack, token, link } = await world();
+    const queue = new Queue(CLICK_QUEUE, { connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
+    cleanups.push(() => queue.close());
+    // Rollup writes wait behind a table lock, so the worker certainly holds batches when it dies.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = env.sql.begin(async (tx) => {
+      await tx`LOCK TABLE click_hourly IN SHARE ROW EXCLUSIVE MODE`;
+      locked();
+      await released;
+    });
+    await lockTaken;
+    const load = visitFor([link.url], 3_000);
+    await expect.poll(() => queue.getActiveCount(), { timeout: 10_000 }).toBeGreaterThan(0);
+    stack.worker.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    release();
+    await holder;
+    const replacement = await startWorker(env.env);
+    cleanups.push(() => replacement.stop());
+    const answered = await load;
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 10_000 - (Date.now() - killedAt), interval: 100 }).toBe(answered);
+    console.log(`worker kill -9 holding batches: ${answered} redirects, all counted ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+  });
+
+  it('loses no batch waiting in the queue when Redis (AOF) is killed and restarted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deeplink-redis-aof-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const redis = await startPrivateRedis(['--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--dir', dir]);
+    cleanups.push(() => redis.kill());
+    const { env, stack, token, link } = await world({ REDIS_URL: redis.url, REQUIRE_DURABLE_REDIS: '1' });
+    await stack.worker.stop(); // a backlog builds up
+    const answered = await visitFor([link.url], 2_000);
+    await expect.poll(async () => (await fetch(`${stack.ops.redirector}/metrics`)).text().then((text) => /redirector_click_buffer_size\{[^}]*\} 0$/m.test(text))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the once-a-second fsync
+    await redis.kill();
+    await redis.restart();
+    const worker = await startWorker(env.env);
+    cleanups.push(() => worker.stop());
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
+  });
+
+  it('spools clicks to disk when Redis is down, keeps them through a SIGTERM, and replays them at the next start', async () => {
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.kill());
+    const spoolDir = mkdtempSync(join(tmpdir(), 'deeplink-spool-'));
+    cleanups.push(() => rmSync(spoolDir, { recursive: true, force: true }));
+    const { env, stack, token, link } = await world({ REDIS_URL: redis.url, CLICK_SPOOL_DIR: spoolDir, CLICK_BUFFER_MAX: '1000', CLICK_SPOOL_READY_MAX_BYTES: '10000' });
+    let answered = await visitFor([link.url], 1_000);
+    await redis.kill();
+    answered += await visitFor([link.url], 2_000); // from the LRU, while the queue is away: more than CLICK_BUFFER_MAX
+    // A spool past its threshold: this redirector asks the load balancer for no more traffic.
+    const ready = (await (await fetch(`${stack.ops.redirector}/readyz`)).json()) as { checks: Record<string, string> };
+    expect(ready.checks.spool).toBe('down');
+    expect(await stack.redirector.stop()).toBe(0);
+    const lines = logLines(stack.redirector.output);
+    expect(lines).toContainEqual(expect.objectContaining({ msg: 'clicks flushed', clicksDropped: 0 }));
+    expect(readdirSync(spoolDir).length).toBeGreaterThan(0);
+
+    await redis.restart();
+    const port = new URL(stack.shortUrlBase).port;
+    const again = await startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: port, REDIRECTOR_METRICS_PORT: '0' }, healthy(stack.shortUrlBase));
+    cleanups.push(() => again.stop());
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
+    expect(logLines(again.output)).toContainEqual(expect.objectContaining({ msg: 'click queue reachable; spool replayed' }));
+    await expect.poll(() => readdirSync(spoolDir).filter((name) => name.endsWith('.jsonl')).length).toBe(0);
+  });
+
+  it('counts every click once after PostgreSQL was stopped for 20 s under load', async () => {
+    const postgres: PrivatePostgres = await startPrimary();
+    cleanups.push(() => postgres.destroy());
+    const admin = createDatabase(postgres.url(), { max: 1 });
+    await admin.unsafe('CREATE DATABASE deeplink');
+    await admin.end();
+    const { stack, token, link } = await world({ DATABASE_URL: postgres.url('deeplink') });
+    const load = visitFor([link.url], 24_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    postgres.stop('immediate');
+    await new Promise((resolve) => setTimeout(resolve, 20_000));
+    postgres.restart();
+    const answered = await load;
+    expect(answered).toBeGreaterThan(0);
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 60_000, interval: 500 }).toBe(answered);
+  }, 120_000);
+
+  it('counts exactly with two redirectors and two workers', async () => {
+    const { env, stack, token, link } = await world();
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const [redirector, worker]: ServiceProcess[] = await Promise.all([
+      startService('redirector', { ...env.env, REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' }, healthy(url)),
+      startWorker(env.env),
+    ]);
+    cleanups.push(() => redirector.stop(), () => worker.stop());
+    const code = new URL(link.url).pathname;
+    const answered = await visitFor([link.url, `${url}${code}`], 3_000);
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
+  });
+
+  it('fails a poison batch at once and goes on with the others', async () => {
+    const { env, stack, token, link } = await world();
+    const queue = new Queue(CLICK_QUEUE, { connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
+    cleanups.push(() => queue.close());
+    const redis = new Redis(env.env.REDIS_URL!);
+    cleanups.push(() => redis.quit());
+    // A job whose stored data is not JSON: added delayed, then its data overwritten before it is due.
+    const poison = await queue.add(CLICK_BATCH_JOB, {}, { delay: 1_000, jobId: 'poison-1' });
+    await redis.hset(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:${poison.id}`, 'data', '{"batchId": "poison-1", clicks: [');
+    const wrongShape = await queue.add(CLICK_BATCH_JOB, { hello: 'world', ip: '203.0.113.9' });
+    await expect.poll(async () => (await queue.getFailed()).map((job) => job.id).sort(), { timeout: 10_000 }).toEqual([poison.id, wrongShape.id].sort());
+    for (const job of await queue.getFailed()) {
+      expect(job.failedReason).toMatch(/^poison:/);
+      expect(JSON.stringify(job.data)).not.toContain('203.0.113.9'); // kept for inspection without addresses
+    }
+    expect((await fetch(`${stack.ops.worker}/readyz`)).status).toBe(200);
+    const clean = packClickBatch({ batchId: 'after-poison', clicks: [{ linkId: link.id, ts: Date.now(), ip: '198.51.100.1', userAgent: UA.windowsChrome, referrer: '' }] });
+    await queue.add(CLICK_BATCH_JOB, clean);
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 10_000 }).toBe(1);
+    expect(logLines(stack.worker.output).filter((line) => line.level === 'error')).toHaveLength(2);
+  });
+});
+
+describe('the Redis the queue needs', () => {
+  it('is checked at start: a warning on a Redis without AOF, a refusal with REQUIRE_DURABLE_REDIS=1', async () => {
+    const redis = await startPrivateRedis(['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru']);
+    cleanups.push(() => redis.kill());
+    const env = await createTestEnvironment({ REDIS_URL: redis.url });
+    cleanups.push(() => env.close());
+    const warned = await startWorker(env.env);
+    cleanups.push(() => warned.stop());
+    await expect.poll(() => logLines(warned.output).find((line) => line.level === 'warn' && /could lose batches/.test(String(line.msg)))).toMatchObject({
+      problems: ['appendonly is no (the queue needs yes)', 'maxmemory-policy is allkeys-lru (the queue needs noeviction)'],
+    });
+
+    const port = await freePort();
+    const refused = startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' }, () => false, 15_000);
+    await expect(refused).rejects.toThrow(/exited \(1\)[\s\S]*refusing to run on this Redis/);
+  });
+});
