@@ -36,6 +36,8 @@ export async function createTestEnvironment(overrides: Record<string, string> = 
     QUEUE_PREFIX: `tq${id}`,
     // Services a test starts never take the default ports (other tests run beside them).
     API_METRICS_PORT: '0',
+    // Every test visits from 127.0.0.1; the budget for unknown codes per address is tested on its own.
+    UNKNOWN_CODE_BURST: '1000000',
     REDIRECTOR_METRICS_PORT: '0',
     JWT_SECRET: `test-jwt-secret-${id}-0123456789abcdef`,
     VISITOR_SALT: `test-visitor-salt-${id}`,

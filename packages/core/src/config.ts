@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { clusterUrl, isClusterUrl, parseClusterUrl } from './redis/cluster-url.js';
 import { hashTagOf, queuePrefix } from './redis/keys.js';
+import { parseTrustProxy } from './trust-proxy.js';
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
+/** Secrets anyone can read in this repository (the development defaults and the docs' examples): refused in production. */
+const PUBLISHED_SECRETS = new Set([DEV_JWT_SECRET, DEV_VISITOR_SALT, 'change-me', 'changeme', 'secret', 'dev-secret-change-me']);
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -56,8 +59,21 @@ const envSchema = z.object({
   API_METRICS_PORT: port.default(9091),
   REDIRECTOR_METRICS_PORT: port.default(9092),
   SHORT_URL_BASE: z.url().default('http://127.0.0.1:8080'),
-  /** Take the client address from X-Forwarded-For (only behind a proxy you control). */
-  TRUST_PROXY: flag,
+  /** The longest destination (Location, intent URL, iOS page target) a link may have with its customParameters merged in. */
+  MAX_DESTINATION_BYTES: positiveInt.default(2048),
+  /**
+   * Which proxies' X-Forwarded-For entries to believe: off (empty, 0, false), a hop count (1 = the
+   * one proxy in front; true/yes mean 1), or a comma-separated list of proxy addresses and CIDRs.
+   * The client is the rightmost entry not added by a trusted proxy.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const parsed = parseTrustProxy(value);
+      if (parsed === undefined) context.addIssue({ code: 'custom', message: 'must be off, a hop count, or a comma-separated list of addresses and CIDRs' });
+      return parsed ?? false;
+    }),
 
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),
@@ -84,6 +100,14 @@ const envSchema = z.object({
   /** Refuse to start when the queue's Redis could lose jobs (no AOF, or an eviction policy). */
   REQUIRE_DURABLE_REDIS: flag,
   LINK_CACHE_MAX: positiveInt.default(100_000),
+  /** …and at most this many bytes of records and prepared answers, so a few huge links cannot hold memory. */
+  LINK_CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
+  /** Unknown codes remembered in process (their own small cache, apart from the links'). */
+  NEGATIVE_CACHE_MAX: positiveInt.default(10_000),
+  /** Lookups of unknown codes beyond the caches, per client address: a token bucket of this rate (per second)… */
+  UNKNOWN_CODE_RATE: positiveInt.default(2),
+  /** …and this burst. Past it, that address's uncached codes get a 404 without a lookup. */
+  UNKNOWN_CODE_BURST: positiveInt.default(20),
   /**
    * How long a redirector uses a cached link before checking it against Redis again (in the
    * background). Invalidation messages replace changed links at once; this only bounds how long a
@@ -171,6 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const missing = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => !config[name]);
   if (config.NODE_ENV === 'production' && missing.length > 0) {
     throw new ConfigError(`invalid configuration: ${missing.join(', ')} must be set in production`);
+  }
+  const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => PUBLISHED_SECRETS.has(config[name] ?? ''));
+  if (config.NODE_ENV === 'production' && published.length > 0) {
+    throw new ConfigError(`invalid configuration: ${published.join(', ')}: a value published with this project cannot be a production secret; generate one (openssl rand -hex 32)`);
   }
   return {
     ...config,

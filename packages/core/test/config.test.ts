@@ -62,6 +62,9 @@ describe('loadConfig', () => {
   });
 
   it('reads flags and numbers', () => {
-    expect(loadConfig({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '7' })).toMatchObject({ TRUST_PROXY: true, RATE_LIMIT_MAX: 7 });
+    expect(loadConfig({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '7' })).toMatchObject({ TRUST_PROXY: { hops: 1 }, RATE_LIMIT_MAX: 7 });
+    expect(loadConfig({ TRUST_PROXY: 'yes' }).TRUST_PROXY).toEqual({ hops: 1 });
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' }).TRUST_PROXY).toEqual({ addresses: ['10.0.0.0/8', '192.0.2.1'] });
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
   });
 });

@@ -6,7 +6,6 @@ import { migrate } from '../src/db/migrate.js';
 import { analyticsRepository } from '../src/db/analytics-repository.js';
 import { partitionEnd, retentionCutoff, rollupPartitions } from '../src/db/rollup-partitions.js';
 import { rollupsRepository, type RollupClick } from '../src/db/rollups-repository.js';
-import { usersRepository } from '../src/db/users-repository.js';
 import { generateShortCode } from '../src/ids/short-code.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { adminUrl, databaseUrl } from '../../../test/support/urls.js';
@@ -19,7 +18,8 @@ const hourlyClicks = (linkId: string, from: number, to: number): RollupClick[] =
   Array.from({ length: (to - from) / HOUR }, (_, i) => ({ linkId, bucket: from + i * HOUR, visitor: `v${i}`, dimensions: DIMENSIONS }));
 
 async function createLink(sql: Sql): Promise<string> {
-  const user = await usersRepository(sql).create({ name: 'P', email: `p${randomBytes(4).toString('hex')}@example.com`, passwordHash: 'x' });
+  // Plain SQL: this runs on the schema of earlier migrations too, which the repository's columns outgrew.
+  const [user] = await sql<{ id: string }[]>`INSERT INTO users (name, email, password_hash) VALUES ('P', ${`p${randomBytes(4).toString('hex')}@example.com`}, 'x') RETURNING id`;
   return (await linksRepository(sql).create(user!.id, generateShortCode(), { title: 'P', defaultUrl: 'https://p.example' })).id;
 }
 

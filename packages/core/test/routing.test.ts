@@ -1,7 +1,8 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { CachedLink } from '../src/redis/link-cache.js';
-import { GONE_PAGE, NOT_FOUND_PAGE, renderAppPage } from '../src/routing/pages.js';
+import { createHash } from 'node:crypto';
+import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
 import { detectPlatform } from '../src/routing/platform.js';
 import { resolveDestination } from '../src/routing/resolve-destination.js';
 import { UA } from '../../../test/support/user-agents.js';
@@ -227,9 +228,14 @@ function runAppPageScript(html: string) {
     },
     replace: (value: string) => navigations.push(`replace:${value}`),
   };
+  const unescape = (value: string) => value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const getElementById = (id: string) => {
+    const href = new RegExp(`id="${id}" href="([^"]*)"`).exec(html)?.[1];
+    return href === undefined ? null : { getAttribute: (name: string) => (name === 'href' ? unescape(href) : null) };
+  };
   runInNewContext(scripts[0]!, {
     window: { location },
-    document: { hidden: false, addEventListener: () => {} },
+    document: { hidden: false, addEventListener: () => {}, getElementById },
     setTimeout: (fn: () => void, ms: number) => timers.push({ fn, ms }),
     clearTimeout: () => {},
   });
@@ -261,6 +267,21 @@ describe('renderAppPage', () => {
     for (const [, value] of html.matchAll(/href="([^"]*)"/g)) expect(value).not.toMatch(/[<>"']/);
     const { navigations } = runAppPageScript(html);
     expect(navigations).toEqual([appUrl, `replace:${fallbackUrl}`]);
+  });
+});
+
+describe('the pages\' Content-Security-Policy', () => {
+  it('allows exactly the pages\' own script and style, by hash, and nothing else', () => {
+    const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+    const html = renderAppPage('myapp://a', 'https://example.com/b');
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const style = /<style>([\s\S]*?)<\/style>/.exec(NOT_FOUND_PAGE)![1]!;
+    expect(PAGE_CSP).toContain(`script-src ${hash(script)}`);
+    expect(PAGE_CSP).toContain(`style-src ${hash(style)}`);
+    expect(PAGE_CSP).toContain("default-src 'none'");
+    expect(PAGE_CSP).not.toContain('unsafe-inline');
+    // The script is the same on every page: the URLs live in the buttons, HTML-escaped.
+    expect(/<script>([\s\S]*?)<\/script>/.exec(renderAppPage('other://x', 'https://example.org/'))![1]).toBe(script);
   });
 });
 

@@ -4,17 +4,19 @@ import {
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '@deeplink/core/runtime/logger';
 import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
+import { fastifyTrustProxy } from '@deeplink/core/trust-proxy';
 import { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { RedisClient } from '@deeplink/core';
 import { analyticsService } from './domain/analytics-service.js';
 import { authService } from './domain/auth-service.js';
+import { tokenVersions } from './domain/token-versions.js';
 import { linksService } from './domain/links-service.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestMetrics } from './plugins/request-metrics.js';
-import { rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
+import { credentialFailures, rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
@@ -53,7 +55,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     // Without a logger from main.ts (tests) Fastify logs nothing.
     loggerInstance: deps.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
@@ -64,13 +66,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
 
   const keys = redisKeys(config.REDIS_PREFIX);
+  const users = usersRepository(sql);
   const auth = authService({
-    users: usersRepository(sql),
+    users,
     apiKeys: apiKeysRepository(sql),
+    tokenVersions: tokenVersions({ users, redis, keys }),
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
-  const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, log: app.log });
+  const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log });
   const analytics = analyticsService({
     links: linksRepository(sql),
     analytics: deps.readSql
@@ -80,7 +84,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       : analyticsRepository(sql),
   });
 
-  registerAuthentication(app, auth);
+  registerAuthentication(app, auth, credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }));
   registerRateLimits(app, rateLimiter(redis, keys), config);
   await registerOpenApi(app, `http://${config.API_HOST}:${config.API_PORT}`);
   registerHealthRoutes(app, dependencyReadiness({ redis, sql }));

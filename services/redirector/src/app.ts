@@ -1,14 +1,16 @@
 import type { RedisClient } from '@deeplink/core/redis/client';
 import uWS, { type HttpRequest, type HttpResponse, type RecognizedString, type us_listen_socket } from 'uWebSockets.js';
 import type { Config } from '@deeplink/core/config';
+import { clientAddressResolver } from '@deeplink/core/trust-proxy';
 import type { Sql } from '@deeplink/core/db/client';
 import { redisKeys } from '@deeplink/core/redis/keys';
-import { GONE_PAGE, NOT_FOUND_PAGE, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
+import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
 import { detectPlatform } from '@deeplink/core/routing/platform';
 import { isExpired } from '@deeplink/core/routing/resolve-destination';
 import { createClickBuffer } from './click-buffer.js';
 import { createClickSpool } from './click-spool.js';
 import { clientAddress } from './client-address.js';
+import { createMissLimiter } from './miss-limiter.js';
 import { linkAnswer } from './link-answers.js';
 import { createLinkLookup, type LinkEntry } from './link-lookup.js';
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
@@ -46,7 +48,10 @@ const HEADER = {
   userAgent: wire('user-agent'),
   referer: wire('referer'),
   forwardedFor: wire('x-forwarded-for'),
+  contentSecurityPolicy: wire('Content-Security-Policy'),
 };
+/** Every HTML page: only its own style and the iOS page's script may apply (see PAGE_CSP). */
+const CSP = wire(PAGE_CSP);
 /** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
 const NO_STORE = wire('private, no-store');
 const CLOSE = wire('close');
@@ -76,17 +81,21 @@ interface Visit {
   referrer: string;
   /** X-Forwarded-For, read only when the proxy in front is trusted. */
   forwardedFor: string;
+  /** The client address, when it was needed before the answer (a lookup beyond the caches). */
+  address?: string;
 }
 
 /** The short-link server: routes, lookup, click capture. Connections are the caller's to close. */
 export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
   const native = uwsImplementation() === 'native';
   const spool = createClickSpool({ dir: config.CLICK_SPOOL_DIR, maxBytes: config.CLICK_SPOOL_MAX_BYTES });
-  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), spoolBytes: () => spool.bytes(), native });
+  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), lruBytes: () => lookup.bytes(), spoolBytes: () => spool.bytes(), native });
   const keys = redisKeys(config.REDIS_PREFIX);
   const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
   const clicks = createClickBuffer({ config, connection: queueConnection, spool, metrics, logger });
   const warnLookup = rateLimitedLog(logger, 'warn');
+  const resolveAddress = clientAddressResolver(config.TRUST_PROXY);
+  const misses = createMissLimiter({ ratePerSecond: config.UNKNOWN_CODE_RATE, burst: config.UNKNOWN_CODE_BURST });
   /** Redis, PostgreSQL, and not shutting down: the detail is served on the metrics listener only. */
   // A spool past its threshold means clicks wait on this instance's disk: send traffic elsewhere.
   const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing, spool: () => spool.bytes() <= config.CLICK_SPOOL_READY_MAX_BYTES });
@@ -98,6 +107,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   /** Ends a response; HEAD gets the same headers and length without the body. */
   function send(res: HttpResponse, status: number, type: RecognizedString, body: RecognizedString, head: boolean, headers: [string, string][] = []): void {
     res.writeStatus(STATUS[status]!).writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
+    if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
     for (const [name, value] of headers) res.writeHeader(name, value);
     // While shutting down, tell keep-alive clients to reconnect (to another instance).
     if (!head || !native) {
@@ -127,7 +137,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     }
     // Recorded before the response ends: the client address cannot be read afterwards.
     if (!visit.head) {
-      clicks.push(link.id, now, clientAddress(res, visit.forwardedFor, config.TRUST_PROXY), visit.userAgent, visit.referrer);
+      clicks.push(link.id, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
     }
     if (found.kind === 'redirect') {
       metrics.response(302);
@@ -151,12 +161,19 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       head,
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
       referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
-      forwardedFor: config.TRUST_PROXY ? req.getHeader(HEADER.forwardedFor) : '',
+      forwardedFor: config.TRUST_PROXY !== false ? req.getHeader(HEADER.forwardedFor) : '',
     };
     const now = Date.now();
     const cached = lookup.peek(code, now);
     if (cached !== undefined) return answer(res, code, visit, cached, now);
 
+    // Beyond the caches: a scan of random codes reaches PostgreSQL at most at UNKNOWN_CODE_RATE per address.
+    const address = (visit.address = clientAddress(res, visit.forwardedFor, resolveAddress));
+    if (!misses.allows(address, now)) {
+      metrics.lookupsThrottled++;
+      metrics.response(404);
+      return send(res, 404, TYPE.html, PAGE.notFound, head);
+    }
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
@@ -164,6 +181,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     inFlight++;
     lookup.load(code).then(
       (entry) => {
+        if (entry.link === null) misses.spend(address, Date.now());
         if (!aborted) res.cork(() => answer(res, code, visit, entry, Date.now()));
       },
       (error: unknown) => {

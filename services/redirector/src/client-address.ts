@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { HttpResponse } from 'uWebSockets.js';
 
 /** Distinct IPv4 texts kept for reuse; past this the memo starts over (it only saves work). */
@@ -63,15 +62,10 @@ export function socketAddress(res: HttpResponse): string {
 }
 
 /**
- * The visitor's address: the first X-Forwarded-For entry when the proxy in front is trusted
- * (and the entry is an IP address), else the socket peer. Untrusted, the header is ignored.
- * The peer is read only when needed: that read is the dearest step of a cached redirect.
+ * The visitor's address under TRUST_PROXY (see clientAddressResolver): the socket peer, or the
+ * rightmost X-Forwarded-For entry no trusted proxy added. The peer is read only when needed: that
+ * read is the dearest step of a cached redirect.
  */
-export function clientAddress(res: HttpResponse, forwardedFor: string, trustProxy: boolean): string {
-  if (trustProxy && forwardedFor !== '') {
-    const comma = forwardedFor.indexOf(',');
-    const first = (comma === -1 ? forwardedFor : forwardedFor.slice(0, comma)).trim();
-    if (isIP(first) !== 0) return first;
-  }
-  return socketAddress(res);
+export function clientAddress(res: HttpResponse, forwardedFor: string, resolve: (peer: () => string, forwardedFor: string) => string): string {
+  return resolve(() => socketAddress(res), forwardedFor);
 }

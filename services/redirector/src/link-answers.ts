@@ -3,7 +3,7 @@ import type { CachedLink } from '@deeplink/core/redis/link-cache';
 import { renderAppPage } from '@deeplink/core/routing/pages';
 import type { Platform } from '@deeplink/core/routing/platform';
 import { routeFor } from '@deeplink/core/routing/resolve-destination';
-import { wire } from './wire.js';
+import { byteLength, wire } from './wire.js';
 
 /** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */
 export type LinkAnswer =
@@ -17,6 +17,24 @@ export type PlatformAnswers = Record<Platform, LinkAnswer | undefined>;
 
 /** No answer built yet; every platform slot from the start, so all entries share one object shape. */
 export const noAnswers = (): PlatformAnswers => ({ android: undefined, ios: undefined, desktop: undefined });
+
+/**
+ * Every platform's answer at once, as the link cache keeps them: built when a record enters the
+ * cache (a miss, or a changed record), so the cache can weigh each entry by what it really holds.
+ */
+export function buildAnswers(link: CachedLink): PlatformAnswers {
+  return { android: build(link, 'android'), ios: build(link, 'ios'), desktop: build(link, 'desktop') };
+}
+
+/** Bytes of prepared answers an entry holds. */
+export function answersBytes(answers: PlatformAnswers): number {
+  let bytes = 0;
+  for (const answer of [answers.android, answers.ios, answers.desktop]) {
+    if (answer?.kind === 'redirect') bytes += byteLength(answer.location);
+    else if (answer?.kind === 'app-page') bytes += byteLength(answer.body);
+  }
+  return bytes;
+}
 
 /**
  * The answer of a live link for a platform, kept in `answers` (which the cache holds beside the

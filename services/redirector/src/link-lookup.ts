@@ -5,7 +5,7 @@ import { linksRepository } from '@deeplink/core/db/links-repository';
 import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
 import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
 import { BoundedMap } from './bounded-map.js';
-import { noAnswers, type PlatformAnswers } from './link-answers.js';
+import { answersBytes, buildAnswers, noAnswers, type PlatformAnswers } from './link-answers.js';
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
 import type { Metrics } from './metrics.js';
 
@@ -20,7 +20,7 @@ const DB_TIMEOUT_MS = 3_000;
 const REFRESH_RETRY_MS = 1_000;
 
 export interface LinkLookupDeps {
-  config: Pick<Config, 'LINK_CACHE_MAX' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS'>;
+  config: Pick<Config, 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
   keys: RedisKeys;
   /** Commands; should fail fast (no offline queue) so a dead Redis falls through to PostgreSQL. */
   redis: RedisClient;
@@ -49,6 +49,12 @@ interface Pending {
   invalidated: boolean;
 }
 
+/** The entry of every unknown code: no record, nothing to answer but the 404. */
+const UNKNOWN_CODE: LinkEntry = { link: null, answers: noAnswers(), text: MISSING_LINK, freshUntil: Infinity };
+
+/** What an entry costs, roughly: the record's text (two bytes a character) and its prepared answers. */
+const entryBytes = (entry: LinkEntry): number => 2 * entry.text.length + answersBytes(entry.answers) + 200;
+
 /** In-process LRU → Redis → PostgreSQL, with negative caching and pub/sub invalidation. */
 export type LinkLookup = ReturnType<typeof createLinkLookup>;
 
@@ -58,7 +64,12 @@ export type LinkLookup = ReturnType<typeof createLinkLookup>;
  * Redis; a refresh that finds the same record keeps the entry, and with it the answers built for it.
  */
 export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger }: LinkLookupDeps) {
-  const lru = new BoundedMap<string, LinkEntry>(config.LINK_CACHE_MAX);
+  const lru = new BoundedMap<string, LinkEntry>(config.LINK_CACHE_MAX, config.LINK_CACHE_MAX_BYTES, entryBytes);
+  /**
+   * Unknown codes, until when they are known to be unknown: a cache of their own, so a scan of
+   * random codes cannot push real links out of the LRU.
+   */
+  const unknown = new BoundedMap<string, number>(config.NEGATIVE_CACHE_MAX);
   const pending = new Map<string, Pending>();
   const links = linksRepository(sql);
   const warnRedis = rateLimitedLog(logger, 'warn');
@@ -72,6 +83,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
   const invalidate = (code: string) => {
     lru.delete(code);
+    unknown.delete(code);
     const load = pending.get(code);
     if (load) {
       load.invalidated = true;
@@ -84,7 +96,10 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   // Messages published while the subscriber was disconnected are lost: forget everything once.
   let subscribedBefore = false;
   const onReady = () => {
-    if (subscribedBefore) lru.clear();
+    if (subscribedBefore) {
+      lru.clear();
+      unknown.clear();
+    }
     subscribedBefore = true;
   };
   subscriber.on('message', onMessage);
@@ -148,7 +163,15 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     const load: Pending = { promise: undefined as never, invalidated: false };
     load.promise = fetchText(code, load)
       .then((text) => {
-        const fresh = (): LinkEntry => ({ link: parseCachedLink(text), answers: noAnswers(), text, freshUntil: freshUntil() });
+        if (text === MISSING_LINK) {
+          lru.delete(code);
+          if (!load.invalidated) unknown.set(code, Date.now() + config.NEGATIVE_CACHE_TTL_SECONDS * 1000);
+          return UNKNOWN_CODE;
+        }
+        const fresh = (): LinkEntry => {
+          const link = parseCachedLink(text);
+          return { link, answers: link ? buildAnswers(link) : noAnswers(), text, freshUntil: freshUntil() };
+        };
         // Answered, but not cached: the link changed while it was being read.
         if (load.invalidated) return fresh();
         const previous = lru.get(code);
@@ -186,6 +209,11 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     peek(code: string, now: number): LinkEntry | undefined {
       const entry = lru.get(code);
       if (entry === undefined) {
+        const until = unknown.get(code);
+        if (until !== undefined && now < until) {
+          metrics.hits.lru++;
+          return UNKNOWN_CODE;
+        }
         metrics.misses.lru++;
         return undefined;
       }
@@ -199,6 +227,9 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
     /** Entries in the LRU, for the metrics gauge. */
     size: () => lru.size,
+
+    /** Bytes the LRU holds (records and prepared answers), for the metrics gauge. */
+    bytes: () => lru.weight,
 
     /** Stops listening for invalidations (the caller closes the connections). */
     close(): void {

@@ -20,6 +20,8 @@ export class Metrics {
   readonly lookupErrors: Record<'redis' | 'db', number> = { redis: 0, db: 0 };
   /** Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering. */
   refreshErrors = 0;
+  /** Codes in no cache answered 404 without a lookup: their address spent its UNKNOWN_CODE budget. */
+  lookupsThrottled = 0;
   clicksBuffered = 0;
   clicksFlushed = 0;
   clicksDropped = 0;
@@ -33,7 +35,7 @@ export class Metrics {
   unreplicatedBatches = 0;
 
   constructor(
-    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; spoolBytes: () => number; native: boolean },
+    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; lruBytes: () => number; spoolBytes: () => number; native: boolean },
   ) {}
 
   response(status: ResponseStatus): void {
@@ -76,6 +78,8 @@ export class Metrics {
     counter('redirector_link_lookup_errors_total', 'Lookups that failed at a layer.', ['layer'], byLayer(this.lookupErrors));
     counter('redirector_link_refresh_errors_total', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [], one(() => this.refreshErrors));
     gauge('redirector_link_cache_entries', 'Entries in the in-process link cache.', () => this.gauges.lruSize());
+    gauge('redirector_link_cache_bytes', 'Bytes of records and prepared answers in the in-process link cache.', () => this.gauges.lruBytes());
+    counter('redirector_lookups_throttled_total', 'Codes in no cache answered 404 without a lookup: the address spent its budget for unknown codes.', [], one(() => this.lookupsThrottled));
     counter('redirector_clicks_buffered_total', 'Clicks accepted into the in-memory buffer.', [], one(() => this.clicksBuffered));
     counter('redirector_clicks_flushed_total', 'Clicks written to the queue.', [], one(() => this.clicksFlushed));
     counter('redirector_clicks_dropped_total', 'Clicks dropped: memory held CLICK_BUFFER_MAX and the spool took no more.', [], one(() => this.clicksDropped));

@@ -88,24 +88,30 @@ describe('click capture', () => {
     const link = await createLink(env.sql, userId);
     const direct = await start();
     const proxied = await start({ TRUST_PROXY: '1' });
+    const listed = await start({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' });
     const forwarded = (xff: string, referer: string) => ({ 'x-forwarded-for': xff, referer });
     await visit(`${direct.url}/${link.code}`, forwarded('203.0.113.7', 'direct'));
     await visit(`${proxied.url}/${link.code}`, forwarded('203.0.113.7, 10.0.0.1', 'proxied'));
     await visit(`${proxied.url}/${link.code}`, forwarded('2001:db8::1', 'proxied-v6'));
     await visit(`${proxied.url}/${link.code}`, forwarded('not-an-address', 'proxied-garbage'));
     await visit(`${proxied.url}/${link.code}`, { referer: 'proxied-none' });
+    // The client writes what it likes on the left; the proxy appends what it saw: only that counts.
+    await visit(`${proxied.url}/${link.code}`, forwarded('1.1.1.1, 2.2.2.2, 198.51.100.20', 'proxied-spoofed'));
+    await visit(`${listed.url}/${link.code}`, forwarded('1.1.1.1, 198.51.100.30, 10.1.2.3', 'listed-spoofed'));
 
     const clicks = await waitFor(async () => {
       const found = await clicksOf(link.id);
-      return found.length >= 5 && found;
+      return found.length >= 7 && found;
     });
     const ipBy = Object.fromEntries(clicks.map((c) => [c.referrer, c.ip]));
     expect(ipBy).toEqual({
       direct: '127.0.0.1',
-      proxied: '203.0.113.7',
+      proxied: '10.0.0.1', // the rightmost entry: the one the trusted proxy added
       'proxied-v6': '2001:db8::1',
       'proxied-garbage': '127.0.0.1',
       'proxied-none': '127.0.0.1',
+      'proxied-spoofed': '198.51.100.20',
+      'listed-spoofed': '198.51.100.30', // 10.1.2.3 is a trusted proxy too; the hop before it is the client
     });
   });
 

@@ -20,7 +20,7 @@ describe('createLinkLookup refreshes', () => {
   beforeAll(async () => {
     env = await createTestEnvironment();
     subscriber = createRedis(env.config.REDIS_URL);
-    metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), spoolBytes: () => 0, native: true });
+    metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), lruBytes: () => 0, spoolBytes: () => 0, native: true });
     lookup = createLinkLookup({ config: env.config, keys: keys(), redis: env.redis, subscriber, sql: env.sql, metrics, logger: createLogger('redirector', 'silent') });
     userId = await createUser(env.sql);
   });
@@ -61,6 +61,8 @@ describe('createLinkLookup refreshes', () => {
     const after = lookup.peek(link.code, 0);
     expect(after).not.toBe(loaded);
     expect(after?.link?.defaultUrl).toBe('https://example.com/new');
-    expect(after?.answers.desktop).toBeUndefined();
+    // Answers are built with the entry: the new record's, not the old one's.
+    expect(after?.answers.desktop).toMatchObject({ kind: 'redirect' });
+    expect(Buffer.from(after!.answers.desktop!.kind === 'redirect' ? (after!.answers.desktop!.location as ArrayBuffer) : new ArrayBuffer(0)).toString()).toBe('https://example.com/new');
   });
 });

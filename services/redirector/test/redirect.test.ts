@@ -3,14 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinkRecord } from '@deeplink/core/db/links-repository';
 import { redisKeys } from '@deeplink/core/redis/keys';
 import { cacheLink } from '@deeplink/core/redis/link-cache';
+import { PAGE_CSP } from '@deeplink/core/routing/pages';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { UA, createLink, createUser, metric, startRedirector, visit, type RedirectorProcess } from './support.js';
 
-/** A string variable of the app page's script (`var app="…"`), decoded. */
-function scriptString(html: string, name: string): string {
-  const match = new RegExp(`[ ,]${name}=("(?:[^"\\\\]|\\\\.)*")`).exec(html);
-  if (!match) throw new Error(`no ${name} in the page`);
-  return JSON.parse(match[1]!) as string;
+/** Where the app page's button with this id (`app`, `fallback`) leads: what its script navigates to. */
+function scriptString(html: string, id: string): string {
+  const match = new RegExp(`id="${id}" href="([^"]*)"`).exec(html);
+  if (!match) throw new Error(`no ${id} button in the page`);
+  return match[1]!.replace(/&amp;/g, '&');
 }
 
 // customParameters come back from jsonb with their keys sorted, hence utm_medium before utm_source.
@@ -70,6 +71,7 @@ describe('redirector over HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(res.headers.get('content-security-policy')).toBe(PAGE_CSP);
     const html = await res.text();
     expect(scriptString(html, 'app')).toBe('shop://product/42?min_version=3.0');
     // No iOS fallback: defaultUrl, whose own utm_source wins over the custom one.

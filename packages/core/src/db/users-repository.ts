@@ -6,11 +6,13 @@ export interface UserRecord {
   name: string;
   email: string;
   passwordHash: string;
+  /** Login tokens signed with an earlier version are refused. */
+  tokenVersion: number;
   createdAt: Date;
 }
 
 const columns = (sql: Sql) =>
-  sql`id, name, email, password_hash AS "passwordHash", created_at AS "createdAt"`;
+  sql`id, name, email, password_hash AS "passwordHash", token_version AS "tokenVersion", created_at AS "createdAt"`;
 
 /** Users: the account rows behind register, login and every authenticated request. */
 export function usersRepository(sql: Sql) {
@@ -34,6 +36,21 @@ export function usersRepository(sql: Sql) {
       if (!isUuid(id)) return undefined;
       const [row] = await sql<UserRecord[]>`SELECT ${columns(sql)} FROM users WHERE id = ${id}`;
       return row;
+    },
+
+    /** The user's current token version, or undefined for an unknown user. */
+    async tokenVersion(id: string): Promise<number | undefined> {
+      if (!isUuid(id)) return undefined;
+      const [row] = await sql<{ tokenVersion: number }[]>`SELECT token_version AS "tokenVersion" FROM users WHERE id = ${id}`;
+      return row?.tokenVersion;
+    },
+
+    /** Revokes every login token of the user (and sets a new password hash when given); returns the new version. */
+    async revokeTokens(id: string, passwordHash?: string): Promise<number> {
+      const [row] = await sql<{ tokenVersion: number }[]>`
+        UPDATE users SET token_version = token_version + 1, password_hash = coalesce(${passwordHash ?? null}, password_hash)
+        WHERE id = ${id} RETURNING token_version AS "tokenVersion"`;
+      return row!.tokenVersion;
     },
   };
 }

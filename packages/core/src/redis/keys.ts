@@ -20,6 +20,10 @@ export const redisKeys = (prefix: string) => ({
   linkInvalidations: `${prefix}link-invalidations`,
   /** Fixed-window rate-limit counter. */
   rateLimit: (scope: string, subject: string, window: number) => `${prefix}ratelimit:${scope}:${subject}:${window}`,
+  /** A user's current login token version (see the API's token-versions.ts). */
+  tokenVersion: (userId: string) => `${prefix}token-version:${userId}`,
+  /** Failed credentials from one address in one rate-limit window. */
+  credentialFailures: (address: string, window: number) => `${prefix}authfail:${address}:${window}`,
   /** How many times the maintenance task retried a failed click batch (expires with the failed-batch retention). */
   failedBatchRetries: (jobId: string) => `${prefix}failed-batch-retries:${jobId}`,
 });

@@ -97,3 +97,31 @@ function intentUrl(appUrl: URL, appPackage: string, fallbackUrl: string, minimum
   if (minimumVersion) extras.push(`S.${MIN_VERSION_PARAM}=${encodeURIComponent(minimumVersion)}`);
   return `intent:${rest}#Intent;${extras.join(';')};end`;
 }
+
+/**
+ * The destinations of a link that would be longer than `maxBytes` once its customParameters are
+ * merged in (a Location header, an intent URL, the iOS page's targets), each named by the field
+ * that sets it. Checked when a link is created or changed, so no visit carries an outsized answer.
+ */
+export function oversizedDestinations(link: CachedLink, maxBytes: number): { field: string; message: string }[] {
+  const problems = new Map<string, string>();
+  const check = (field: string, url: string | undefined) => {
+    if (url !== undefined && Buffer.byteLength(url) > maxBytes) {
+      problems.set(field, `is longer than ${maxBytes} bytes as a destination, with customParameters added (${Buffer.byteLength(url)} bytes)`);
+    }
+  };
+  for (const platform of ['android', 'ios', 'desktop'] as const) {
+    const route = routeFor(link, platform);
+    const field =
+      platform === 'android' && link.androidLink ? 'androidLink'
+      : platform === 'ios' && link.iosLink ? 'iosLink'
+      : platform === 'desktop' && link.desktopUrl ? 'desktopUrl'
+      : 'defaultUrl';
+    if (route.kind === 'redirect') check(field, route.location);
+    if (route.kind === 'app-page') {
+      check(field, route.appUrl);
+      check(field, route.fallbackUrl);
+    }
+  }
+  return [...problems].map(([field, message]) => ({ field, message }));
+}

@@ -12,6 +12,29 @@ export function serializeError(error: unknown): unknown {
   return { type: error.name, message: error.message, ...(code !== undefined && { code }), stack: error.stack };
 }
 
+/** Query parameters that may carry a credential: their values never reach a log line. */
+const SECRET_PARAMETERS = /([?&](?:token|access_token|key|api_key|apikey|password|secret)=)[^&#]*/gi;
+
+/** A URL with credential-bearing query values replaced by `[redacted]`. */
+export const redactUrl = (url: string): string => url.replace(SECRET_PARAMETERS, '$1[redacted]');
+
+/**
+ * A client address as logs keep it: its network, not the host (IPv4 /24, IPv6 /48), enough to see
+ * where traffic comes from without recording who sent it.
+ */
+export function addressPrefix(address: string | undefined): string | undefined {
+  if (!address) return undefined;
+  const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+)\.\d+$/i.exec(address);
+  if (v4) return `${v4[1]}.0/24`;
+  if (address.includes(':')) return `${address.split(':').slice(0, 3).join(':')}::/48`;
+  return undefined;
+}
+
+/** What a request becomes in a log line (Fastify logs one per request): no raw address, no credentials. */
+export function serializeRequest(request: { method?: string; url?: string; ip?: string }): unknown {
+  return { method: request.method, url: request.url && redactUrl(request.url), address: addressPrefix(request.ip) };
+}
+
 /** Keys whose values never reach a log line, wherever a future log call puts them. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -35,7 +58,7 @@ export function createLogger(service: string, level: LevelWithSilent, destinatio
       base: { service },
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      serializers: { err: serializeError, error: serializeError },
+      serializers: { err: serializeError, error: serializeError, req: serializeRequest, res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
     destination,

@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { successEnvelope, timestampSchema } from './common.js';
+import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
 
 export const TIME_BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
 
-const dateParam = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()], {
-    error: 'must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T10:00:00Z)',
-  })
-  .optional();
+const dateParam = isoDateTimeOrDate('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T10:00:00Z)').optional();
 
 /**
  * Range and granularity of a link report. A bare date means the whole UTC day; endDate is

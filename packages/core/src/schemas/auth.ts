@@ -25,6 +25,14 @@ export const loginBodySchema = z
   .strict();
 export type LoginBody = z.infer<typeof loginBodySchema>;
 
+export const changePasswordBodySchema = z
+  .object({
+    currentPassword: z.string().min(1, 'must not be empty').max(128),
+    newPassword: registerBodySchema.shape.password,
+  })
+  .strict();
+export type ChangePasswordBody = z.infer<typeof changePasswordBodySchema>;
+
 export const authResultSchema = z.object({ user: userSchema, token: z.string() });
 export type AuthResult = z.infer<typeof authResultSchema>;
 export const authResponseSchema = successEnvelope(authResultSchema);

@@ -35,11 +35,33 @@ const parseUrl = (value: string): URL | undefined => {
   }
 };
 
+/** The longest URL accepted, in bytes as it is sent (percent-encoded); also the limit of a destination with its parameters. */
+export const MAX_URL_BYTES = 2048;
+
+/** Tab, CR, LF and the other control characters: a URL parser drops them silently, so they are refused. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+export const hasControlCharacters = (value: string): boolean => CONTROL_CHARACTERS.test(value);
+
+/** A URL string: trimmed, without control characters, at most MAX_URL_BYTES once percent-encoded. */
+const urlText = () =>
+  z
+    .string()
+    .trim()
+    .max(MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} characters`)
+    .refine((v) => !hasControlCharacters(v), 'must not contain control characters (tab, CR, LF…)')
+    .refine((v) => Buffer.byteLength(parseUrl(v)?.href ?? v) <= MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} bytes once percent-encoded`);
+
+/** ISO 8601 dates as the API reads them: years 0001-9999 only (PostgreSQL and JSON agree on those). */
+export const isoDateTimeOrDate = (message: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message })
+    .refine((value) => {
+      const year = Number(value.slice(0, 4));
+      return year >= 1 && year <= 9999 && !Number.isNaN(new Date(value).getTime());
+    }, 'must be a date between the years 0001 and 9999');
+
 /** An absolute http(s) URL: the only kind a browser destination may be. */
-export const webUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
+export const webUrlSchema = urlText()
   .refine((v) => {
     const url = parseUrl(v);
     return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
@@ -47,10 +69,7 @@ export const webUrlSchema = z
   .meta({ format: 'uri', example: 'https://example.com/landing' });
 
 /** An app deep link: any scheme (myapp://, https://) except ones that run code or read files. */
-export const appUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
+export const appUrlSchema = urlText()
   .refine((v) => {
     const url = parseUrl(v);
     return url !== undefined && !FORBIDDEN_SCHEMES.has(url.protocol);

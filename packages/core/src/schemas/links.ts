@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { appUrlSchema, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
+import { appUrlSchema, isoDateTimeOrDate, MAX_URL_BYTES, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** Path segments the short-link host serves itself, so no custom slug may take them. */
 export const RESERVED_SLUGS = new Set([
@@ -44,23 +44,34 @@ export const iosLinkSchema = z
   .meta({ id: 'IosLink' });
 export type IosLink = z.infer<typeof iosLinkSchema>;
 
+/** customParameters as the query string they become, in bytes: what they add to every destination. */
+export const parametersBytes = (params: Record<string, string | null>): number =>
+  Object.entries(params)
+    .filter(([, value]) => value !== null)
+    .reduce((sum, [name, value]) => sum + encodeURIComponent(name).length + encodeURIComponent(value!).length + 2, 0);
+
+const parameterName = z.string().min(1).max(100).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must not contain control characters');
+const parameterValue = z.string().max(500).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must not contain control characters');
+const PARAMETERS_LIMIT = `must be at most ${MAX_URL_BYTES} bytes as a query string (percent-encoded)`;
+
 export const customParametersSchema = z
-  .record(z.string().min(1).max(100), z.string().max(500))
+  .record(parameterName, parameterValue)
   .refine((params) => Object.keys(params).length <= 50, 'must have at most 50 parameters')
+  .refine((params) => parametersBytes(params) <= MAX_URL_BYTES, PARAMETERS_LIMIT)
   .meta({ example: { utm_campaign: 'spring', utm_medium: 'email' } });
 
 /**
  * An ISO 8601 date-time (with a zone) or a bare date; a bare date means 00:00 UTC of that day.
  * Parsed into a Date.
  */
-export const expirationDateSchema = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })
+export const expirationDateSchema = isoDateTimeOrDate('must be an ISO 8601 date or date-time')
   .transform((value) => new Date(value))
   .meta({ example: '2026-12-31T23:59:59.000Z' });
 
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
+    // zod counts characters (code points): 200 of them are at most 800 bytes.
     title: z.string().trim().min(1, 'must not be empty').max(200),
     defaultUrl: webUrlSchema,
     androidLink: androidLinkSchema.optional(),
@@ -108,8 +119,8 @@ export const updateLinkBodySchema = z
         .strict(),
     ),
     desktopUrl: nullable(webUrlSchema),
-    customParameters: nullable(z.record(z.string().min(1).max(100), z.string().max(500).nullable())),
-    expirationDate: nullable(z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'must be an ISO 8601 date or date-time' })),
+    customParameters: nullable(z.record(parameterName, parameterValue.nullable())),
+    expirationDate: nullable(isoDateTimeOrDate('must be an ISO 8601 date or date-time')),
   })
   .strict();
 export type UpdateLinkBody = z.input<typeof updateLinkBodySchema>;

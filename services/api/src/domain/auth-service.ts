@@ -1,10 +1,15 @@
 import {
   AppError, ErrorCode, forbidden, notFound, unauthorized,
-  type ApiKey, type ApiKeysRepository, type AuthResult, type LoginBody, type RegisterBody, type User,
+  type ApiKey, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
   type UserRecord, type UsersRepository,
 } from '@deeplink/core';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import type { TokenVersions } from './token-versions.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, verifyAccessToken } from './tokens.js';
+
+/** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
+const UNKNOWN_KEYS_MAX = 10_000;
+const UNKNOWN_KEY_TTL_MS = 60_000;
 
 /** Who is calling: the user, and the API key when the request used one. */
 export interface Principal {
@@ -18,14 +23,21 @@ export const toUser = (user: UserRecord): User => ({ id: user.id, name: user.nam
 export function authService(deps: {
   users: UsersRepository;
   apiKeys: ApiKeysRepository;
+  tokenVersions: TokenVersions;
   jwtSecret: string;
   jwtTtlSeconds: number;
 }) {
-  const { users, apiKeys } = deps;
-  const issue = (user: UserRecord): AuthResult => ({
+  const { users, apiKeys, tokenVersions } = deps;
+  const issue = (user: UserRecord, version = user.tokenVersion): AuthResult => ({
     user: toUser(user),
-    token: signAccessToken(user.id, deps.jwtSecret, deps.jwtTtlSeconds),
+    token: signAccessToken(user.id, version, deps.jwtSecret, deps.jwtTtlSeconds),
   });
+  /** Key hash (base64) → until when it is known not to exist. */
+  const unknownKeys = new Map<string, number>();
+  const rememberUnknown = (hash: string) => {
+    if (unknownKeys.size >= UNKNOWN_KEYS_MAX) unknownKeys.delete(unknownKeys.keys().next().value!);
+    unknownKeys.set(hash, Date.now() + UNKNOWN_KEY_TTL_MS);
+  };
 
   return {
     async register(body: RegisterBody): Promise<AuthResult> {
@@ -51,14 +63,40 @@ export function authService(deps: {
       return toUser(user);
     },
 
-    /** Resolves a Bearer credential (API key or login token) to a principal, or undefined. */
+    /**
+     * Resolves a Bearer credential (API key or login token) to a principal, or undefined. A login
+     * token counts only while its version is the user's current one (see revokeTokens).
+     */
     async authenticate(credential: string): Promise<Principal | undefined> {
       if (looksLikeApiKey(credential)) {
-        const key = await apiKeys.findByHash(hashApiKey(credential));
+        const hash = hashApiKey(credential);
+        const text = hash.toString('base64');
+        if ((unknownKeys.get(text) ?? 0) > Date.now()) return undefined;
+        const key = await apiKeys.findByHash(hash);
+        if (!key) rememberUnknown(text);
         return key && { userId: key.userId, apiKeyId: key.id };
       }
-      const userId = verifyAccessToken(credential, deps.jwtSecret);
-      return userId ? { userId } : undefined;
+      const claims = verifyAccessToken(credential, deps.jwtSecret);
+      if (!claims) return undefined;
+      return (await tokenVersions.current(claims.userId)) === claims.version ? { userId: claims.userId } : undefined;
+    },
+
+    /** Ends every login token of the caller ("log out everywhere"); API keys stay valid. */
+    async revokeTokens(principal: Principal): Promise<void> {
+      if (principal.apiKeyId) throw forbidden('Log in to end your sessions; an API key cannot');
+      await tokenVersions.revoke(principal.userId);
+    },
+
+    /** Changes the password and ends every earlier login token; returns a new one for this session. */
+    async changePassword(principal: Principal, body: ChangePasswordBody): Promise<AuthResult> {
+      if (principal.apiKeyId) throw forbidden('Log in to change the password; an API key cannot');
+      const user = await users.findById(principal.userId);
+      if (!user) throw unauthorized('The account behind these credentials no longer exists');
+      if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
+        throw new AppError(400, ErrorCode.INVALID_REQUEST, 'The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
+      }
+      const version = await tokenVersions.revoke(user.id, await hashPassword(body.newPassword));
+      return issue(user, version);
     },
 
     async createApiKey(principal: Principal, name: string): Promise<ApiKey> {

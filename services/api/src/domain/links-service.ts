@@ -3,8 +3,9 @@ import {
   AppError, ErrorCode, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
   type CreateLinkInput, type Link, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
-  type Pagination, type RedisKeys, type UpdateLinkBody,
+  type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
 } from '@deeplink/core';
+import { oversizedDestinations } from '@deeplink/core/routing/resolve-destination';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
 import { findOwnedLink } from './owned-link.js';
@@ -18,6 +19,8 @@ export function linksService(deps: {
   redis: RedisClient;
   keys: RedisKeys;
   shortUrlBase: string;
+  /** The longest destination a link may have, its parameters merged in (MAX_DESTINATION_BYTES). */
+  maxDestinationBytes: number;
   log: FastifyBaseLogger;
 }) {
   const { links } = deps;
@@ -58,9 +61,17 @@ export function linksService(deps: {
     }
   }
 
+  /** 400 when a destination would exceed MAX_DESTINATION_BYTES once its parameters are merged. */
+  const assertDestinationSizes = (fields: LinkFields) => {
+    const { expirationDate: _expiry, ...routing } = fields;
+    const problems = oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
+    if (problems.length > 0) throw invalidRequest('A destination of this link would be too long', problems);
+  };
+
   return {
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
       const { slug, ...fields } = body;
+      assertDestinationSizes(fields);
       let record: LinkRecord | undefined;
       for (let attempt = 0; !record; attempt++) {
         try {
@@ -88,6 +99,7 @@ export function linksService(deps: {
       const current = await owned(principal, id);
       const merged = linkFieldsSchema.safeParse(applyMergePatch(editableFields(current), patch));
       if (!merged.success) throw invalidRequest('The updated link is not valid', toErrorDetails(merged.error.issues));
+      assertDestinationSizes(merged.data);
       const updated = await links.update(id, merged.data);
       if (!updated) throw notFound('Link not found');
       await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), updated.code);

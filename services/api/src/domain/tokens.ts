@@ -12,16 +12,18 @@ export const hashApiKey = (key: string): Buffer => createHash('sha256').update(k
 
 export const looksLikeApiKey = (token: string): boolean => token.startsWith(API_KEY_PREFIX);
 
-/** Signs a login token (HS256) carrying the user id as `sub`. */
-export function signAccessToken(userId: string, secret: string, ttlSeconds: number): string {
-  return jwt.sign({}, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
+/** Signs a login token (HS256) carrying the user id as `sub` and the user's token version as `ver`. */
+export function signAccessToken(userId: string, version: number, secret: string, ttlSeconds: number): string {
+  return jwt.sign({ ver: version }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
 }
 
-/** The user id of a valid, unexpired token, or undefined. Only HS256 is accepted. */
-export function verifyAccessToken(token: string, secret: string): string | undefined {
+/** The claims of a valid, unexpired token, or undefined. Only HS256 is accepted. */
+export function verifyAccessToken(token: string, secret: string): { userId: string; version: number } | undefined {
   try {
     const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
-    return typeof payload === 'object' && typeof payload.sub === 'string' ? payload.sub : undefined;
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string') return undefined;
+    // Tokens from before versions existed carry none: version 0, which the first revocation ends.
+    return { userId: payload.sub, version: typeof payload.ver === 'number' ? payload.ver : 0 };
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { unauthorized } from '@deeplink/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthService, Principal } from '../domain/auth-service.js';
+import type { CredentialFailures } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +16,7 @@ declare module 'fastify' {
  * Reads `Authorization: Bearer <API key or login token>` on every request, so rate limits can be
  * per user; it never refuses by itself: requirePrincipal does that on the protected routes.
  */
-export function registerAuthentication(app: FastifyInstance, auth: AuthService): void {
+export function registerAuthentication(app: FastifyInstance, auth: AuthService, failures: CredentialFailures): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('authProblem', undefined);
   app.addHook('onRequest', async (request) => {
@@ -26,8 +27,13 @@ export function registerAuthentication(app: FastifyInstance, auth: AuthService):
       request.authProblem = 'The Authorization header must be "Bearer <API key or token>"';
       return;
     }
+    // An address that keeps sending bad credentials is stopped before its next lookup.
+    await failures.check(request.ip);
     request.principal = await auth.authenticate(match[1]!);
-    if (!request.principal) request.authProblem = 'The API key or token is invalid, expired or revoked';
+    if (!request.principal) {
+      request.authProblem = 'The API key or token is invalid, expired or revoked';
+      await failures.record(request.ip);
+    }
   });
 }
 

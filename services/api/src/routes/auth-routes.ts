@@ -1,5 +1,5 @@
 import {
-  apiKeyResponseSchema, authResponseSchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
+  apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
   loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema,
 } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -35,6 +35,20 @@ export const accountRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async
   app.get('/auth/me', {
     schema: { tags, summary: 'The authenticated user', response: { 200: meResponseSchema, 401: authenticatedErrors[401], 429: authenticatedErrors[429] } },
   }, async (request) => ({ success: true, data: { user: await auth.me(principalOf(request)) } }) as const);
+
+  app.post('/auth/logout-all', {
+    schema: { tags, summary: 'End every login token of the account (API keys stay valid); needs a login token', response: { 200: nullDataSchema, ...authenticatedErrors } },
+  }, async (request) => {
+    await auth.revokeTokens(principalOf(request));
+    return { success: true, data: null } as const;
+  });
+
+  app.post('/auth/password', {
+    schema: {
+      tags, summary: 'Change the password: every earlier login token ends; the answer carries a new one', body: changePasswordBodySchema,
+      response: { 200: authResponseSchema, ...authenticatedErrors },
+    },
+  }, async (request) => ({ success: true, data: await auth.changePassword(principalOf(request), request.body) }) as const);
 
   app.post('/auth/api-keys', {
     schema: {
