@@ -1,0 +1,62 @@
+// The redirector against abuse: scans of unknown codes, outsized links, pages that could run code.
+import { afterEach, describe, expect, it } from 'vitest';
+import { PAGE_CSP } from '@deeplink/core/routing/pages';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createLink, createUser, metric, newCode, startRedirector, visit, type RedirectorProcess } from './support.js';
+
+const started: { env: TestEnvironment; redirector: RedirectorProcess }[] = [];
+afterEach(async () => {
+  for (const { env, redirector } of started.splice(0)) {
+    await redirector.stop();
+    await env.close();
+  }
+});
+
+async function redirectorWith(overrides: Record<string, string>) {
+  const env = await createTestEnvironment(overrides);
+  const redirector = await startRedirector(env.env);
+  started.push({ env, redirector });
+  return { env, redirector, userId: await createUser(env.sql) };
+}
+
+describe('redirector hardening', () => {
+  it('puts a strict Content-Security-Policy on every page it serves', async () => {
+    const { redirector } = await redirectorWith({});
+    const notFound = await visit(`${redirector.url}/no-such-code`);
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    expect(PAGE_CSP).toMatch(/default-src 'none'.*script-src 'sha256-/);
+  });
+
+  it('lets a scan of unknown codes reach the database only at the configured rate per address', async () => {
+    const { redirector } = await redirectorWith({ UNKNOWN_CODE_BURST: '5', UNKNOWN_CODE_RATE: '1' });
+    const statuses = [];
+    for (let i = 0; i < 30; i++) statuses.push((await visit(`${redirector.url}/scan${i}x${newCode()}`)).status);
+    expect(new Set(statuses)).toEqual(new Set([404]));
+    // Five lookups (the burst) and perhaps one refilled token; the rest answered without one.
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_misses_total', 'layer="db"')).toBeLessThanOrEqual(6);
+    expect(await metric(redirector.metricsUrl, 'redirector_lookups_throttled_total')).toBeGreaterThanOrEqual(24);
+  });
+
+  it('keeps real links cached while unknown codes pour in (they have a cache of their own)', async () => {
+    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '2', NEGATIVE_CACHE_MAX: '1000' });
+    const links = [await createLink(env.sql, userId), await createLink(env.sql, userId)];
+    for (const link of links) expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
+    for (let i = 0; i < 50; i++) await visit(`${redirector.url}/unknown${i}x${newCode()}`);
+    const redisHits = await metric(redirector.metricsUrl, 'redirector_link_cache_hits_total', 'layer="redis"');
+    for (const link of links) expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(redisHits); // both still in process
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_entries')).toBe(2);
+  });
+
+  it('bounds the link cache by bytes as well as entries', async () => {
+    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX_BYTES: '20000' });
+    // Links near the size limit (stored directly, as an old or imported link could be).
+    for (let i = 0; i < 20; i++) {
+      const link = await createLink(env.sql, userId, { defaultUrl: `https://example.com/${'p'.repeat(1800)}${i}`, customParameters: { utm_campaign: 'c'.repeat(200) } });
+      expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
+    }
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_bytes')).toBeLessThanOrEqual(20_000);
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_entries')).toBeLessThan(20);
+  });
+});

@@ -1,0 +1,111 @@
+// Property-based fuzzing of every API route and of the redirector: random and malformed bodies,
+// query strings and headers, bounded in count and time. No answer may be a 5xx; every API answer is
+// the envelope; nothing may hang.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '@deeplink/core';
+import { createApiHarness, type ApiHarness } from '../services/api/test/harness.js';
+import { createLink, createUser, startRedirector, type RedirectorProcess } from '../services/redirector/test/support.js';
+import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+
+const RUNS = 250;
+const ROUTES: [string, string][] = [
+  ['POST', '/api/auth/register'], ['POST', '/api/auth/login'], ['GET', '/api/auth/me'], ['POST', '/api/auth/api-keys'],
+  ['DELETE', '/api/auth/api-keys/:id'], ['POST', '/api/auth/logout-all'], ['POST', '/api/auth/password'],
+  ['POST', '/api/links'], ['GET', '/api/links'], ['GET', '/api/links/:id'], ['PUT', '/api/links/:id'], ['DELETE', '/api/links/:id'],
+  ['GET', '/api/analytics/links/:id'], ['GET', '/api/analytics/links/:id/export'], ['GET', '/api/analytics/summary'],
+  ['GET', '/api/no-such-route'], ['PATCH', '/api/links'],
+];
+const CODES = new Set<string>(Object.values(ErrorCode));
+
+/** Text with the characters parsers trip on: quotes, brackets, percent signs, control characters, non-ASCII. */
+const nasty = fc.string({ unit: fc.constantFrom('a', '0', '"', "'", '{', '}', '[', ']', '%', '&', '=', '?', '/', '\\', '\u0000', '\n', 'é', '😀', '-', '.', ':', ' ') });
+
+describe('API fuzz', () => {
+  let api: ApiHarness;
+  let token: string;
+  let linkId: string;
+  beforeAll(async () => {
+    api = await createApiHarness();
+    ({ token } = await api.registerUser());
+    linkId = (await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'F', defaultUrl: 'https://example.com/' } })).json().data.link.id;
+  });
+  afterAll(() => api.close());
+
+  it('answers every random request with the envelope and never a 5xx', async () => {
+    const body = fc.oneof(
+      fc.json(),
+      nasty,
+      fc.record({ title: nasty, defaultUrl: fc.oneof(nasty, fc.webUrl()), customParameters: fc.dictionary(nasty, nasty, { maxKeys: 3 }), expirationDate: fc.oneof(nasty, fc.date({ noInvalidDate: true }).map((d) => d.toISOString())) }, { requiredKeys: [] }),
+      fc.record({ email: nasty, password: nasty, name: nasty, currentPassword: nasty, newPassword: nasty }, { requiredKeys: [] }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        fc.oneof(fc.constant(linkId), nasty),
+        fc.dictionary(nasty, nasty, { maxKeys: 4 }),
+        body,
+        fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
+        fc.constantFrom('valid', 'none', 'garbage'),
+        async ([method, route], id, query, payload, contentType, auth) => {
+          const path = route.replace(':id', encodeURIComponent(id));
+          const search = new URLSearchParams(query).toString();
+          const response = await api.request({
+            method: method as 'GET',
+            url: search ? `${path}?${search}` : path,
+            headers: { 'content-type': contentType, ...(auth === 'garbage' && { authorization: 'Bearer dlk_garbage' }) },
+            ...(auth === 'valid' && { token }),
+            ...(method !== 'GET' && method !== 'DELETE' && { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+          });
+          expect(response.statusCode, `${method} ${path} → ${response.body}`).toBeLessThan(500);
+          const envelope = response.json();
+          expect(typeof envelope.success).toBe('boolean');
+          if (!envelope.success) {
+            expect(CODES.has(envelope.error.code)).toBe(true);
+            expect(Array.isArray(envelope.error.details)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+    );
+  }, 90_000);
+});
+
+describe('redirector fuzz', () => {
+  let env: TestEnvironment;
+  let redirector: RedirectorProcess;
+  let code: string;
+  beforeAll(async () => {
+    env = await createTestEnvironment({ TRUST_PROXY: '1' });
+    redirector = await startRedirector(env.env);
+    code = (await createLink(env.sql, await createUser(env.sql), { iosLink: { url: 'app://x', bundleId: 'com.example.app' } })).code;
+  });
+  afterAll(async () => {
+    await redirector?.stop();
+    await env?.close();
+  });
+
+  it('answers every random visit in time, never with a 5xx', async () => {
+    const header = fc.string({ unit: fc.constantFrom('a', '1', ',', ' ', '.', ':', ';', '/', '(', ')', 'é', '%', '"'), maxLength: 300 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.constant(`/${code}`), nasty.map((path) => `/${encodeURIComponent(path)}`), fc.constant('/'), fc.constant('/metrics')),
+        fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'),
+        header,
+        header,
+        header,
+        async (path, method, userAgent, referer, forwardedFor) => {
+          const response = await fetch(`${redirector.url}${path}`, {
+            method,
+            redirect: 'manual',
+            headers: { 'user-agent': userAgent, referer, 'x-forwarded-for': forwardedFor },
+            signal: AbortSignal.timeout(5_000),
+          });
+          await response.arrayBuffer();
+          expect([200, 302, 404, 405, 410], `${method} ${path}`).toContain(response.status);
+        },
+      ),
+      { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+    );
+  }, 90_000);
+});
