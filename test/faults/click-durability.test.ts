@@ -213,6 +213,33 @@ describe('click durability under faults', () => {
   });
 });
 
+describe('what a redirector kill -9 can lose', () => {
+  it('is the clicks of the last flush interval or so, and nothing once they are queued', async () => {
+    const { stack, token, link } = await world();
+    const started = Date.now();
+    let killed = false;
+    const load = visitWhile([link.url], () => killed);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    stack.redirector.child.kill('SIGKILL');
+    killed = true;
+    const answered = await load;
+    const seconds = (Date.now() - started) / 1000;
+    // Wait until the worker has rolled up whatever reached the queue.
+    let counted = -1;
+    await expect.poll(async () => {
+      const before = counted;
+      counted = await totalClicks(stack, token, link.id);
+      return counted === before && counted > 0;
+    }, { timeout: 20_000, interval: 1_000 }).toBe(true);
+    const lost = answered - counted;
+    const rate = answered / seconds;
+    console.log(`redirector kill -9 at ${Math.round(rate)} redirects/s: ${lost} of ${answered} clicks lost, ${((lost / rate) * 1000).toFixed(0)} ms of traffic`);
+    expect(lost).toBeGreaterThanOrEqual(0);
+    // At most CLICK_FLUSH_MS (50 ms) waiting to be sealed plus a write in flight; a busy machine gets slack.
+    expect(lost).toBeLessThanOrEqual(Math.ceil(rate * 0.5));
+  });
+});
+
 describe('the Redis the queue needs', () => {
   it('is checked at start: a warning on a Redis without AOF, a refusal with REQUIRE_DURABLE_REDIS=1', async () => {
     const redis = await startPrivateRedis(['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru']);
