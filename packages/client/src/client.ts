@@ -1,6 +1,6 @@
 import { createTransport, type RequestOptions } from './http.js';
 import type {
-  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, AuthResult, CreateApiKeyInput, CreateLinkInput, Link,
+  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
   LinkAnalytics, LinkAnalyticsQuery, LinkPage, LinkSummary, ListLinksQuery, LoginInput, RegisterInput,
   SummaryAnalytics, UpdateLinkInput, User,
 } from './types.js';
@@ -89,6 +89,11 @@ export function createClient(options: ClientOptions) {
         send<AuthResult>({ method: 'POST', path: '/auth/login', body: input }, opts).then(remember),
       /** The authenticated user. */
       me: (opts?: RequestOptions) => send<{ user: User }>({ method: 'GET', path: '/auth/me' }, opts).then((data) => data.user),
+      /** Changes the password (needs a login token): every earlier token ends; remembers the new one. */
+      changePassword: (input: ChangePasswordInput, opts?: RequestOptions) =>
+        send<AuthResult>({ method: 'POST', path: '/auth/password', body: input }, opts).then(remember),
+      /** Ends every login token of the account, this client's included (needs a login token; API keys stay valid). */
+      logoutAll: (opts?: RequestOptions) => send<null>({ method: 'POST', path: '/auth/logout-all' }, opts).then(() => {}),
     },
     apiKeys: {
       /** Creates an API key (needs a login token, not a key); `key` is shown only here. */

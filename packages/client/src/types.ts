@@ -28,6 +28,13 @@ export interface LoginInput {
   password: string;
 }
 
+/** Body of `auth.changePassword()`. */
+export interface ChangePasswordInput {
+  currentPassword: string;
+  /** 8-128 characters. */
+  newPassword: string;
+}
+
 /** Body of `apiKeys.create()`. */
 export interface CreateApiKeyInput {
   name: string;

@@ -44,6 +44,21 @@ describe('auth', () => {
     // A token passed to createClient works the same way.
     expect(await createClient({ baseUrl, token: login.token }).auth.me()).toEqual(user);
   });
+
+  it('changes the password (keeping its own session) and logs out everywhere', async () => {
+    const account = newAccount();
+    const mine = createClient({ baseUrl });
+    await mine.auth.register(account);
+    const other = createClient({ baseUrl });
+    await other.auth.login({ email: account.email, password: account.password });
+
+    await mine.auth.changePassword({ currentPassword: account.password, newPassword: 'a brand new password' });
+    expect((await mine.auth.me()).email).toBe(account.email);
+    await expect(other.auth.me()).rejects.toBeInstanceOf(ServiceAuthError);
+
+    await mine.auth.logoutAll();
+    await expect(mine.auth.me()).rejects.toBeInstanceOf(ServiceAuthError);
+  });
 });
 
 describe('API keys', () => {
