@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { redisUrl } from './support/urls.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core';
 
@@ -37,7 +38,8 @@ afterAll(async () => {
 describe('scripts/services.mjs', () => {
   it('uses servers that already answer, and says so', async () => {
     const { stdout } = await runScript({});
-    expect(stdout).toMatch(/Redis answers at 127\.0\.0\.1:6379, using it/);
+    // Wherever REDIS_URL points (the default otherwise).
+    expect(stdout).toContain(`Redis answers at ${new URL(redisUrl()).host}, using it`);
     expect(stdout).toMatch(/PostgreSQL is ready \(database deeplink, hll available\)/);
   });
 

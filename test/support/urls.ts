@@ -1,9 +1,11 @@
 /** Set by the global setup: the migrated database each test file clones. */
 export const templateDatabase = (): string => process.env.DEEPLINK_TEST_TEMPLATE ?? 'deeplink_test_template';
 
-/** The server tests run against: DATABASE_URL's server (default: local PostgreSQL). */
-export const baseDatabaseUrl = (): string =>
-  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/deeplink';
+// @ts-expect-error: plain ESM script without type declarations
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../../scripts/services.mjs';
+
+/** The server tests run against: DATABASE_URL's server (default: local PostgreSQL, as scripts/services.mjs defines it). */
+export const baseDatabaseUrl = (): string => process.env.DATABASE_URL || (DEFAULT_DATABASE_URL as string);
 
 export function databaseUrl(name: string): string {
   const url = new URL(baseDatabaseUrl());
@@ -13,4 +15,4 @@ export function databaseUrl(name: string): string {
 
 export const adminUrl = (): string => databaseUrl('postgres');
 
-export const redisUrl = (): string => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const redisUrl = (): string => process.env.REDIS_URL || (DEFAULT_REDIS_URL as string);
