@@ -14,6 +14,7 @@ import { startPrimary, type PrivatePostgres } from '../support/private-postgres.
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
 import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { holdTableLock } from '../support/table-lock.js';
 import { UA } from '../support/user-agents.js';
 
 /** Everything a scenario started, stopped after it whatever happened. */
@@ -91,22 +92,12 @@ describe('click durability under faults', () => {
     const queue = new Queue(CLICK_QUEUE, { connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
     cleanups.push(() => queue.close());
     // Rollup writes wait behind a table lock, so the worker certainly holds batches when it dies.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = env.sql.begin(async (tx) => {
-      await tx`LOCK TABLE click_hourly IN SHARE ROW EXCLUSIVE MODE`;
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const lock = await holdTableLock(env.sql, 'click_hourly');
     const load = visitFor([link.url], 3_000);
     await expect.poll(() => queue.getActiveCount(), { timeout: 10_000 }).toBeGreaterThan(0);
     stack.worker.child.kill('SIGKILL');
     const killedAt = Date.now();
-    release();
-    await holder;
+    await lock.release();
     const replacement = await startWorker(env.env);
     cleanups.push(() => replacement.stop());
     const answered = await load;

@@ -1,59 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
 import { redisKeys } from '@deeplink/core/redis/keys';
 import { cacheLink } from '@deeplink/core/redis/link-cache';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
 import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, visit, waitFor, type RedirectorProcess } from './support.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A private, memory-only redis-server that this test may stop (never the shared one). */
-async function startPrivateRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => {}); // refused until the server is up
-  try {
-    await waitFor(() => probe.connect().then(() => probe.ping().then((pong) => pong === 'PONG'), () => false), 10_000);
-  } finally {
-    probe.disconnect();
-  }
-  return child;
-}
-
-async function stopPrivateRedis(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 describe('redirector while its Redis is down', () => {
-  let port: number;
-  let redisServer: ChildProcess | undefined;
+  let redisServer: PrivateRedis;
   let env: TestEnvironment;
   let redirector: RedirectorProcess;
   let cached: LinkRecord;
   let uncached: LinkRecord;
 
   beforeAll(async () => {
-    port = await freePort();
-    redisServer = await startPrivateRedis(port);
+    redisServer = await startPrivateRedis();
     env = await createTestEnvironment({
-      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_URL: redisServer.url,
       LINK_CACHE_TTL_MS: '600000',
       CLICK_BUFFER_MAX: '5',
       // A spool that takes nothing: memory is all there is (the spool itself: click-spool.test.ts, test/faults).
@@ -72,7 +38,7 @@ describe('redirector while its Redis is down', () => {
   afterAll(async () => {
     expect(await redirector?.stop()).toBe(0);
     await env?.close();
-    await stopPrivateRedis(redisServer);
+    await redisServer?.kill();
   });
 
   it('keeps redirecting, bounds the click buffer, and flushes the backlog when Redis returns', async () => {
@@ -80,7 +46,7 @@ describe('redirector while its Redis is down', () => {
     expect((await go(cached.code, 'warm-up')).headers.get('location')).toBe('https://example.com/cached');
     await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1);
 
-    await stopPrivateRedis(redisServer);
+    await redisServer.kill();
     const ready = await waitFor(async () => {
       const res = await visit(`${redirector.metricsUrl}/readyz`);
       return res.status === 503 && ((await res.json()) as Record<string, string>);
@@ -107,8 +73,8 @@ describe('redirector while its Redis is down', () => {
     expect(redirector.output.some((line) => line.includes('click buffer and spool full'))).toBe(true);
 
     // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
-    redisServer = await startPrivateRedis(port);
-    const queue = clickQueue(`redis://127.0.0.1:${port}`, env.config.QUEUE_PREFIX);
+    await redisServer.restart();
+    const queue = clickQueue(redisServer.url, env.config.QUEUE_PREFIX);
     try {
       const clicks = await waitFor(async () => {
         const found = await queuedClicks(queue);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { holdTableLock } from '../../../test/support/table-lock.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
@@ -80,16 +81,7 @@ describe('click batch worker under failure', () => {
     }
 
     // Hold every rollup write behind a table lock so batches are provably mid-transaction at close.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = env.sql.begin(async (tx) => {
-      await tx`LOCK TABLE click_hourly IN SHARE ROW EXCLUSIVE MODE`;
-      locked();
-      await released;
-    });
-    await lockTaken;
+    const lock = await holdTableLock(env.sql, 'click_hourly');
 
     const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
     await waitUntil(async () => (await producer.queue.getActiveCount()) === env.config.WORKER_CONCURRENCY);
@@ -98,8 +90,7 @@ describe('click batch worker under failure', () => {
     void closing.then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(closed).toBe(false); // close waits for the batches in flight
-    release();
-    await holder;
+    await lock.release();
     await closing;
 
     const processed = async () =>
