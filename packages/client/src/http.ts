@@ -1,4 +1,4 @@
-import { errorForStatus, ServiceNetworkError, type ServiceError } from './errors.js';
+import { errorForStatus, ServiceNetworkError, type ApiErrorCode, type ServiceError } from './errors.js';
 import type { ErrorDetail } from './types.js';
 
 /** Options every method takes as its last argument. */
@@ -150,7 +150,7 @@ function buildUrl(baseUrl: string, request: Request): string {
 
 type Envelope =
   | { success: true; data: unknown }
-  | { success: false; error: { code: string; message: string; details: ErrorDetail[] } };
+  | { success: false; error: { code: ApiErrorCode; message: string; details: ErrorDetail[] } };
 
 function parseJson(text: string): unknown {
   try {
@@ -167,7 +167,8 @@ function parseEnvelope(text: string): Envelope | undefined {
   if (candidate.success === true && 'data' in candidate) return candidate as Envelope;
   const error = candidate.error as Record<string, unknown> | null | undefined;
   if (candidate.success === false && typeof error?.code === 'string' && typeof error.message === 'string') {
-    return { success: false, error: { code: error.code, message: error.message, details: Array.isArray(error.details) ? error.details : [] } };
+    // A code this client does not know (a newer API's) passes through as it is.
+    return { success: false, error: { code: error.code as ApiErrorCode, message: error.message, details: Array.isArray(error.details) ? error.details : [] } };
   }
   return undefined;
 }

@@ -38,7 +38,7 @@ describe('the ESM build', () => {
     const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
-    expect(Object.keys(dist).sort()).toEqual(['ServiceAuthError', 'ServiceError', 'ServiceNetworkError', 'ServiceValidationError', 'createClient']);
+    expect(Object.keys(dist).sort()).toEqual(['ConflictError', 'NotFoundError', 'RateLimitError', 'ServiceAuthError', 'ServiceError', 'ServiceNetworkError', 'ServiceValidationError', 'createClient']);
   });
 
   it('declarations type-check on their own, for a browser project without Node types', async () => {
@@ -89,7 +89,7 @@ describe('the ESM build', () => {
     const missing = await client.links.get('no-such-link').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ServiceError);
     expect(missing).not.toBeInstanceOf(ServiceAuthError);
-    expect(missing).toMatchObject({ name: 'ServiceError', status: 404 });
+    expect(missing).toMatchObject({ name: 'NotFoundError', status: 404 });
 
     const offline = createClient({ baseUrl: 'http://127.0.0.1:1/api', retries: 0 });
     const network = await offline.auth.me().catch((e: unknown) => e);

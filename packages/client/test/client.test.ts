@@ -115,7 +115,7 @@ describe('links', () => {
     await expect(owner.links.delete(created.id)).resolves.toBeUndefined();
     const gone = await owner.links.get(created.id).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(ServiceError);
-    expect(gone).toMatchObject({ name: 'ServiceError', status: 404, code: 'NOT_FOUND' });
+    expect(gone).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NOT_FOUND' });
   });
 
   it('takes a custom slug and refuses it twice with a validation error', async () => {

@@ -3,6 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ConflictError, NotFoundError,
   createClient, ServiceAuthError, ServiceError, ServiceNetworkError, ServiceValidationError,
 } from '../src/index.js';
 import { newAccount, startApi, startApiWithEnvironment } from './support/api-process.js';
@@ -51,13 +52,13 @@ describe('errors from API answers', () => {
     for (const detail of (error as ServiceValidationError).details) expect(detail.message).toEqual(expect.any(String));
   });
 
-  it('an email registered twice is a validation error (409)', async () => {
+  it('an email registered twice is a ConflictError, which is a validation error (409)', async () => {
     const account = newAccount();
     await createClient({ baseUrl: world.api.baseUrl }).auth.register(account);
-    await expect(createClient({ baseUrl: world.api.baseUrl }).auth.register(account)).rejects.toMatchObject({
-      name: 'ServiceValidationError',
-      status: 409,
-    });
+    const error = await createClient({ baseUrl: world.api.baseUrl }).auth.register(account).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'INVALID_REQUEST' });
   });
 
   it('a body over 1 MiB is a validation error (413)', async () => {
@@ -68,7 +69,7 @@ describe('errors from API answers', () => {
     expect(error).toMatchObject({ status: 413 });
   });
 
-  it('an unknown link: ServiceError 404, not retried', async () => {
+  it('an unknown link: NotFoundError (a ServiceError) 404, not retried', async () => {
     const counter = countingFetch();
     const client = createClient({ baseUrl: world.api.baseUrl, fetch: counter.fetch });
     await client.auth.register(newAccount());
@@ -77,7 +78,8 @@ describe('errors from API answers', () => {
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).not.toBeInstanceOf(ServiceAuthError);
     expect(error).not.toBeInstanceOf(ServiceValidationError);
-    expect(error).toMatchObject({ name: 'ServiceError', status: 404, code: 'NOT_FOUND', details: [] });
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NOT_FOUND', details: [] });
     expect(counter.calls).toHaveLength(1);
   });
 

@@ -59,12 +59,12 @@ describe('retries against the real rate limiter', () => {
     expect(retried.at - limited.at).toBeGreaterThanOrEqual(limited.retryAfter! * 1000 - 20);
   });
 
-  it('with retries: 0 a 429 surfaces as ServiceError RATE_LIMITED carrying retryAfter', async () => {
+  it('with retries: 0 a 429 surfaces as a RateLimitError carrying retryAfter', async () => {
     const { client, attempts, token } = await recordedClient(0);
     await exhaustBudget(token);
     const error = await client.auth.me().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
-    expect(error).toMatchObject({ name: 'ServiceError', status: 429, code: 'RATE_LIMITED' });
+    expect(error).toMatchObject({ name: 'RateLimitError', status: 429, code: 'RATE_LIMITED' });
     expect((error as ServiceError).retryAfter).toBeGreaterThanOrEqual(1);
     expect((error as ServiceError).retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
     expect(attempts.map((a) => a.status)).toEqual([429]);
@@ -74,7 +74,7 @@ describe('retries against the real rate limiter', () => {
     const { client, attempts, token } = await recordedClient(5);
     await exhaustBudget(token);
     const error = await client.links.create({ title: 'limited', defaultUrl: 'https://example.com' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'ServiceError', status: 429, code: 'RATE_LIMITED' });
+    expect(error).toMatchObject({ name: 'RateLimitError', status: 429, code: 'RATE_LIMITED' });
     expect(attempts.map((a) => `${a.method} ${a.status}`)).toEqual(['POST 429']);
   });
 
