@@ -15,6 +15,8 @@ export interface TransportOptions {
   timeoutMs: number;
   retries: number;
   credential: () => string | undefined;
+  /** Waits between attempts; tests pass one that records instead of waiting. */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
 }
 
 export interface Request {
@@ -100,7 +102,7 @@ export function createTransport(options: TransportOptions) {
       } catch (error) {
         const delay = attemptNo < retries ? retryDelay(error as ServiceError, attemptNo) : undefined;
         if (delay === undefined) throw error;
-        await sleep(delay, callOptions.signal);
+        await (options.sleep ?? sleep)(delay, callOptions.signal);
       }
     }
   };
