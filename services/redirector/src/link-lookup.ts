@@ -7,6 +7,7 @@ import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/r
 import { BoundedMap } from './bounded-map.js';
 import { answersBytes, buildAnswers, noAnswers, type PlatformAnswers } from './link-answers.js';
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
+import { withTimeout } from '@deeplink/core/runtime/timeout';
 import type { Metrics } from './metrics.js';
 
 /**
@@ -123,18 +124,12 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
   /** The record's text as Redis would hold it, from PostgreSQL; copies it into Redis. */
   async function fromDatabase(code: string, load: Pending): Promise<string> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('database lookup timed out')), DB_TIMEOUT_MS);
-    });
     let record;
     try {
-      record = await Promise.race([links.findByCode(code), timeout]);
+      record = await withTimeout(links.findByCode(code), DB_TIMEOUT_MS, 'database lookup');
     } catch (error) {
       metrics.lookupErrors.db++;
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
     (record ? metrics.hits : metrics.misses).db++;
     const text = record ? JSON.stringify(toCachedLink(record)) : MISSING_LINK;
