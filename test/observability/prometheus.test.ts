@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error: plain ESM script without type declarations
 import { ensureTool } from '../../scripts/services.mjs';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { freePort, waitUntil } from '../support/processes.js';

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, migrate } from '@deeplink/core';
-// @ts-expect-error: plain ESM script without type declarations
 import { ensureServices } from '../../scripts/services.mjs';
 import { adminUrl, baseDatabaseUrl, databaseUrl } from './urls.js';
 

@@ -1,6 +1,5 @@
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-// @ts-expect-error: plain ESM script without type declarations
 import { aptInstall, isRoot, postgresBinDir, runAsPostgres } from '../../scripts/services.mjs';
 import { freePort } from './processes.js';
 
@@ -25,6 +24,7 @@ function binaries(): { version: string; bin: string } {
     aptInstall(['postgresql', 'postgresql-contrib'], 'PostgreSQL is not installed');
     pg = postgresBinDir();
   }
+  if (!pg) throw new Error('PostgreSQL was installed but its binaries are not in /usr/lib/postgresql');
   if (!existsSync(`/usr/share/postgresql/${pg.version}/extension/hll.control`)) {
     aptInstall([`postgresql-${pg.version}-hll`], `the 'hll' extension is missing for PostgreSQL ${pg.version}`);
   }

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error: plain ESM script without type declarations
 import { aptInstall } from '../../scripts/services.mjs';
 
 /** A Redis Cluster of a test's own: redis-server processes on spare 127.0.0.1 ports. */
