@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The slow projects, each runnable alone (`npx vitest run --project faults`): they start whole
- * stacks, private servers or a browser. `npm run test:fast` runs the rest; `npm test` runs all.
+ * stacks, private servers or a browser. `npm run test:fast` runs the rest; `npm test` runs all,
+ * in this order after the fast project.
  */
 const SLOW_PROJECTS = {
   faults: 'test/faults/**/*.test.ts',
@@ -31,10 +32,11 @@ export default defineConfig({
           exclude: ['**/node_modules/**', ...Object.values(SLOW_PROJECTS)],
         },
       },
-      // After the fast project; the fault tests last and one file at a time, since they time recoveries.
-      ...Object.entries(SLOW_PROJECTS).map(([name, include]) => ({
+      // After the fast project, one at a time (each starts whole stacks or servers of its own, and
+      // several of them side by side on two cores made timings flaky); fault files one by one too.
+      ...Object.entries(SLOW_PROJECTS).map(([name, include], index) => ({
         extends: true as const,
-        test: { name, include: [include], sequence: { groupOrder: name === 'faults' ? 2 : 1 }, fileParallelism: name !== 'faults' },
+        test: { name, include: [include], sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' },
       })),
     ],
   },

@@ -173,15 +173,19 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
     return replaying;
   }
 
-  /** Every CLICK_FLUSH_MS: send what waits, or while the spool holds batches, put new ones behind them. */
+  /**
+   * Every CLICK_FLUSH_MS: while the queue is down and the next try is not due, new batches go to the
+   * spool; otherwise the spool is replayed and what is in memory is sent, side by side (a batch's
+   * place in line does not matter: each counts once, whenever it arrives).
+   */
   const tick = () => {
-    if (spool.bytes() > 0 || !mayTry()) {
+    if (!mayTry()) {
       seal();
       spoolSealed();
-      if (mayTry()) void replay();
-    } else if (held > 0) {
-      void flush();
+      return;
     }
+    if (spool.bytes() > 0) void replay();
+    if (held > 0) void flush();
   };
   const timer = setInterval(tick, config.CLICK_FLUSH_MS);
   timer.unref();

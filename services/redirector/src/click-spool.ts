@@ -46,7 +46,12 @@ export function createClickSpool({ dir, maxBytes }: { dir: string; maxBytes: num
      * time). Lines that are not a batch (a write cut short by a crash) are skipped and counted.
      */
     async replay(add: (batch: PackedClickBatch) => Promise<void>): Promise<{ batches: number; clicks: number; skipped: number }> {
-      if (files().includes(CURRENT)) renameSync(join(dir, CURRENT), join(dir, `${REPLAY_PREFIX}${Date.now()}-${String(replaySeq++).padStart(6, '0')}.jsonl`));
+      // The current file is taken for replay only once every earlier one is done: a replay that
+      // keeps failing (Redis still away) leaves one file behind, not one per attempt.
+      const names = files();
+      if (names.length === 1 && names[0] === CURRENT) {
+        renameSync(join(dir, CURRENT), join(dir, `${REPLAY_PREFIX}${Date.now()}-${String(replaySeq++).padStart(6, '0')}.jsonl`));
+      }
       const result = { batches: 0, clicks: 0, skipped: 0 };
       for (const name of files().filter((file) => file !== CURRENT).sort()) {
         const path = join(dir, name);
