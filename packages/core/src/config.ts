@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { clusterUrl, isClusterUrl, parseClusterUrl } from './redis/cluster-url.js';
 import { hashTagOf, queuePrefix } from './redis/keys.js';
 import { parseTrustProxy } from './trust-proxy.js';
+import { parseDefaultDomainApps } from './apps/association.js';
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
@@ -73,6 +74,19 @@ const envSchema = z.object({
       const parsed = parseTrustProxy(value);
       if (parsed === undefined) context.addIssue({ code: 'custom', message: 'must be off, a hop count, or a comma-separated list of addresses and CIDRs' });
       return parsed ?? false;
+    }),
+
+  /**
+   * The apps whose association files the default short-link domain serves (it is shared by every
+   * account, so only the operator chooses): `ios:TEAMID.bundle.id`, `android:package@FP[;FP]`, comma-separated.
+   */
+  DEFAULT_DOMAIN_APPS: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      const apps = parseDefaultDomainApps(value);
+      if (apps === undefined) context.addIssue({ code: 'custom', message: 'must be comma-separated ios:TEAMID.bundle.id or android:package.name@SHA256:FINGERPRINT[;…] entries' });
+      return apps ?? [];
     }),
 
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -67,4 +67,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' }).TRUST_PROXY).toEqual({ addresses: ['10.0.0.0/8', '192.0.2.1'] });
     expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
   });
+
+  it('reads the apps of the default domain', () => {
+    const fingerprint = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, '0')).join(':');
+    expect(loadConfig({}).DEFAULT_DOMAIN_APPS).toEqual([]);
+    expect(loadConfig({ DEFAULT_DOMAIN_APPS: `ios:ABCDE12345.com.example.app, android:com.example.app@${fingerprint}` }).DEFAULT_DOMAIN_APPS).toEqual([
+      { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' },
+      { platform: 'android', packageName: 'com.example.app', sha256CertFingerprints: [fingerprint.toUpperCase()] },
+    ]);
+    expect(() => loadConfig({ DEFAULT_DOMAIN_APPS: 'ios:short.com.example.app' })).toThrow(/DEFAULT_DOMAIN_APPS: /);
+    expect(() => loadConfig({ DEFAULT_DOMAIN_APPS: 'android:com.example.app@AB:CD' })).toThrow(/DEFAULT_DOMAIN_APPS: /);
+    expect(() => loadConfig({ DEFAULT_DOMAIN_APPS: 'windows:app' })).toThrow(/DEFAULT_DOMAIN_APPS: /);
+  });
 });

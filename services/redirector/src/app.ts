@@ -7,6 +7,7 @@ import { redisKeys } from '@deeplink/core/redis/keys';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
 import { detectPlatform } from '@deeplink/core/routing/platform';
 import { isExpired } from '@deeplink/core/routing/resolve-destination';
+import { appleAppSiteAssociation, assetLinks } from '@deeplink/core/apps/association';
 import { createClickBuffer } from './click-buffer.js';
 import { createClickSpool } from './click-spool.js';
 import { clientAddress } from './client-address.js';
@@ -203,6 +204,16 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     });
   }
 
+  // The association files of the apps the operator lists, built once: apps verify them at install.
+  const associationFile = (body: string, has: boolean) => (res: HttpResponse, head: boolean) => {
+    metrics.response(has ? 200 : 404);
+    if (has) send(res, 200, TYPE.json, body, head);
+    else send(res, 404, TYPE.html, PAGE.notFound, head);
+  };
+  const apps = config.DEFAULT_DOMAIN_APPS;
+  const appleAssociation = associationFile(appleAppSiteAssociation(apps), apps.some((app) => app.platform === 'ios'));
+  const androidAssociation = associationFile(assetLinks(apps), apps.some((app) => app.platform === 'android'));
+
   /** A bug must cost one request, not the process. */
   const guarded =
     (handler: (res: HttpResponse, req: HttpRequest) => void, head: boolean) =>
@@ -225,6 +236,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       (head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head)));
     route('/healthz', (res) => send(res, 200, TYPE.json, '{"status":"ok"}', head));
     route('/readyz', (res) => publicReadiness(res, head));
+    route('/.well-known/apple-app-site-association', (res) => appleAssociation(res, head));
+    route('/.well-known/assetlinks.json', (res) => androidAssociation(res, head));
     route('/*', (res, req) => shortLink(res, req, head));
   }
   app.any('/*', (res) => send(res, 405, TYPE.text, 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]));

@@ -1,23 +1,11 @@
 // The redirector against abuse: scans of unknown codes, outsized links, pages that could run code.
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '@deeplink/core/routing/pages';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { createLink, createUser, metric, newCode, startRedirector, visit, type RedirectorProcess } from './support.js';
+import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit } from './support.js';
 
-const started: { env: TestEnvironment; redirector: RedirectorProcess }[] = [];
-afterEach(async () => {
-  for (const { env, redirector } of started.splice(0)) {
-    await redirector.stop();
-    await env.close();
-  }
-});
-
-async function redirectorWith(overrides: Record<string, string>) {
-  const env = await createTestEnvironment(overrides);
-  const redirector = await startRedirector(env.env);
-  started.push({ env, redirector });
-  return { env, redirector, userId: await createUser(env.sql) };
-}
+const redirectors = redirectorsWithOwnEnvironment();
+afterEach(() => redirectors.stopAll());
+const redirectorWith = redirectors.start;
 
 describe('redirector hardening', () => {
   it('puts a strict Content-Security-Policy on every page it serves', async () => {

@@ -7,6 +7,7 @@ import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-reposi
 import type { LinkFields } from '@deeplink/core/schemas/links';
 import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
 import { startService, type ServiceProcess } from '../../../test/support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';
 import { UA } from '../../../test/support/user-agents.js';
 
@@ -30,6 +31,28 @@ export async function startRedirector(env: Record<string, string>): Promise<Redi
   const service = await startService('redirector', { REDIRECTOR_PORT: '0', REDIRECTOR_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' }, (output) => listeningLine(output) !== undefined);
   const { port, metricsPort } = JSON.parse(listeningLine(service.output)!) as { port: number; metricsPort: number };
   return { ...service, url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}` };
+}
+
+/**
+ * Redirectors on environments of their own, each with a user to own links; `stopAll` (in afterEach)
+ * stops them and drops their environments.
+ */
+export function redirectorsWithOwnEnvironment() {
+  const started: { env: TestEnvironment; redirector: RedirectorProcess }[] = [];
+  return {
+    async start(overrides: Record<string, string>) {
+      const env = await createTestEnvironment(overrides);
+      const redirector = await startRedirector(env.env);
+      started.push({ env, redirector });
+      return { env, redirector, userId: await createUser(env.sql) };
+    },
+    async stopAll() {
+      for (const { env, redirector } of started.splice(0)) {
+        await redirector.stop();
+        await env.close();
+      }
+    },
+  };
 }
 
 /** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
