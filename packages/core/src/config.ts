@@ -89,6 +89,12 @@ const envSchema = z.object({
       return apps ?? [];
     }),
 
+  /** Where the short-link domain sends unknown codes (a 302) instead of its 404 page. */
+  NOT_FOUND_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((url) => !/[\u0000-\u0020\u007f]/.test(url), 'must not hold spaces or control characters')
+    .optional(),
+
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),
 

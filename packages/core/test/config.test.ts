@@ -68,6 +68,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('takes only an http(s) URL for unknown codes', () => {
+    expect(loadConfig({}).NOT_FOUND_URL).toBeUndefined();
+    expect(loadConfig({ NOT_FOUND_URL: 'https://example.com/missing' }).NOT_FOUND_URL).toBe('https://example.com/missing');
+    expect(() => loadConfig({ NOT_FOUND_URL: 'javascript:alert(1)' })).toThrow(/NOT_FOUND_URL: /);
+    expect(() => loadConfig({ NOT_FOUND_URL: 'https://example.com/a\r\nSet-Cookie: x' })).toThrow(/NOT_FOUND_URL: /);
+  });
+
   it('reads the apps of the default domain', () => {
     const fingerprint = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, '0')).join(':');
     expect(loadConfig({}).DEFAULT_DOMAIN_APPS).toEqual([]);

@@ -121,11 +121,23 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     res.endWithoutBody();
   }
 
+  function redirect(res: HttpResponse, location: RecognizedString) {
+    metrics.response(302);
+    res.writeStatus(STATUS[302]!).writeHeader(HEADER.location, location).writeHeader(HEADER.cacheControl, NO_STORE);
+    res.end(undefined, closing);
+  }
+
+  // No-store like every answer: the code may be created later.
+  const notFoundUrl = config.NOT_FOUND_URL === undefined ? undefined : wire(config.NOT_FOUND_URL);
+  /** An unknown code: the operator's NOT_FOUND_URL when set, else the 404 page. */
+  function notFound(res: HttpResponse, head: boolean) {
+    if (notFoundUrl !== undefined) return redirect(res, notFoundUrl);
+    metrics.response(404);
+    send(res, 404, TYPE.html, PAGE.notFound, head);
+  }
+
   function answer(res: HttpResponse, code: string, visit: Visit, { link, answers }: LinkEntry, now: number) {
-    if (link === null) {
-      metrics.response(404);
-      return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
-    }
+    if (link === null) return notFound(res, visit.head);
     if (isExpired(link, now)) {
       metrics.response(410);
       return send(res, 410, TYPE.html, PAGE.gone, visit.head);
@@ -133,17 +145,14 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     const found = linkAnswer(link, answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup({ code }, 'link has no safe destination');
-      metrics.response(404);
-      return send(res, 404, TYPE.html, PAGE.notFound, visit.head);
+      return notFound(res, visit.head);
     }
     // Recorded before the response ends: the client address cannot be read afterwards.
     if (!visit.head) {
       clicks.push(link.id, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
     }
     if (found.kind === 'redirect') {
-      metrics.response(302);
-      res.writeStatus(STATUS[302]!).writeHeader(HEADER.location, found.location).writeHeader(HEADER.cacheControl, NO_STORE);
-      res.end(undefined, closing);
+      redirect(res, found.location);
     } else {
       metrics.response(200);
       send(res, 200, TYPE.html, found.body, visit.head);
@@ -154,10 +163,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     const url = req.getUrl();
     const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
     const code = query === -1 ? url.slice(1) : url.slice(1, query);
-    if (!CODE.test(code)) {
-      metrics.response(404);
-      return send(res, 404, TYPE.html, PAGE.notFound, head);
-    }
+    if (!CODE.test(code)) return notFound(res, head);
     const visit: Visit = {
       head,
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
@@ -172,8 +178,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     const address = (visit.address = clientAddress(res, visit.forwardedFor, resolveAddress));
     if (!misses.allows(address, now)) {
       metrics.lookupsThrottled++;
-      metrics.response(404);
-      return send(res, 404, TYPE.html, PAGE.notFound, head);
+      return notFound(res, head);
     }
     let aborted = false;
     res.onAborted(() => {
