@@ -61,7 +61,9 @@ export function createLogger(service: string, level: LevelWithSilent, destinatio
       serializers: { err: serializeError, error: serializeError, req: serializeRequest, res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    destination,
+    // Written synchronously: a service exits right after its last line ("stopped"), and a buffered
+    // write to a pipe could still be lost then. Lines are few (per-request conditions are rate-limited).
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
 
