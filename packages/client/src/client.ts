@@ -1,8 +1,8 @@
 import { createTransport, type RequestOptions } from './http.js';
 import type {
-  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
-  LinkAnalytics, LinkAnalyticsQuery, LinkPage, LinkSummary, ListLinksQuery, LoginInput, RegisterInput,
-  SummaryAnalytics, UpdateLinkInput, User,
+  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
+  LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery, LoginInput, RegisterInput,
+  SummaryAnalytics, TagCount, UpdateLinkInput, User,
 } from './types.js';
 
 /** Options of createClient. Send either an API key or a login token; both travel as `Authorization: Bearer`. */
@@ -63,14 +63,20 @@ export function createClient(options: ClientOptions) {
       send<{ link: Link }>({ method: 'PUT', path: path`/links/${id}`, body: changes }, opts).then((data) => data.link),
     /** Deletes a link and its analytics, permanently. */
     delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
-    /** One page of the caller's links. */
+    /** One page of the caller's links, filtered by `tag` (all must match) and `q`, with the extras in `include`. */
     list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
-      send<LinkPage>({ method: 'GET', path: '/links', query: { ...query } }, opts),
+      send<LinkPage>({ method: 'GET', path: '/links', query: { ...query, include: [query.include ?? []].flat().join(',') || undefined } }, opts),
+    /**
+     * Deletes the caller's links among `ids` (up to 100) in one transaction; resolves to how many
+     * were deleted (ids already gone are skipped). One id of another account: ServiceAuthError 403, nothing deleted.
+     */
+    bulkDelete: (ids: readonly string[], opts?: RequestOptions) =>
+      send<{ deleted: number }>({ method: 'POST', path: '/links/bulk-delete', body: { ids } }, opts).then((data) => data.deleted),
     /**
      * Every link from `query.page` (default 1) to the last page, fetched one page at a time as the
      * loop asks for more. Links created or deleted meanwhile can shift items between pages.
      */
-    async *iterate(query: ListLinksQuery = {}, opts?: RequestOptions): AsyncGenerator<LinkSummary, void, undefined> {
+    async *iterate(query: ListLinksQuery = {}, opts?: RequestOptions): AsyncGenerator<LinkListItem, void, undefined> {
       for (let page = query.page ?? 1; ; page++) {
         const { links: items, pagination } = await links.list({ ...query, page }, opts);
         yield* items;
@@ -99,11 +105,18 @@ export function createClient(options: ClientOptions) {
       /** Creates an API key (needs a login token, not a key); `key` is shown only here. */
       create: (input: CreateApiKeyInput, opts?: RequestOptions) =>
         send<{ apiKey: ApiKey }>({ method: 'POST', path: '/auth/api-keys', body: input }, opts).then((data) => data.apiKey),
+      /** The caller's keys, newest first, with prefix and last use; never the secrets. */
+      list: (opts?: RequestOptions) =>
+        send<{ apiKeys: ApiKeyListItem[] }>({ method: 'GET', path: '/auth/api-keys' }, opts).then((data) => data.apiKeys),
       /** Revokes an API key, effective immediately. */
       delete: (id: string, opts?: RequestOptions) =>
         send<null>({ method: 'DELETE', path: path`/auth/api-keys/${id}` }, opts).then(() => {}),
     },
     links,
+    tags: {
+      /** Every tag on the caller's links with how many links carry it, by name. */
+      list: (opts?: RequestOptions) => send<{ tags: TagCount[] }>({ method: 'GET', path: '/tags' }, opts).then((data) => data.tags),
+    },
     analytics: {
       /** Clicks of one link over a range (default: the last 30 days, by day). */
       link: (id: string, query: LinkAnalyticsQuery = {}, opts?: RequestOptions) =>

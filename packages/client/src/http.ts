@@ -22,7 +22,8 @@ export interface TransportOptions {
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
-  query?: Record<string, string | number | Date | undefined>;
+  /** Query parameters; an array is sent as the parameter repeated. */
+  query?: Record<string, string | number | Date | readonly string[] | undefined>;
   body?: unknown;
   /**
    * How a successful body reads: the JSON envelope (default), or, for the export file, plain text or
@@ -144,7 +145,9 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 function buildUrl(baseUrl: string, request: Request): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(request.query ?? {})) {
-    if (value !== undefined) params.set(key, value instanceof Date ? value.toISOString() : String(value));
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) params.append(key, item);
+    else params.set(key, value instanceof Date ? value.toISOString() : String(value));
   }
   const query = params.toString();
   return `${baseUrl}${request.path}${query ? `?${query}` : ''}`;

@@ -40,6 +40,17 @@ export interface CreateApiKeyInput {
   name: string;
 }
 
+/** An API key as `apiKeys.list()` shows it: never the secret. */
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  /** The key's first characters (`dlk_` and 8 more), to tell keys apart. */
+  prefix: string;
+  createdAt: string;
+  /** When the key last authenticated a request, updated at most once a minute; null if never. */
+  lastUsedAt: string | null;
+}
+
 /** An API key; `key` is the secret and is returned only when the key is created. */
 export interface ApiKey {
   id: string;
@@ -75,12 +86,31 @@ export interface Link {
   desktopUrl?: string;
   customParameters?: Record<string, string>;
   expirationDate?: string;
+  /** Lower-case tags; absent when the link has none. */
+  tags?: string[];
   createdAt: string;
   updatedAt: string;
 }
 
 /** A link as the list returns it: without platform fields. */
 export type LinkSummary = Pick<Link, 'id' | 'url' | 'title' | 'defaultUrl' | 'createdAt' | 'updatedAt'>;
+
+/** What `include` can add to list items. */
+export type LinkListExtra = 'clicks' | 'tags';
+
+/** A list item: the summary, plus `clicks` and `tags` when the query's `include` asks for them. */
+export interface LinkListItem extends LinkSummary {
+  /** All-time clicks (include `clicks`). */
+  clicks?: number;
+  /** The link's tags, [] when none (include `tags`). */
+  tags?: string[];
+}
+
+/** A tag with how many of the caller's links carry it. */
+export interface TagCount {
+  name: string;
+  links: number;
+}
 
 /** Body of `links.create()`. A Date for expirationDate is sent as its ISO string. */
 export interface CreateLinkInput {
@@ -91,6 +121,8 @@ export interface CreateLinkInput {
   desktopUrl?: string;
   customParameters?: Record<string, string>;
   expirationDate?: string | Date;
+  /** Up to 10 tags of 1-32 characters `a-z 0-9 - _` (lower-cased, duplicates removed). */
+  tags?: string[];
   /** Custom short code instead of a generated one. */
   slug?: string;
 }
@@ -107,6 +139,8 @@ export interface UpdateLinkInput {
   desktopUrl?: string | null;
   customParameters?: Record<string, string | null> | null;
   expirationDate?: string | Date | null;
+  /** Replaces every tag; null clears them. */
+  tags?: string[] | null;
 }
 
 type NullableOptional<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
@@ -120,6 +154,12 @@ export interface ListLinksQuery {
   limit?: number;
   sortBy?: LinkSortField;
   sortDirection?: 'asc' | 'desc';
+  /** Only links carrying this tag; with several, links carrying all of them. */
+  tag?: string | string[];
+  /** Case-insensitive search in the title, default URL and short code. */
+  q?: string;
+  /** Extra fields on each item. */
+  include?: LinkListExtra | LinkListExtra[];
 }
 
 /** Where a page sits in the whole list. */
@@ -132,7 +172,7 @@ export interface Pagination {
 
 /** One page of links. */
 export interface LinkPage {
-  links: LinkSummary[];
+  links: LinkListItem[];
   pagination: Pagination;
 }
 

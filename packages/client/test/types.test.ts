@@ -18,6 +18,9 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.User>().toEqualTypeOf<Auth.User>();
     expectTypeOf<Client.AuthResult>().toEqualTypeOf<Auth.AuthResult>();
     expectTypeOf<Client.ApiKey>().toEqualTypeOf<Auth.ApiKey>();
+    expectTypeOf<Client.ApiKeyListItem>().toEqualTypeOf<Auth.ApiKeyListItem>();
+    expectTypeOf<Client.LinkListItem>().toEqualTypeOf<Links.LinkListItem>();
+    expectTypeOf<Client.TagCount>().toEqualTypeOf<z.infer<typeof Links.tagListResponseSchema>['data']['tags'][number]>();
     expectTypeOf<Client.AndroidLink>().toEqualTypeOf<Links.AndroidLink>();
     expectTypeOf<Client.IosLink>().toEqualTypeOf<Links.IosLink>();
     expectTypeOf<Client.Link>().toEqualTypeOf<Links.Link>();
@@ -38,10 +41,14 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.CreateLinkInput>().toEqualTypeOf<WithDates<Links.CreateLinkBody, 'expirationDate'>>();
     expectTypeOf<Client.UpdateLinkInput>().toEqualTypeOf<WithDates<Links.UpdateLinkBody, 'expirationDate'>>();
     expectTypeOf<Client.LinkSortField>().toEqualTypeOf<Links.LinkSortField>();
-    // The API coerces page and limit from the query string (its input type is unknown); the client sends numbers.
+    // The API coerces page and limit from the query string (its input type is unknown) and reads
+    // include from text; the client sends numbers and names the extras.
     expectTypeOf<Client.ListLinksQuery>().toEqualTypeOf<
-      Flat<Omit<z.input<typeof Links.listLinksQuerySchema>, 'page' | 'limit'> & { page?: number; limit?: number }>
+      Flat<Omit<z.input<typeof Links.listLinksQuerySchema>, 'page' | 'limit' | 'include'> & {
+        page?: number; limit?: number; include?: Links.LinkListExtra | Links.LinkListExtra[];
+      }>
     >();
+    expectTypeOf<Client.LinkListExtra>().toEqualTypeOf<Links.LinkListExtra>();
     expectTypeOf<Client.TimeBucket>().toEqualTypeOf<Analytics.TimeBucket>();
     expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
     expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();

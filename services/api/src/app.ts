@@ -1,7 +1,7 @@
 import {
   analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
 } from '@deeplink/core';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '@deeplink/core/runtime/logger';
 import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
 import { fastifyTrustProxy } from '@deeplink/core/trust-proxy';
@@ -26,6 +26,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
     rateLimitScope?: 'auth' | 'none';
+    /**
+     * How many requests this one counts as against the caller's rate limit, read once the body is
+     * validated (a bulk request: one per link it touches). Default 1.
+     */
+    rateLimitUnits?: (request: FastifyRequest) => number;
   }
 }
 
@@ -110,19 +115,30 @@ function registerRateLimits(app: FastifyInstance, limit: ReturnType<typeof rateL
     anonymous: { scope: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_MAX, windowSeconds: window },
   } satisfies Record<string, RateLimitRule>;
 
-  app.addHook('onRequest', async (request, reply) => {
+  const ruleOf = (request: FastifyRequest): [RateLimitRule, string] | undefined => {
     const scope = request.routeOptions.config.rateLimitScope;
-    if (scope === 'none') return;
-    const [rule, subject] =
-      scope === 'auth' ? [rules.auth, request.ip]
+    if (scope === 'none') return undefined;
+    return scope === 'auth' ? [rules.auth, request.ip]
       : request.principal ? [rules.user, request.principal.userId]
       : [rules.anonymous, request.ip];
+  };
+  const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
+    const applies = ruleOf(request);
+    if (!applies || units <= 0) return;
     try {
-      await limit(rule, subject, reply);
+      await limit(applies[0], applies[1], reply, units);
     } catch (error) {
       if ((error as { code?: string }).code === 'RATE_LIMITED') throw error;
       // Redis unreachable: serve the request rather than fail it; limits resume with Redis.
       request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
     }
+  };
+
+  // Every request counts once on arrival, before its body is read…
+  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
+  // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
+  app.addHook('preHandler', async (request, reply) => {
+    const units = request.routeOptions.config.rateLimitUnits;
+    if (units) await charge(request, reply, units(request) - 1);
   });
 }

@@ -1,5 +1,5 @@
 import type { LinkFields, LinkSortField, AndroidLink, IosLink } from '../schemas/links.js';
-import type { Sql } from './client.js';
+import type { Sql, TransactionSql } from './client.js';
 import { isUuid } from './uuid.js';
 
 export interface LinkRecord {
@@ -13,13 +13,32 @@ export interface LinkRecord {
   desktopUrl: string | null;
   customParameters: Record<string, string> | null;
   expiresAt: Date | null;
+  /** Lower-case, duplicates removed; empty when the link has none. */
+  tags: string[];
   createdAt: Date;
   updatedAt: Date;
 }
 
 export interface LinkListPage {
-  links: LinkRecord[];
+  /** With `clicks` (all-time) when the listing asked for them. */
+  links: (LinkRecord & { clicks?: number })[];
   total: number;
+}
+
+/** Which of a user's links a listing covers; every condition given must hold. */
+export interface LinkFilter {
+  /** Tags the link must all carry. */
+  tags?: string[];
+  /** Case-insensitive text in the title, default URL or short code. */
+  search?: string;
+}
+
+/** Thrown by deleteOwned when some of the links belong to another user; nothing was deleted. */
+export class ForeignLinksError extends Error {
+  override name = 'ForeignLinksError';
+  constructor(readonly ids: string[]) {
+    super(`links of another user: ${ids.join(', ')}`);
+  }
 }
 
 /** Thrown by create when the short code is taken, so the caller can pick another. */
@@ -37,7 +56,14 @@ const SORT_COLUMNS: Record<LinkSortField, string> = {
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", code, title, default_url AS "defaultUrl", android_link AS "androidLink",
   ios_link AS "iosLink", desktop_url AS "desktopUrl", custom_parameters AS "customParameters",
-  expires_at AS "expiresAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  expires_at AS "expiresAt", tags, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** Array type OIDs, so that an empty array still has a type. */
+const TEXT_ARRAY = 25;
+const UUID_ARRAY = 2950;
+
+/** `text` matched literally inside an ILIKE pattern. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 const isUniqueViolation = (error: unknown, constraint: string) =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === '23505' &&
@@ -54,7 +80,31 @@ export function linksRepository(sql: Sql) {
     desktop_url: fields.desktopUrl ?? null,
     custom_parameters: json(fields.customParameters),
     expires_at: fields.expirationDate ?? null,
+    tags: sql.array(fields.tags ?? [], TEXT_ARRAY),
   });
+
+  /** Conditions of a listing, as one SQL fragment over `links`. */
+  const filterCondition = (userId: string, filter: LinkFilter) => {
+    const conditions = [sql`user_id = ${userId}`];
+    if (filter.tags?.length) conditions.push(sql`tags @> ${sql.array(filter.tags, TEXT_ARRAY)}`);
+    if (filter.search) {
+      const pattern = `%${escapeLike(filter.search)}%`;
+      conditions.push(sql`(title ILIKE ${pattern} OR default_url ILIKE ${pattern} OR code ILIKE ${pattern})`);
+    }
+    return conditions.reduce((all, condition) => sql`${all} AND ${condition}`);
+  };
+
+  /**
+   * Deletes the rollups of deleted links. The rollup tables have no foreign key onto links: checking
+   * one on every row the worker writes cost as much as writing the row. The worker locks the links
+   * it writes for instead, so the DELETE of the links waited for any such transaction; these
+   * statements run after it, each with a fresh snapshot, and so also remove the rows it committed.
+   */
+  const deleteRollups = async (tx: TransactionSql, ids: string[]) => {
+    for (const table of ['click_hourly', 'click_hourly_dimensions', 'click_daily', 'click_daily_dimensions']) {
+      await tx`DELETE FROM ${tx(table)} WHERE link_id = ANY(${tx.array(ids, UUID_ARRAY)})`;
+    }
+  };
 
   return {
     /** Inserts a link; throws ShortCodeTakenError when `code` is already in use. */
@@ -96,33 +146,64 @@ export function linksRepository(sql: Sql) {
       return sql.begin(async (tx) => {
         const [row] = await tx<{ code: string }[]>`DELETE FROM links WHERE id = ${id} RETURNING code`;
         if (!row) return undefined;
-        // The rollup tables have no foreign key onto links: checking one on every row the worker
-        // writes cost as much as writing the row. The worker locks the links it writes for
-        // instead, so the DELETE above waited for any such transaction; these statements run after
-        // it, each with a fresh snapshot, and so also remove the rows it committed.
-        await tx`DELETE FROM click_hourly WHERE link_id = ${id}`;
-        await tx`DELETE FROM click_hourly_dimensions WHERE link_id = ${id}`;
-        await tx`DELETE FROM click_daily WHERE link_id = ${id}`;
-        await tx`DELETE FROM click_daily_dimensions WHERE link_id = ${id}`;
+        await deleteRollups(tx, [id]);
         return row.code;
       });
     },
 
-    /** One page of a user's links, with the total count, sorted by a whitelisted column. */
+    /**
+     * Deletes those of `ids` that exist, with their rollups, in one transaction, and returns their
+     * codes. Throws ForeignLinksError, deleting nothing, when any of them is another user's.
+     * Malformed and unknown ids are skipped.
+     */
+    async deleteOwned(userId: string, ids: string[]): Promise<string[]> {
+      const wellFormed = [...new Set(ids.filter(isUuid))];
+      if (wellFormed.length === 0) return [];
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ id: string; userId: string; code: string }[]>`
+          DELETE FROM links WHERE id = ANY(${tx.array(wellFormed, UUID_ARRAY)})
+          RETURNING id, user_id AS "userId", code`;
+        const foreign = rows.filter((row) => row.userId !== userId).map((row) => row.id);
+        // Throwing rolls the whole transaction back: the caller's own links stay too.
+        if (foreign.length > 0) throw new ForeignLinksError(foreign);
+        await deleteRollups(tx, rows.map((row) => row.id));
+        return rows.map((row) => row.code);
+      });
+    },
+
+    /**
+     * One page of a user's links matching `filter`, with the total count, sorted by a whitelisted
+     * column; with `withClicks`, each link's all-time clicks (from the daily rollups) too.
+     */
     async listByUser(
       userId: string,
       page: { offset: number; limit: number; sortBy: LinkSortField; direction: 'asc' | 'desc' },
+      filter: LinkFilter = {},
+      withClicks = false,
     ): Promise<LinkListPage> {
       const column = sql(SORT_COLUMNS[page.sortBy]);
       const direction = page.direction === 'asc' ? sql`ASC` : sql`DESC`;
+      const where = filterCondition(userId, filter);
+      const clicks = withClicks
+        ? sql`, coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = links.id), 0)::bigint AS clicks`
+        : sql``;
       const [links, [count]] = await Promise.all([
-        sql<LinkRecord[]>`
-          SELECT ${columns(sql)} FROM links WHERE user_id = ${userId}
+        sql<(LinkRecord & { clicks?: number })[]>`
+          SELECT ${columns(sql)} ${clicks} FROM links WHERE ${where}
           ORDER BY ${column} ${direction}, id ${direction}
           LIMIT ${page.limit} OFFSET ${page.offset}`,
-        sql<{ total: number }[]>`SELECT count(*)::int AS total FROM links WHERE user_id = ${userId}`,
+        sql<{ total: number }[]>`SELECT count(*)::int AS total FROM links WHERE ${where}`,
       ]);
       return { links, total: count?.total ?? 0 };
+    },
+
+    /** Every tag of a user's links with the number of links carrying it, by name. */
+    async tagCounts(userId: string): Promise<{ name: string; links: number }[]> {
+      return sql<{ name: string; links: number }[]>`
+        SELECT tag AS name, count(*)::int AS links
+        FROM links, unnest(tags) AS tag
+        WHERE user_id = ${userId}
+        GROUP BY tag ORDER BY tag COLLATE "C"`;
     },
 
     /** Every link, a page at a time in code order, for rebuilding the Redis link cache. */

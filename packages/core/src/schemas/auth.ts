@@ -54,4 +54,17 @@ export const apiKeySchema = z
 export type ApiKey = z.infer<typeof apiKeySchema>;
 export const apiKeyResponseSchema = successEnvelope(z.object({ apiKey: apiKeySchema }));
 
+/** An API key as the key list shows it: never the secret or its hash. */
+export const apiKeyListItemSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().meta({ example: 'deploy bot' }),
+    prefix: z.string().meta({ description: 'The first characters of the key, to tell keys apart (only `dlk_` for keys made before prefixes were kept)', example: 'dlk_Q2xpY2tz' }),
+    createdAt: timestampSchema,
+    lastUsedAt: timestampSchema.nullable().meta({ description: 'When the key last authenticated a request, to the minute (updated at most once a minute); null if never', example: '2026-11-22T10:15:00.000Z' }),
+  })
+  .meta({ id: 'ApiKeyListItem' });
+export type ApiKeyListItem = z.infer<typeof apiKeyListItemSchema>;
+export const apiKeyListResponseSchema = successEnvelope(z.object({ apiKeys: z.array(apiKeyListItemSchema) }));
+
 export const idParamsSchema = z.object({ id: z.string().max(64) });

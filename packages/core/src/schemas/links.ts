@@ -68,6 +68,30 @@ export const expirationDateSchema = isoDateTimeOrDate('must be an ISO 8601 date 
   .transform((value) => new Date(value))
   .meta({ example: '2026-12-31T23:59:59.000Z' });
 
+/** How many tags a link may carry, duplicates removed. */
+export const MAX_TAGS = 10;
+const TAG_PATTERN = /^[a-z0-9_-]{1,32}$/;
+const TAG_RULE = 'must be 1-32 characters of a-z, 0-9, "-" or "_"';
+
+/** One tag: trimmed and lower-cased, then 1-32 characters of `a-z 0-9 - _`. */
+export const tagSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(TAG_PATTERN, TAG_RULE)
+  .meta({ description: `A tag: ${TAG_RULE}, compared and stored lower-case`, example: 'spring' });
+
+/** A link's tags: each lower-cased, duplicates removed (first occurrence kept), at most MAX_TAGS. */
+export const tagsSchema = z
+  .array(tagSchema)
+  .max(100, 'must have at most 100 entries')
+  .transform((tags) => [...new Set(tags)])
+  .refine((tags) => tags.length <= MAX_TAGS, `must have at most ${MAX_TAGS} different tags`)
+  .meta({
+    description: `Up to ${MAX_TAGS} tags grouping the link (a campaign, a channel); stored lower-case, duplicates removed`,
+    example: ['spring', 'newsletter'],
+  });
+
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
@@ -79,6 +103,7 @@ export const linkFieldsSchema = z
     desktopUrl: webUrlSchema.optional(),
     customParameters: customParametersSchema.optional(),
     expirationDate: expirationDateSchema.optional(),
+    tags: tagsSchema.optional(),
   })
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
@@ -121,6 +146,7 @@ export const updateLinkBodySchema = z
     desktopUrl: nullable(webUrlSchema),
     customParameters: nullable(z.record(parameterName, parameterValue.nullable())),
     expirationDate: nullable(isoDateTimeOrDate('must be an ISO 8601 date or date-time')),
+    tags: nullable(tagsSchema).meta({ description: 'Replaces the whole list of tags; null or [] removes them all', example: ['spring'] }),
   })
   .strict();
 export type UpdateLinkBody = z.input<typeof updateLinkBodySchema>;
@@ -136,6 +162,7 @@ export const linkSchema = z
     desktopUrl: z.string().optional(),
     customParameters: z.record(z.string(), z.string()).optional(),
     expirationDate: timestampSchema.optional(),
+    tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, lower-case; absent when it has none', example: ['spring'] }),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })
@@ -150,17 +177,46 @@ export type LinkSummary = z.infer<typeof linkSummarySchema>;
 export const LINK_SORT_FIELDS = ['createdAt', 'updatedAt', 'title', 'defaultUrl'] as const;
 export type LinkSortField = (typeof LINK_SORT_FIELDS)[number];
 
+/** A query parameter given once or repeated (`?tag=a&tag=b`), each value also comma-separated: always a list. */
+const listParameter = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(',')).filter((entry) => entry.trim() !== ''))
+    .pipe(z.array(item));
+
+/** What `include` can add to each item of the link list. */
+export const LINK_LIST_EXTRAS = ['clicks', 'tags'] as const;
+export type LinkListExtra = (typeof LINK_LIST_EXTRAS)[number];
+
 export const listLinksQuerySchema = z
   .object({
-    page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1),
+    page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1)
+      .meta({ description: 'Page number, from 1; a page past the end is an empty list with the real totals', example: 1 }),
     limit: z.coerce
       .number({ error: 'must be an integer' })
       .int('must be an integer')
       .min(1, 'must be between 1 and 100')
       .max(100, 'must be between 1 and 100')
-      .default(10),
-    sortBy: z.enum(LINK_SORT_FIELDS, { error: `must be one of ${LINK_SORT_FIELDS.join(', ')}` }).default('createdAt'),
-    sortDirection: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).default('desc'),
+      .default(10)
+      .meta({ description: 'Items per page, 1-100', example: 10 }),
+    sortBy: z.enum(LINK_SORT_FIELDS, { error: `must be one of ${LINK_SORT_FIELDS.join(', ')}` }).default('createdAt')
+      .meta({ description: 'Field to sort by; ties are broken by id, so pages are stable', example: 'createdAt' }),
+    sortDirection: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).default('desc')
+      .meta({ description: 'Sort direction', example: 'desc' }),
+    tag: listParameter(tagSchema)
+      .refine((tags) => tags.length <= MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
+      .optional()
+      .meta({ description: 'Only links carrying this tag; repeat it (or separate with commas) to require several, all of which must match', example: 'spring' }),
+    q: z
+      .string()
+      .trim()
+      .max(200, 'must be at most 200 characters')
+      .transform((text) => text || undefined)
+      .optional()
+      .meta({ description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search', example: 'sale' }),
+    include: listParameter(z.enum(LINK_LIST_EXTRAS, { error: `must be one of ${LINK_LIST_EXTRAS.join(', ')}` }))
+      .optional()
+      .meta({ description: 'Extra fields on each item, comma-separated: clicks (all-time clicks), tags (always an array)', example: 'clicks,tags' }),
   })
   .strict();
 export type ListLinksQuery = z.infer<typeof listLinksQuerySchema>;
@@ -171,6 +227,44 @@ export const paginationSchema = z
 export type Pagination = z.infer<typeof paginationSchema>;
 
 export const linkResponseSchema = successEnvelope(z.object({ link: linkSchema }));
+/** A list item: SPEC's six fields, plus `clicks` and `tags` when `include` asks for them. */
+export const linkListItemSchema = linkSummarySchema
+  .extend({
+    clicks: z.number().int().optional().meta({ description: 'All-time clicks (with include=clicks)', example: 320 }),
+    tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, [] when none (with include=tags)', example: ['spring'] }),
+  })
+  .meta({ id: 'LinkListItem' });
+export type LinkListItem = z.infer<typeof linkListItemSchema>;
+
 export const linkListResponseSchema = successEnvelope(
-  z.object({ links: z.array(linkSummarySchema), pagination: paginationSchema }),
+  z.object({ links: z.array(linkListItemSchema), pagination: paginationSchema }),
+);
+
+/** GET /tags: every tag of the caller's links with how many links carry it, by name. */
+export const tagListResponseSchema = successEnvelope(
+  z.object({
+    tags: z.array(
+      z.object({
+        name: z.string().meta({ example: 'spring' }),
+        links: z.number().int().meta({ description: 'How many of the caller\'s links carry the tag', example: 12 }),
+      }).meta({ id: 'TagCount' }),
+    ),
+  }),
+);
+
+/** Most links one bulk request may create or delete. */
+export const MAX_BULK_LINKS = 100;
+
+export const bulkDeleteBodySchema = z
+  .object({
+    ids: z
+      .array(z.string().max(64))
+      .min(1, 'must name at least one link')
+      .max(MAX_BULK_LINKS, `must name at most ${MAX_BULK_LINKS} links`)
+      .meta({ description: `Ids of the caller's links to delete, 1-${MAX_BULK_LINKS}; ids that no longer exist are skipped`, example: ['6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10'] }),
+  })
+  .strict();
+export type BulkDeleteBody = z.infer<typeof bulkDeleteBodySchema>;
+export const bulkDeleteResponseSchema = successEnvelope(
+  z.object({ deleted: z.number().int().meta({ description: 'How many links were deleted', example: 3 }) }),
 );

@@ -1,6 +1,6 @@
 import {
   AppError, ErrorCode, forbidden, notFound, unauthorized,
-  type ApiKey, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
+  type ApiKey, type ApiKeyListItem, type ApiKeyRecord, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
   type UserRecord, type UsersRepository,
 } from '@deeplink/core';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
@@ -10,6 +10,10 @@ import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, verifyAcc
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
 const UNKNOWN_KEYS_MAX = 10_000;
 const UNKNOWN_KEY_TTL_MS = 60_000;
+/** `lastUsedAt` of a key moves at most this often: a write per request would cost more than the request. */
+export const KEY_USAGE_RESOLUTION_SECONDS = 60;
+/** Characters of a new key kept in clear for key lists: `dlk_` and 8 of its 43 random ones (48 of 256 bits). */
+const SHOWN_PREFIX_LENGTH = 12;
 
 /** Who is calling: the user, and the API key when the request used one. */
 export interface Principal {
@@ -37,6 +41,13 @@ export function authService(deps: {
   const rememberUnknown = (hash: string) => {
     if (unknownKeys.size >= UNKNOWN_KEYS_MAX) unknownKeys.delete(unknownKeys.keys().next().value!);
     unknownKeys.set(hash, Date.now() + UNKNOWN_KEY_TTL_MS);
+  };
+
+  /** Moves the key's lastUsedAt when the stored one is a minute old or more; no write otherwise. */
+  const recordUse = async (key: ApiKeyRecord) => {
+    if (key.lastUsedAt && Date.now() - key.lastUsedAt.getTime() < KEY_USAGE_RESOLUTION_SECONDS * 1000) return;
+    // Bookkeeping only: a failed write must not fail the request it would have recorded.
+    await apiKeys.touch(key.id, KEY_USAGE_RESOLUTION_SECONDS).catch(() => {});
   };
 
   return {
@@ -73,8 +84,12 @@ export function authService(deps: {
         const text = hash.toString('base64');
         if ((unknownKeys.get(text) ?? 0) > Date.now()) return undefined;
         const key = await apiKeys.findByHash(hash);
-        if (!key) rememberUnknown(text);
-        return key && { userId: key.userId, apiKeyId: key.id };
+        if (!key) {
+          rememberUnknown(text);
+          return undefined;
+        }
+        await recordUse(key);
+        return { userId: key.userId, apiKeyId: key.id };
       }
       const claims = verifyAccessToken(credential, deps.jwtSecret);
       if (!claims) return undefined;
@@ -102,8 +117,19 @@ export function authService(deps: {
     async createApiKey(principal: Principal, name: string): Promise<ApiKey> {
       if (principal.apiKeyId) throw forbidden('API keys cannot manage API keys; log in to create one');
       const key = generateApiKey();
-      const record = await apiKeys.create({ userId: principal.userId, name, keyHash: hashApiKey(key) });
+      const record = await apiKeys.create({ userId: principal.userId, name, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashApiKey(key) });
       return { id: record.id, name: record.name, key, createdAt: record.createdAt.toISOString() };
+    },
+
+    /** The caller's keys without their secrets; API keys may read the list, only login tokens change it. */
+    async listApiKeys(principal: Principal): Promise<ApiKeyListItem[]> {
+      return (await apiKeys.listByUser(principal.userId)).map((key) => ({
+        id: key.id,
+        name: key.name,
+        prefix: key.prefix,
+        createdAt: key.createdAt.toISOString(),
+        lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+      }));
     },
 
     async deleteApiKey(principal: Principal, id: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { RedisClient } from '@deeplink/core';
 import {
-  AppError, ErrorCode, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
+  AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
-  type CreateLinkInput, type Link, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
+  type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
   type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
 } from '@deeplink/core';
 import { oversizedDestinations } from '@deeplink/core/routing/resolve-destination';
@@ -42,6 +42,7 @@ export function linksService(deps: {
     ...(link.desktopUrl && { desktopUrl: link.desktopUrl }),
     ...(link.customParameters && { customParameters: link.customParameters }),
     ...(link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
+    ...(link.tags.length > 0 && { tags: link.tags }),
   });
 
   /** The editable fields of a link as a client would send them, for merging a PUT into. */
@@ -112,17 +113,46 @@ export function linksService(deps: {
       if (code) await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
     },
 
-    async list(principal: Principal, query: ListLinksQuery): Promise<{ links: LinkSummary[]; pagination: Pagination }> {
-      const page = await links.listByUser(principal.userId, {
-        offset: (query.page - 1) * query.limit,
-        limit: query.limit,
-        sortBy: query.sortBy,
-        direction: query.sortDirection,
-      });
+    /** A page of the caller's links, filtered by tags and search text, with the extras `include` asks for. */
+    async list(principal: Principal, query: ListLinksQuery): Promise<{ links: LinkListItem[]; pagination: Pagination }> {
+      const include = new Set(query.include ?? []);
+      const page = await links.listByUser(
+        principal.userId,
+        { offset: (query.page - 1) * query.limit, limit: query.limit, sortBy: query.sortBy, direction: query.sortDirection },
+        { tags: query.tag, search: query.q },
+        include.has('clicks'),
+      );
       return {
-        links: page.links.map(toSummary),
+        links: page.links.map((link) => ({
+          ...toSummary(link),
+          ...(include.has('clicks') && { clicks: link.clicks ?? 0 }),
+          ...(include.has('tags') && { tags: link.tags }),
+        })),
         pagination: { total: page.total, page: query.page, limit: query.limit, pages: Math.ceil(page.total / query.limit) },
       };
+    },
+
+    /** Every tag the caller uses, with how many of their links carry it. */
+    async tags(principal: Principal): Promise<{ name: string; links: number }[]> {
+      return links.tagCounts(principal.userId);
+    },
+
+    /**
+     * Deletes the caller's links among `ids` in one transaction and returns how many went; ids
+     * that do not exist (any more) are skipped. One link of another account: 403, nothing deleted.
+     */
+    async deleteMany(principal: Principal, ids: string[]): Promise<number> {
+      let codes: string[];
+      try {
+        codes = await links.deleteOwned(principal.userId, ids);
+      } catch (error) {
+        if (!(error instanceof ForeignLinksError)) throw error;
+        const foreign = new Set(error.ids);
+        throw new AppError(403, ErrorCode.FORBIDDEN, 'Some of these links belong to another account; nothing was deleted',
+          ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])));
+      }
+      await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));
+      return codes.length;
     },
   };
 }

@@ -15,12 +15,13 @@ export interface RateLimitRule {
  * with Retry-After.
  */
 export function rateLimiter(redis: RedisClient, keys: RedisKeys) {
-  return async function limit(rule: RateLimitRule, subject: string, reply: FastifyReply): Promise<void> {
+  /** Counts `units` requests against the subject's window (a bulk request counts one per link). */
+  return async function limit(rule: RateLimitRule, subject: string, reply: FastifyReply, units = 1): Promise<void> {
     const now = Date.now() / 1000;
     const window = Math.floor(now / rule.windowSeconds);
     const resetAt = (window + 1) * rule.windowSeconds;
     const key = keys.rateLimit(rule.scope, subject, window);
-    const [[, count]] = (await redis.multi().incr(key).expire(key, rule.windowSeconds + 1).exec()) as [[null, number]];
+    const [[, count]] = (await redis.multi().incrby(key, units).expire(key, rule.windowSeconds + 1).exec()) as [[null, number]];
     reply.header('X-RateLimit-Limit', rule.max);
     reply.header('X-RateLimit-Remaining', Math.max(0, rule.max - count));
     reply.header('X-RateLimit-Reset', resetAt);

@@ -1,5 +1,5 @@
 import {
-  apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
+  apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
   loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema,
 } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -57,6 +57,13 @@ export const accountRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async
     },
   }, async (request, reply) =>
     reply.status(201).send({ success: true, data: { apiKey: await auth.createApiKey(principalOf(request), request.body.name) } }));
+
+  app.get('/auth/api-keys', {
+    schema: {
+      tags, summary: "The caller's API keys, newest first: name, prefix, creation and last use, never the secret",
+      response: { 200: apiKeyListResponseSchema, ...authenticatedErrors },
+    },
+  }, async (request) => ({ success: true, data: { apiKeys: await auth.listApiKeys(principalOf(request)) } }) as const);
 
   app.delete('/auth/api-keys/:id', {
     schema: { tags, summary: 'Revoke an API key (effective immediately)', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },

@@ -1,5 +1,5 @@
 import {
-  createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema,
+  bulkDeleteBodySchema, bulkDeleteResponseSchema, tagListResponseSchema, createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema,
   nullDataSchema, updateLinkBodySchema,
 } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -24,6 +24,19 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
   app.get('/links', {
     schema: { tags, summary: "List the caller's links, a page at a time", querystring: listLinksQuerySchema, response: { 200: linkListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: await links.list(principalOf(request), request.query) }) as const);
+
+  app.get('/tags', {
+    schema: { tags, summary: "Every tag on the caller's links, with how many links carry it", response: { 200: tagListResponseSchema, ...authenticatedErrors } },
+  }, async (request) => ({ success: true, data: { tags: await links.tags(principalOf(request)) } }) as const);
+
+  app.post('/links/bulk-delete', {
+    // One unit of the rate limit per link named, as if each had been deleted on its own.
+    config: { rateLimitUnits: (request) => (request.body as { ids: string[] }).ids.length },
+    schema: {
+      tags, body: bulkDeleteBodySchema, response: { 200: bulkDeleteResponseSchema, ...authenticatedErrors },
+      summary: "Delete up to 100 of the caller's links in one transaction; if any is another account's: 403 and nothing deleted",
+    },
+  }, async (request) => ({ success: true, data: { deleted: await links.deleteMany(principalOf(request), request.body.ids) } }) as const);
 
   app.get('/links/:id', {
     schema: { tags, summary: 'Get a link', params: idParamsSchema, response: { 200: linkResponseSchema, ...authenticatedErrors } },
