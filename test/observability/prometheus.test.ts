@@ -85,6 +85,8 @@ describe('Prometheus', () => {
       body: JSON.stringify({ title: 'Watched', defaultUrl: 'https://example.com/watched' }),
     });
     const { url } = ((await created.json()) as { data: { link: { url: string } } }).data.link;
+    // Every target scraped before the traffic, so the counters' rise falls inside Prometheus's samples.
+    await expect.poll(() => valueOf('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 30_000 }).toBe(3);
 
     // Traffic over a few scrapes, so rate() has two samples with a difference.
     const deadline = Date.now() + 6_000;

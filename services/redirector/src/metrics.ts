@@ -71,8 +71,9 @@ export class Metrics {
     const byLayer = (values: Record<string, number>) => (): [Record<string, string>, number][] =>
       Object.entries(values).map(([layer, n]) => [{ layer }, n]);
 
+    // Every status from the start, zeros included, so rate() sees a series' first answers too.
     counter('redirector_responses_total', 'Short-link answers by HTTP status.', ['status'], () =>
-      STATUSES.filter((status) => this.responses[status]! > 0).map((status) => [{ status }, this.responses[status]!]));
+      STATUSES.map((status) => [{ status }, this.responses[status]!]));
     counter('redirector_link_cache_hits_total', 'Link lookups answered by a layer (including negative entries).', ['layer'], byLayer(this.hits));
     counter('redirector_link_cache_misses_total', 'Link lookups a layer could not answer; db misses are unknown codes.', ['layer'], byLayer(this.misses));
     counter('redirector_link_lookup_errors_total', 'Lookups that failed at a layer.', ['layer'], byLayer(this.lookupErrors));
