@@ -88,7 +88,7 @@ export class Metrics {
     counter('redirector_clicks_replayed_total', 'Clicks sent from the spool to the queue.', [], one(() => this.clicksReplayed));
     gauge('redirector_click_spool_bytes', 'Bytes of click batches waiting in the spool.', () => this.gauges.spoolBytes());
     counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
-    counter('redirector_click_batches_unreplicated_total', 'Batch writes (Redis Cluster) that no replica confirmed in time; each such batch is written again.', [], one(() => this.unreplicatedBatches));
+    counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
     counter('redirector_queue_flush_errors_total', 'Failed attempts to write a batch to the queue.', [], one(() => this.flushErrors));
     gauge('redirector_click_buffer_size', 'Clicks held in memory, waiting for the queue.', () => this.gauges.bufferedClicks());
     gauge('redirector_uws_native', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', () => (this.gauges.native ? 1 : 0));
