@@ -21,7 +21,7 @@ const readSql = config.DATABASE_READ_URL
   : undefined;
 // Fail fast rather than queue commands while Redis is away: the API degrades instead of hanging.
 const outage = createRedisOutageLog(logger);
-const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });
+const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage, options: { enableAutoPipelining: true } });
 const registry = createMetricsRegistry(SERVICE);
 const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 

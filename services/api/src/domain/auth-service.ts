@@ -5,7 +5,7 @@ import {
 } from '@deeplink/core';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { TokenVersions } from './token-versions.js';
-import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, verifyAccessToken } from './tokens.js';
+import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';
 
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
 const UNKNOWN_KEYS_MAX = 10_000;
@@ -30,8 +30,11 @@ export function authService(deps: {
   tokenVersions: TokenVersions;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  /** The clock token expiry is read against (tests move it). */
+  now?: () => number;
 }) {
   const { users, apiKeys, tokenVersions } = deps;
+  const tokens = tokenVerifier(deps.jwtSecret, { now: deps.now });
   const issue = (user: UserRecord, version = user.tokenVersion): AuthResult => ({
     user: toUser(user),
     token: signAccessToken(user.id, version, deps.jwtSecret, deps.jwtTtlSeconds),
@@ -91,9 +94,17 @@ export function authService(deps: {
         await recordUse(key);
         return { userId: key.userId, apiKeyId: key.id };
       }
-      const claims = verifyAccessToken(credential, deps.jwtSecret);
+      const claims = tokens.verify(credential);
       if (!claims) return undefined;
       return (await tokenVersions.current(claims.userId)) === claims.version ? { userId: claims.userId } : undefined;
+    },
+
+    /**
+     * Whether the credential is a login token this process has verified before: resolving it then
+     * costs no lookup, so the guard against addresses guessing credentials can be skipped.
+     */
+    isKnownToken(credential: string): boolean {
+      return tokens.knows(credential);
     },
 
     /** Ends every login token of the caller ("log out everywhere"); API keys stay valid. */

@@ -13,22 +13,25 @@ declare module 'fastify' {
 }
 
 /**
- * Reads `Authorization: Bearer <API key or login token>` on every request, so rate limits can be
- * per user; it never refuses by itself: requirePrincipal does that on the protected routes.
+ * Reads `Authorization: Bearer <API key or login token>` on the routes that use a caller (all but
+ * the health checks, register and login), so rate limits can be per user; it never refuses by
+ * itself: requirePrincipal does that on the protected routes.
  */
 export function registerAuthentication(app: FastifyInstance, auth: AuthService, failures: CredentialFailures): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('authProblem', undefined);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    if (!header) return;
+    // Routes limited per address or not at all never look at the caller: resolving credentials there would be wasted work.
+    if (!header || request.routeOptions.config.rateLimitScope) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) {
       request.authProblem = 'The Authorization header must be "Bearer <API key or token>"';
       return;
     }
-    // An address that keeps sending bad credentials is stopped before its next lookup.
-    await failures.check(request.ip);
+    // An address that keeps sending bad credentials is stopped before its next lookup (a token
+    // verified before needs none).
+    if (!auth.isKnownToken(match[1]!)) await failures.check(request.ip);
     request.principal = await auth.authenticate(match[1]!);
     if (!request.principal) {
       request.authProblem = 'The API key or token is invalid, expired or revoked';
