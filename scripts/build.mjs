@@ -48,10 +48,10 @@ export function bundlePath(name) {
  * 4-12 % fewer requests a second.
  *
  * The worker holds up to WORKER_CONCURRENCY batches and builds each transaction's sums while the
- * previous one is written: its live heap stayed under 128 MB at the defaults (256 batches of 500
- * clicks, measured by running it with --max-old-space-size=128), but left alone V8 grew the heap
- * to 250-300 MB before collecting, a peak RSS of 365-415 MB at 110,000 clicks/s. A 160 MB old
- * space and 8 MB semi-spaces keep it at about 220-225 MB at the same speed. A worker run with a
+ * previous one is written: its live heap stayed under 128 MB even at 256 batches of 500 clicks
+ * (measured by running it with --max-old-space-size=128), but left alone V8 grew the heap to
+ * 250-300 MB before collecting, a peak RSS of 365-415 MB at 110,000 clicks/s. A 160 MB old space
+ * and 8 MB semi-spaces keep it at 210-240 MB at the default 128 batches (97,000-101,000 clicks/s). A worker run with a
  * larger WORKER_CONCURRENCY or CLICK_BATCH_SIZE needs more, or it stops with an out-of-memory
  * error: raise --max-old-space-size in its command (the Dockerfile's CMD); NODE_OPTIONS cannot,
  * since flags on the command line win over it.

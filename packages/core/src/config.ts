@@ -142,7 +142,7 @@ const envSchema = z.object({
    * transaction. A job completes only when its transaction commits, so this bounds the batches of
    * the transaction being written and of the next one together.
    */
-  WORKER_CONCURRENCY: positiveInt.default(256),
+  WORKER_CONCURRENCY: positiveInt.default(128),
   /** Where the worker answers /healthz, /readyz and /metrics. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),
