@@ -1,33 +1,28 @@
 // The whole product over real HTTP: the API, the redirector and the worker as real processes on
 // real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
 // must show up in the rollups exactly as often as it answered a redirect.
+import { Queue } from 'bullmq';
+import { CLICK_QUEUE } from '@deeplink/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+import { freePort, healthy, startService } from './support/processes.js';
+import { startStack, type Stack } from './support/stack.js';
 import { UA } from './support/user-agents.js';
 
 // Public addresses whose country the bundled GeoIP database knows.
 const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.0.1' };
 
 let env: TestEnvironment;
-let api: ServiceProcess;
-let redirector: ServiceProcess;
-let worker: ServiceProcess;
+let stack: Stack;
+let queue: Queue;
 let apiUrl: string;
-let shortUrlBase: string;
 let token: string;
 
 beforeAll(async () => {
   env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000' });
-  const [apiPort, redirectorPort] = [await freePort(), await freePort()];
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
-  const common = { ...env.env, LOG_LEVEL: 'info', SHORT_URL_BASE: shortUrlBase, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), WORKER_PORT: '0' };
-  api = await startService('api', common, healthy(apiUrl));
-  [redirector, worker] = await Promise.all([
-    startService('redirector', common, healthy(shortUrlBase)),
-    startService('worker', common, (output) => output.some((line) => /worker (started|ready|listening)|"msg":"started"/i.test(line))),
-  ]);
+  stack = await startStack(env.env);
+  apiUrl = stack.apiUrl;
+  queue = new Queue(CLICK_QUEUE, { connection: env.redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.config.QUEUE_PREFIX });
   const register = await fetch(`${apiUrl}/api/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -37,7 +32,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([api?.stop(), redirector?.stop(), worker?.stop()]);
+  await stack?.stop();
+  await queue?.close();
   await env?.close();
 });
 
@@ -65,11 +61,16 @@ async function dimension(linkId: string, name: string): Promise<Record<string, n
   return Object.fromEntries(rows.map((r) => [r.value, r.clicks]));
 }
 
-/** Waits until the link's rollup total reaches `expected`, then a little longer to catch any excess. */
-async function settledClicks(linkId: string, expected: number, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await totalClicks(linkId)) < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  await new Promise((r) => setTimeout(r, 300));
+/**
+ * The link's rollup total once it has reached `expected` and the queue holds no batch that could
+ * still add to it, so a click counted twice would show.
+ */
+async function settledClicks(linkId: string, expected: number): Promise<number> {
+  await expect.poll(() => totalClicks(linkId), { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(expected);
+  await expect.poll(async () => {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
+  }, { timeout: 20_000, interval: 50 }).toBe(0);
   return totalClicks(linkId);
 }
 

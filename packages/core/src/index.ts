@@ -1,5 +1,6 @@
 // The public surface of @deeplink/core. Subpaths (`@deeplink/core/schemas/links`) work too.
 export * from './config.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './default-urls.mjs';
 export * from './errors.js';
 export * from './schemas/common.js';
 export * from './schemas/auth.js';
