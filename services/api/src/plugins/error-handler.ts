@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@deeplink/core';
+import { AppError, ERRORS, errorKindOf, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind } from '@deeplink/core';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -7,8 +7,9 @@ const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = [])
   error: { code, message, details },
 });
 
-export const sendError = (reply: FastifyReply, status: number, code: ErrorCode, message: string, details: ErrorDetail[] = []) =>
-  reply.status(status).type('application/json').send(envelope(code, message, details));
+/** Answers with the envelope, the status and code of `kind` (see ERRORS). */
+export const sendError = (reply: FastifyReply, kind: ErrorKind, message: string, details: ErrorDetail[] = [], status: number = ERRORS[kind].status) =>
+  reply.status(status).type('application/json').send(envelope(ERRORS[kind].code, message, details));
 
 const LOCATION_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
 
@@ -32,15 +33,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       reply.headers(error.headers);
-      return sendError(reply, error.status, error.code, error.message, error.details);
+      return sendError(reply, error.kind, error.message, error.details);
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = LOCATION_NAMES[error.validationContext ?? 'body'] ?? 'request';
-      return sendError(reply, 400, ErrorCode.INVALID_REQUEST, `The ${where} is not valid`, validationDetails(error));
+      return sendError(reply, 'invalid', `The ${where} is not valid`, validationDetails(error));
     }
     const status = error.statusCode ?? 500;
     if (status === 413) {
-      return sendError(reply, 413, ErrorCode.INVALID_REQUEST, 'The request body is larger than the 1 MiB limit');
+      return sendError(reply, 'tooLarge', 'The request body is larger than the 1 MiB limit');
     }
     if (status >= 400 && status < 500) {
       // Fastify's own client errors: malformed JSON, wrong content type, empty body.
@@ -49,17 +50,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
         : error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
           ? `The request body is not valid JSON: ${error.message}`
           : error.message;
-      return sendError(reply, status, ErrorCode.INVALID_REQUEST, message);
+      // A status the table does not name (405, 431, …) keeps its number, with the code of a bad request.
+      const kind = errorKindOf(status);
+      return kind ? sendError(reply, kind, message) : sendError(reply, 'invalid', message, [], status);
     }
     request.log.error({ err: error }, 'request failed');
     if (isBackingServiceDown(error)) {
-      return sendError(reply, 503, ErrorCode.INTERNAL_ERROR, 'A backing service is unavailable; try again shortly');
+      return sendError(reply, 'unavailable', 'A backing service is unavailable; try again shortly');
     }
-    return sendError(reply, 500, ErrorCode.INTERNAL_ERROR, 'Internal server error');
+    return sendError(reply, 'internal', 'Internal server error');
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, ErrorCode.NOT_FOUND, `No route for ${request.method} ${request.url.split('?')[0]}`),
+    sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );
 }
 

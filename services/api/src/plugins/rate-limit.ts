@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type RedisKeys } from '@deeplink/core';
+import { rateLimited, type RedisKeys } from '@deeplink/core';
 import type { FastifyReply } from 'fastify';
 import type { RedisClient } from '@deeplink/core';
 
@@ -27,9 +27,7 @@ export function rateLimiter(redis: RedisClient, keys: RedisKeys) {
     reply.header('X-RateLimit-Reset', resetAt);
     if (count > rule.max) {
       const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw new AppError(429, ErrorCode.RATE_LIMITED, `Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, [], {
-        'Retry-After': String(retryAfter),
-      });
+      throw rateLimited(`Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, retryAfter);
     }
   };
 }
@@ -53,9 +51,7 @@ export function credentialFailures(redis: RedisClient, keys: RedisKeys, rule: { 
       const count = Number(await redis.get(keys.credentialFailures(address, window)).catch(() => null));
       if (count < rule.max) return;
       const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw new AppError(429, ErrorCode.RATE_LIMITED, `Too many failed credentials from this address; retry in ${retryAfter}s`, [], {
-        'Retry-After': String(retryAfter),
-      });
+      throw rateLimited(`Too many failed credentials from this address; retry in ${retryAfter}s`, retryAfter);
     },
     async record(address: string): Promise<void> {
       const key = keys.credentialFailures(address, current().window);
