@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@deeplink/core';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorEnvelope => ({
@@ -58,10 +58,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, 500, ErrorCode.INTERNAL_ERROR, 'Internal server error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, ErrorCode.NOT_FOUND, `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler(sendNotFound);
 }
+
+/** The 404 envelope of a path no route serves. */
+export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, 404, ErrorCode.NOT_FOUND, `No route for ${request.method} ${request.url.split('?')[0]}`);
 
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED']);
 
