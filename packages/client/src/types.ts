@@ -224,6 +224,13 @@ export interface AnalyticsExportRow {
   clicks: number;
 }
 
+/** Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in modules (0-16, default 4). */
+export interface QrQuery {
+  format?: 'svg' | 'png';
+  size?: number;
+  margin?: number;
+}
+
 /** Error codes the API answers with. */
 export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
 

@@ -5,6 +5,7 @@ import type * as Analytics from '@deeplink/core/schemas/analytics';
 import type * as Auth from '@deeplink/core/schemas/auth';
 import type * as Common from '@deeplink/core/schemas/common';
 import type * as Links from '@deeplink/core/schemas/links';
+import type * as Qr from '@deeplink/core/schemas/qr';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as Client from '../src/types.js';
@@ -51,6 +52,7 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.LinkListExtra>().toEqualTypeOf<Links.LinkListExtra>();
     expectTypeOf<Client.TimeBucket>().toEqualTypeOf<Analytics.TimeBucket>();
     expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.QrQuery>().toEqualTypeOf<Flat<Omit<z.input<typeof Qr.linkQrQuerySchema>, 'size' | 'margin'> & { size?: number; margin?: number }>>();
     expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
   });
 });

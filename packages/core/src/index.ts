@@ -6,6 +6,7 @@ export * from './schemas/common.js';
 export * from './schemas/auth.js';
 export * from './schemas/links.js';
 export * from './schemas/analytics.js';
+export * from './schemas/qr.js';
 export * from './db/client.js';
 export * from './db/migrate.js';
 export * from './db/uuid.js';

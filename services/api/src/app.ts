@@ -14,6 +14,7 @@ import { tokenVersions } from './domain/token-versions.js';
 import { linksService } from './domain/links-service.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
+import { registerDashboard } from './plugins/dashboard.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestMetrics } from './plugins/request-metrics.js';
 import { credentialFailures, rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
@@ -21,6 +22,7 @@ import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
+import { qrRoutes } from './routes/qr-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,6 +50,8 @@ export interface ApiDeps {
   logger?: Logger;
   /** Where the request metrics go; a registry of its own when not given. */
   registry?: Registry;
+  /** The dashboard's static build, served at the origin root; without one (tests) `/` says how to build it. */
+  dashboardDir?: string;
 }
 
 /** 1 MiB: larger bodies get 413 before they are parsed. */
@@ -100,10 +104,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(publicAuthRoutes, { auth });
       await api.register(accountRoutes, { auth });
       await api.register(linkRoutes, { links });
+      await api.register(qrRoutes, { links });
       await api.register(analyticsRoutes, { analytics });
     },
     { prefix: '/api' },
   );
+  await registerDashboard(app, deps.dashboardDir);
   return app;
 }
 

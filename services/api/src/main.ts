@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createDatabase, migrate, usesDevelopmentSecrets } from '@deeplink/core';
 import { createLogger } from '@deeplink/core/runtime/logger';
 import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
@@ -26,7 +27,9 @@ const registry = createMetricsRegistry(SERVICE);
 const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 
 await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
-const app = await buildApi({ config, sql, readSql, redis, logger, registry });
+// services/api/src/main.ts and services/api/dist/main.js sit at the same depth: both find the dashboard's build.
+const dashboardDir = join(import.meta.dirname, '../../dashboard/dist');
+const app = await buildApi({ config, sql, readSql, redis, logger, registry, dashboardDir });
 
 const { handleSignals } = gracefulShutdown(
   {

@@ -1,5 +1,5 @@
 import { AppError, ERRORS, errorKindOf, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind } from '@deeplink/core';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorEnvelope => ({
@@ -61,10 +61,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, 'internal', 'Internal server error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler(sendNotFound);
 }
+
+/** The 404 envelope of a path no route serves. */
+export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`);
 
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED']);
 
