@@ -1,5 +1,6 @@
 import { AppError, ERRORS, errorKindOf, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind } from '@deeplink/core';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorEnvelope => ({
@@ -29,7 +30,7 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
  * The one place that turns anything thrown into the spec's error envelope. Client errors keep
  * their message; server errors are logged with their cause and answered without stack or SQL.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export const errorHandling = fp(async (app) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       reply.headers(error.headers);
@@ -62,7 +63,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler(sendNotFound);
-}
+}, { name: 'error-handling' });
 
 /** The 404 envelope of a path no route serves. */
 export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>
