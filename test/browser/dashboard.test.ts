@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The callbacks given to page.evaluate() run in the page: they use the DOM's globals.
 // The dashboard in Debian's Chromium against the whole stack (API serving the dashboard, redirector,
 // worker, real Redis and PostgreSQL): what a marketer does, at phone width (360 px) and desktop
 // width (1280 px). Screenshots go to .screenshots/ (git-ignored).
