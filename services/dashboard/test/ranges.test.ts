@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedBuckets, defaultBucket, PRESETS, resolveRange } from '../src/lib/ranges.js';
+import { allowedBuckets, defaultBucket, PRESETS, rangeQuery, resolveRange } from '../src/lib/ranges.js';
 
 const now = new Date('2026-11-24T11:20:30.000Z');
 
@@ -10,6 +10,11 @@ describe('range presets', () => {
     expect(day.startDate.toISOString()).toBe('2026-11-23T12:00:00.000Z');
     const year = resolveRange('1y', now);
     expect((year.endDate.getTime() - year.startDate.getTime()) / 3_600_000).toBe(8760);
+  });
+
+  it('go to the API with the last included instant as endDate (the API includes a date-time endDate)', () => {
+    const range = resolveRange('24h', now);
+    expect(rangeQuery(range)).toEqual({ startDate: range.startDate, endDate: new Date('2026-11-24T11:59:59.999Z') });
   });
 
   it('at the turn of an hour still include the hour that just began', () => {

@@ -18,7 +18,7 @@ export function Breakdown({ title, rows, dimension }: { title: string; rows: Bre
       ))}
     </ul>
   );
-  const table = (
+  const table = () => (
     <table>
       <thead><tr><th scope="col">{dimension}</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Share</th></tr></thead>
       <tbody>

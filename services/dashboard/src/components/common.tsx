@@ -22,8 +22,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-/** A chart with its "Show as table" alternative: the same numbers, readable without the picture. */
-export function ChartCard({ title, chart, table, actions }: { title: string; chart: ComponentChildren; table: ComponentChildren; actions?: ComponentChildren }) {
+/**
+ * A chart with its "Show as table" alternative: the same numbers, readable without the picture.
+ * The table is built only when shown (a year by hour is 8,760 rows).
+ */
+export function ChartCard({ title, chart, table, actions }: { title: string; chart: ComponentChildren; table: () => ComponentChildren; actions?: ComponentChildren }) {
   const [asTable, setAsTable] = useState(false);
   const id = `card-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   return (
@@ -37,7 +40,7 @@ export function ChartCard({ title, chart, table, actions }: { title: string; cha
           </button>
         </div>
       </div>
-      {asTable ? <div class="table-scroll">{table}</div> : chart}
+      {asTable ? <div class="table-scroll">{table()}</div> : chart}
     </section>
   );
 }

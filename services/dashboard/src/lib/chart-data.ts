@@ -46,12 +46,20 @@ export function countryName(code: string): string {
 /** Platform labels as people say them. */
 export const platformName = (key: string): string => ({ android: 'Android', ios: 'iOS', desktop: 'Desktop' })[key] ?? key;
 
+/** Formatters by bucket and time zone: making one costs far more than using it, and a year by hour labels 8,760 rows. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 /** How a bucket's start reads in tables and tooltips, in `timeZone` (default: the browser's). */
 export function bucketLabel(iso: string, bucket: TimeBucket, timeZone?: string): string {
-  const date = new Date(iso);
-  const options: Intl.DateTimeFormatOptions =
-    bucket === 'hour' ? { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
-      : bucket === 'month' ? { year: 'numeric', month: 'long' }
-        : { year: 'numeric', month: 'short', day: 'numeric' };
-  return new Intl.DateTimeFormat('en', { ...options, timeZone }).format(date);
+  const key = `${bucket} ${timeZone ?? ''}`;
+  let format = formatters.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      bucket === 'hour' ? { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+        : bucket === 'month' ? { year: 'numeric', month: 'long' }
+          : { year: 'numeric', month: 'short', day: 'numeric' };
+    format = new Intl.DateTimeFormat('en', { ...options, timeZone });
+    formatters.set(key, format);
+  }
+  return format.format(new Date(iso));
 }

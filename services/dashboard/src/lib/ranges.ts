@@ -43,6 +43,14 @@ export function resolveRange(preset: RangePreset, now: Date, custom?: { from: st
   return { startDate: new Date(endDate.getTime() - hours * HOUR), endDate };
 }
 
+/**
+ * The range as the API's query: the API reads a date-time endDate as the last instant included,
+ * so the exclusive end goes as the millisecond before it (an end at 12:00 would add the 12:00 hour).
+ */
+export function rangeQuery(range: ResolvedRange): { startDate: Date; endDate: Date } {
+  return { startDate: range.startDate, endDate: new Date(range.endDate.getTime() - 1) };
+}
+
 /** `YYYY-MM-DD` at 00:00 in the browser's time zone. */
 function localMidnight(day: string): Date {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];

@@ -4,7 +4,7 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
 import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../lib/chart-data.js';
-import { allowedBuckets, defaultBucket, localDay, PRESETS, resolveRange, type RangePreset } from '../lib/ranges.js';
+import { allowedBuckets, defaultBucket, localDay, PRESETS, rangeQuery, resolveRange, type RangePreset } from '../lib/ranges.js';
 import { navigate } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
@@ -121,7 +121,7 @@ function Analytics({ link }: { link: Link }) {
   const [reload, setReload] = useState(0);
   const range = useMemo(() => resolveRange(preset, new Date(), custom), [preset, custom.from, custom.to, reload]);
   const buckets = allowedBuckets(range);
-  const query = { startDate: range.startDate, endDate: range.endDate, timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
+  const query = { ...rangeQuery(range), timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
 
   useEffect(() => {
     const controller = new AbortController();
@@ -132,7 +132,7 @@ function Analytics({ link }: { link: Link }) {
       setReport(data);
     }).catch((caught) => controller.signal.aborted || setError(errorText(caught)));
     return () => controller.abort();
-  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket]);
+  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, reload]);
 
   const choosePreset = (next: RangePreset) => {
     setPreset(next);
@@ -199,7 +199,7 @@ function Report({ report, arrivedAt }: { report: LinkAnalytics; arrivedAt: numbe
     performance.mark('report-drawn');
     performance.measure('report-draw', { start: arrivedAt, end: performance.now() });
   };
-  const series = (
+  const series = () => (
     <table>
       <thead><tr><th scope="col">{bucket[0]!.toUpperCase() + bucket.slice(1)}{timeZone ? ' (UTC)' : ''}</th><th scope="col" class="num">Clicks</th></tr></thead>
       <tbody>{report.timeSeries.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th><td class="num">{point.clicks}</td></tr>)}</tbody>

@@ -4,7 +4,7 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
 import { breakdownRows, bucketLabel, seriesData } from '../lib/chart-data.js';
-import { resolveRange } from '../lib/ranges.js';
+import { rangeQuery, resolveRange } from '../lib/ranges.js';
 import { api } from '../lib/session.js';
 
 const numberFormat = new Intl.NumberFormat('en');
@@ -24,7 +24,7 @@ export function OverviewPage() {
     const range = resolveRange('30d', new Date());
     api.links.list({ limit: SERIES_LINKS, include: 'clicks' })
       .then(async ({ links }) => {
-        const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...range, timeBucket: 'day' })));
+        const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...rangeQuery(range), timeBucket: 'day' })));
         setDaily(sumSeries(reports.map((report) => report.timeSeries), range));
       })
       .catch((caught) => setError(errorText(caught)));
@@ -48,7 +48,7 @@ export function OverviewPage() {
       )}
       {data && daily && (
         <ChartCard title="Clicks, last 30 days" chart={<TimeChart data={data} label="Clicks" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
-          table={<table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Clicks</th></tr></thead>
+          table={() => <table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Clicks</th></tr></thead>
             <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', 'UTC')}</th><td class="num">{point.clicks}</td></tr>)}</tbody></table>} />
       )}
       {top.length > 0 && <Breakdown title="Top links" dimension="Link" rows={top} />}
