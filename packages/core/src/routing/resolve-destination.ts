@@ -16,6 +16,8 @@ export const MIN_VERSION_PARAM = 'min_version';
 
 const playStoreUrl = (appPackage: string) =>
   `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
+const appStoreUrl = (appStoreId: string | undefined) =>
+  appStoreId === undefined ? undefined : `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
 /** Where a live (not expired) link sends a platform. */
 export type Route = Exclude<Destination, { kind: 'expired' }>;
@@ -50,7 +52,9 @@ export function routeFor(link: CachedLink, platform: Platform): Route {
 
   if (platform === 'ios' && link.iosLink) {
     const appUrl = parseAppUrl(link.iosLink.url);
-    const fallback = web(link.iosLink.fallbackUrl) ?? defaultUrl;
+    // Without a fallback of its own, visitors without the app go to the App Store when the owner
+    // registered the app with its id, else to the default URL.
+    const fallback = web(link.iosLink.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
     if (appUrl && fallback) {
       return { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback };
     }
