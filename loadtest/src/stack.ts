@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDatabase, createRedis, deleteKeys, migrate, type Sql } from '@deeplink/core';
-import type { RedisClient } from '@deeplink/core';
+import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
+import { createRedis, deleteKeys, type RedisClient } from '@deeplink/core/redis';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureServices, ensureTool } from '../../scripts/services.mjs';
 import { freePort } from '../../test/support/processes.js';
 

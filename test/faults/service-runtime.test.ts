@@ -1,7 +1,7 @@
 // The shared service runtime under faults, with servers of the test's own: readiness of all three
 // services when Redis or PostgreSQL goes away, the outage log, and shutdown that a second signal
 // does not cut short.
-import { createDatabase } from '@deeplink/core/db/client';
+import { createDatabase } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolledUpClicks } from '../support/clicks.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';

@@ -1,7 +1,8 @@
 // Clicks for tests: one producer that queues batches the way the redirector does, and the rollup
 // queries tests read results with.
 import { Queue, type JobsOptions } from 'bullmq';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, packClickBatch, type ClickBatch, type ClickJobData, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickBatch, type ClickJobData, packClickBatch } from '@deeplink/core';
+import type { Sql } from '@deeplink/core/db';
 import type { TestEnvironment } from './environment.js';
 import { waitUntil } from './processes.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDatabase, migrate } from '@deeplink/core';
+import { createDatabase, migrate } from '@deeplink/core/db';
 import { buildDashboard } from '../../scripts/build.mjs';
 import { ensureServices } from '../../scripts/services.mjs';
 import { adminUrl, baseDatabaseUrl, databaseUrl } from './urls.js';

@@ -1,7 +1,8 @@
 // The peer: what a typical Node shortener does per visit. Fastify, one Redis GET of the link's
 // record (the same key the API writes and the redirector reads), then a 302 to its default URL.
 // No in-process cache and no click capture.
-import { createRedis, DEFAULT_REDIS_URL, parseCachedLink, redisKeys } from '@deeplink/core';
+import { DEFAULT_REDIS_URL, redisKeys } from '@deeplink/core';
+import { createRedis, parseCachedLink } from '@deeplink/core/redis';
 import Fastify from 'fastify';
 
 const host = process.env.HOST ?? '127.0.0.1';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { rollupsRepository } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';

@@ -1,13 +1,10 @@
-import {
-  analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
-} from '@deeplink/core';
+import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
+import { analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
+import type { RedisClient } from '@deeplink/core/redis';
+import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from '@deeplink/core/runtime/logger';
-import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
-import { fastifyTrustProxy } from '@deeplink/core/trust-proxy';
 import { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RedisClient } from '@deeplink/core';
 import { analyticsService, type AnalyticsService } from './domain/analytics-service.js';
 import { authService, type AuthService } from './domain/auth-service.js';
 import { tokenVersions } from './domain/token-versions.js';

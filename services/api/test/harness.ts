@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { buildApi } from '../src/app.js';
-import { createLogger } from '@deeplink/core/runtime/logger';
+import { createLogger } from '@deeplink/core/runtime';
 
 export interface ApiHarness {
   app: FastifyInstance;

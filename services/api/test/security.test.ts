@@ -1,12 +1,10 @@
 // Regression tests of the hardening: each finding of the launch review, which fails without its fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@deeplink/core';
-import { apiKeysRepository } from '@deeplink/core/db/api-keys-repository';
-import { usersRepository } from '@deeplink/core/db/users-repository';
+import { loadConfig, redisKeys } from '@deeplink/core';
+import { apiKeysRepository, usersRepository } from '@deeplink/core/db';
 import { csvField } from '../src/domain/csv.js';
 import { authService } from '../src/domain/auth-service.js';
 import { tokenVersions } from '../src/domain/token-versions.js';
-import { redisKeys } from '@deeplink/core/redis/keys';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 const nonAscii = (n: number) => 'é'.repeat(n);

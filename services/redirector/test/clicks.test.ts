@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, PACKED_FORMAT, type ClickJobData } from '@deeplink/core/queue/clicks';
+import { CLICK_BATCH_JOB, type ClickJobData, PACKED_FORMAT } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import {
   UA,

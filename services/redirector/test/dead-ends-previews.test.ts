@@ -1,7 +1,7 @@
 // Where expired links go, the branded pages, the iOS page's text and App Store fallback, and the
 // preview page link-preview crawlers get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREVIEW_CRAWLERS } from '@deeplink/core/routing/preview-crawlers';
+import { PREVIEW_CRAWLERS } from '@deeplink/core';
 import { clickQueue, createLink, queuedClicks, redirectorsWithOwnEnvironment, UA, visit } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();

@@ -1,6 +1,6 @@
 // The redirector against abuse: scans of unknown codes, outsized links, pages that could run code.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '@deeplink/core/routing/pages';
+import { PAGE_CSP } from '@deeplink/core';
 import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();

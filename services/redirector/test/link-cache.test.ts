@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linksRepository } from '@deeplink/core/db/links-repository';
-import { MISSING_LINK, redisKeys } from '@deeplink/core/redis/keys';
-import { cacheLink, toCachedLink, uncacheLink } from '@deeplink/core/redis/link-cache';
+import { MISSING_LINK, redisKeys } from '@deeplink/core';
+import { linksRepository } from '@deeplink/core/db';
+import { cacheLink, toCachedLink, uncacheLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createLink, createUser, metric, newCode, startRedirector, visit, type RedirectorProcess } from './support.js';
 

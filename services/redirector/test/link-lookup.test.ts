@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '@deeplink/core/redis/client';
-import { redisKeys } from '@deeplink/core/redis/keys';
-import { cacheLink, toCachedLink } from '@deeplink/core/redis/link-cache';
+import { redisKeys } from '@deeplink/core';
+import { cacheLink, createRedis, toCachedLink } from '@deeplink/core/redis';
+import { createLogger } from '@deeplink/core/runtime';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createLinkLookup, type LinkLookup } from '../src/link-lookup.js';
-import { createLogger } from '@deeplink/core/runtime/logger';
 import { Metrics } from '../src/metrics.js';
 import { createLink, createUser } from './support.js';
 

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, type Job } from 'bullmq';
-import type { Sql } from '@deeplink/core/db/client';
-import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
-import type { LinkFields } from '@deeplink/core/schemas/links';
-import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
+import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
+import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
 import { runToExit as runServiceToExit, startService, type ServiceProcess } from '../../../test/support/processes.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';

@@ -1,8 +1,6 @@
 import * as crypto from 'node:crypto';
-import { isUuid, type ClickEvent } from '@deeplink/core';
-import type { RollupClick, RollupPreview } from '@deeplink/core/db/rollups-repository';
-import { isPreviewCrawler } from '@deeplink/core/routing/preview-crawlers';
-import { BoundedMap } from '@deeplink/core/bounded-map';
+import { BoundedMap, type ClickEvent, isPreviewCrawler, isUuid } from '@deeplink/core';
+import type { RollupClick, RollupPreview } from '@deeplink/core/db';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
 

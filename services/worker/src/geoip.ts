@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import maxmind, { type CountryResponse } from 'maxmind';
-import { BoundedMap } from '@deeplink/core/bounded-map';
+import { BoundedMap } from '@deeplink/core';
 
 /** Country label for addresses no database can place: private, reserved, malformed or unlisted. */
 export const UNKNOWN_COUNTRY = 'Unknown';

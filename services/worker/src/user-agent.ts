@@ -1,7 +1,6 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
-import { detectPlatform, type Platform } from '@deeplink/core/routing/platform';
-import { BoundedMap } from '@deeplink/core/bounded-map';
+import { BoundedMap, detectPlatform, type Platform } from '@deeplink/core';
 
 /** Everything the rollups need from a User-Agent string. */
 export interface UserAgentInfo {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RollupRows } from '@deeplink/core/db/rollups-repository';
-import { BoundedMap } from '@deeplink/core/bounded-map';
+import { BoundedMap } from '@deeplink/core';
+import { RollupRows } from '@deeplink/core/db';
 import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';

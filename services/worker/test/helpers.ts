@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { generateShortCode, linksRepository, usersRepository, type ClickEvent, type Sql } from '@deeplink/core';
+import { type ClickEvent, generateShortCode } from '@deeplink/core';
+import { linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
 import { capturingLogger } from '../../../test/support/logs.js';
 import { UA } from '../../../test/support/user-agents.js';
 

@@ -2,18 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { UnrecoverableError, Worker } from 'bullmq';
-import { POISON_REASON } from '@deeplink/core/queue/clicks';
-import {
-  MISSING_LINK,
-  linksRepository,
-  loadConfig,
-  parseCachedLink,
-  redisKeys,
-  toCachedLink,
-  type LinkRecord,
-} from '@deeplink/core';
-import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
-import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
+import { loadConfig, MISSING_LINK, POISON_REASON, redisKeys } from '@deeplink/core';
+import { type LinkRecord, linksRepository, rollupsRepository } from '@deeplink/core/db';
+import { parseCachedLink, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupsRepository, type RollupBatch } from '@deeplink/core/db/rollups-repository';
+import { type RollupBatch, rollupsRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { createRollupWriter } from '../src/rollup-writer.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { createDatabase } from '@deeplink/core/db';
 import { holdTableLock } from '../../../test/support/table-lock.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRepository, CLICK_BATCH_JOB, linksRepository } from '@deeplink/core';
-import { PREVIEW_CRAWLERS } from '@deeplink/core/routing/preview-crawlers';
+import { CLICK_BATCH_JOB, PREVIEW_CRAWLERS } from '@deeplink/core';
+import { analyticsRepository, linksRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker, type ClickWorker } from '../src/app.js';
 import { HOUR, UA, capturingLogger, click, clickProducer, createLinks, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './helpers.js';

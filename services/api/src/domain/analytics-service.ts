@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
-import type {
-  AnalyticsExportQuery, AnalyticsRepository, LinkAnalytics, LinkAnalyticsQuery, LinksRepository, SummaryAnalytics,
-} from '@deeplink/core';
+import type { AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics } from '@deeplink/core';
+import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';

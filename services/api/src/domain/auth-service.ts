@@ -1,8 +1,5 @@
-import {
-  conflict, forbidden, invalidRequest, notFound, unauthorized,
-  type ApiKey, type ApiKeyListItem, type ApiKeyRecord, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
-  type UserRecord, type UsersRepository,
-} from '@deeplink/core';
+import { type ApiKey, type ApiKeyListItem, type AuthResult, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
+import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { TokenVersions } from './token-versions.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';

@@ -1,11 +1,6 @@
-import type { RedisClient } from '@deeplink/core';
-import {
-  ForeignLinksError, ShortCodeTakenError, conflict, forbidden, generateShortCode, invalidRequest, linkFieldsSchema,
-  notFound, toErrorDetails, cacheLink, uncacheLink,
-  type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
-  type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
-} from '@deeplink/core';
-import { oversizedDestinations } from '@deeplink/core/routing/resolve-destination';
+import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodeTakenError } from '@deeplink/core/db';
+import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
 import { findOwnedLink } from './owned-link.js';

@@ -1,4 +1,4 @@
-import { AppError, ERRORS, errorKindOf, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind } from '@deeplink/core';
+import { AppError, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind, errorKindOf, ERRORS } from '@deeplink/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';

@@ -1,4 +1,5 @@
-import { rateLimited, type Config, type RedisClient, type RedisKeys } from '@deeplink/core';
+import { type Config, rateLimited, type RedisKeys } from '@deeplink/core';
+import type { RedisClient } from '@deeplink/core/redis';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 

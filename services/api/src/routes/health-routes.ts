@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { LIVENESS_BODY, readinessStatus, type ReadinessReport } from '@deeplink/core/runtime/readiness';
+import { LIVENESS_BODY, type ReadinessReport, readinessStatus } from '@deeplink/core/runtime';
 
 /**
  * Liveness and readiness for load balancers, outside /api and outside rate limits. The public
