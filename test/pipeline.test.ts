@@ -1,9 +1,8 @@
 // The whole product over real HTTP: the API, the redirector and the worker as real processes on
 // real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
 // must show up in the rollups exactly as often as it answered a redirect.
-import { Queue } from 'bullmq';
-import { CLICK_QUEUE } from '@deeplink/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './support/clicks.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { freePort, healthy, startService } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -14,7 +13,8 @@ const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.
 
 let env: TestEnvironment;
 let stack: Stack;
-let queue: Queue;
+let producer: ClickProducer;
+let queue: ClickProducer['queue'];
 let apiUrl: string;
 let token: string;
 
@@ -22,7 +22,8 @@ beforeAll(async () => {
   env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000' });
   stack = await startStack(env.env);
   apiUrl = stack.apiUrl;
-  queue = new Queue(CLICK_QUEUE, { connection: env.redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.config.QUEUE_PREFIX });
+  producer = clickProducer(env);
+  queue = producer.queue;
   const register = await fetch(`${apiUrl}/api/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -33,7 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await queue?.close();
+  await producer?.close();
   await env?.close();
 });
 
@@ -50,28 +51,14 @@ async function createLink(body: object): Promise<{ id: string; url: string }> {
 const visit = (url: string, userAgent: string, address = ADDRESSES.US) =>
   fetch(url, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
 
-async function totalClicks(linkId: string): Promise<number> {
-  const [row] = await env.sql<{ clicks: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS clicks FROM click_hourly WHERE link_id = ${linkId}`;
-  return row!.clicks;
-}
-
-async function dimension(linkId: string, name: string): Promise<Record<string, number>> {
-  const rows = await env.sql<{ value: string; clicks: number }[]>`
-    SELECT value, sum(clicks)::int AS clicks FROM click_hourly_dimensions WHERE link_id = ${linkId} AND dimension = ${name} GROUP BY value`;
-  return Object.fromEntries(rows.map((r) => [r.value, r.clicks]));
-}
-
 /**
  * The link's rollup total once it has reached `expected` and the queue holds no batch that could
  * still add to it, so a click counted twice would show.
  */
 async function settledClicks(linkId: string, expected: number): Promise<number> {
-  await expect.poll(() => totalClicks(linkId), { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(expected);
-  await expect.poll(async () => {
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-    return Object.values(counts).reduce((sum, n) => sum + n, 0);
-  }, { timeout: 20_000, interval: 50 }).toBe(0);
-  return totalClicks(linkId);
+  await expect.poll(() => rolledUpClicks(env.sql, linkId), { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(expected);
+  await waitForIdle(queue);
+  return rolledUpClicks(env.sql, linkId);
 }
 
 describe('the click pipeline', () => {
@@ -86,7 +73,7 @@ describe('the click pipeline', () => {
     const started = Date.now();
     expect(await settledClicks(link.id, 1)).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await dimension(link.id, 'platform')).toEqual({ android: 1 });
+    expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 1 });
   });
 
   it('counts 1,000 visits exactly, with their platforms, devices, browsers and countries, and no bots', async () => {
@@ -108,12 +95,11 @@ describe('the click pipeline', () => {
     expect(bots.every((s) => s === 302)).toBe(true);
 
     expect(await settledClicks(link.id, 1000)).toBe(1000);
-    expect(await dimension(link.id, 'platform')).toEqual({ android: 250, ios: 250, desktop: 500 });
-    expect(await dimension(link.id, 'device')).toEqual({ Mobile: 500, Desktop: 500 });
-    expect(await dimension(link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
-    expect(await dimension(link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
-    const [unique] = await env.sql<{ n: number }[]>`SELECT round(hll_cardinality(hll_union_agg(visitors)))::int AS n FROM click_hourly WHERE link_id = ${link.id}`;
-    expect(unique!.n).toBe(4);
+    expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 250, ios: 250, desktop: 500 });
+    expect(await dimensionTotals(env.sql, link.id, 'device')).toEqual({ Mobile: 500, Desktop: 500 });
+    expect(await dimensionTotals(env.sql, link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
+    expect(await dimensionTotals(env.sql, link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
+    expect(await uniqueVisitors(env.sql, link.id)).toBe(4);
   });
 
   it('counts every click that got a 302 when the redirector is stopped under load', async () => {

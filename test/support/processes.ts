@@ -9,8 +9,10 @@ export type ServiceName = 'api' | 'redirector' | 'worker';
 
 export interface ServiceProcess {
   child: ChildProcess;
-  /** Every line the process printed so far. */
+  /** Every line the process printed so far, stdout and stderr together. */
   output: string[];
+  /** The lines it printed on stderr alone. */
+  errors: string[];
   /** Sends a signal (SIGTERM by default) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
@@ -24,6 +26,8 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+const lines = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean);
 
 /**
  * Runs a service as a real process with `env`. From `source`, it runs `services/<name>/src/main.ts`
@@ -41,14 +45,18 @@ export function spawnService(name: ServiceName, env: Record<string, string>, fro
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
-  }
+  const errors: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(...lines(chunk)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output.push(...lines(chunk));
+    errors.push(...lines(chunk));
+  });
   // 'close', not 'exit': it comes after the process's output has been read to the end.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     output,
+    errors,
     exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -93,11 +101,14 @@ export async function runToExit(name: ServiceName, env: Record<string, string>, 
 /** A readiness check: GET {url}/healthz answers 200. */
 export const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 
-/** Resolves once `check` resolves true (polled every 100 ms); throws after `timeoutMs`. For hooks, where expect.poll is not allowed. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `check` resolves true (polled every `intervalMs`); throws after `timeoutMs`. For
+ * hooks and kit functions that hooks call, where expect.poll is not allowed; tests use expect.poll.
+ */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

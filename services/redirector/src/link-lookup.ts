@@ -4,7 +4,7 @@ import type { Sql } from '@deeplink/core/db/client';
 import { linksRepository } from '@deeplink/core/db/links-repository';
 import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
 import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '@deeplink/core/bounded-map';
 import { answersBytes, buildAnswers, noAnswers, type PlatformAnswers } from './link-answers.js';
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
 import { withTimeout } from '@deeplink/core/runtime/timeout';

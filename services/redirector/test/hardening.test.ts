@@ -27,7 +27,7 @@ describe('redirector hardening', () => {
   });
 
   it('keeps real links cached while unknown codes pour in (they have a cache of their own)', async () => {
-    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '2', NEGATIVE_CACHE_MAX: '1000' });
+    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '4', NEGATIVE_CACHE_MAX: '1000' });
     const links = [await createLink(env.sql, userId), await createLink(env.sql, userId)];
     for (const link of links) expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
     for (let i = 0; i < 50; i++) await visit(`${redirector.url}/unknown${i}x${newCode()}`);

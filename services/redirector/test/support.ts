@@ -84,17 +84,6 @@ export async function metric(metricsUrl: string, name: string, labels = ''): Pro
   return value;
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** The click queue of a test's QUEUE_PREFIX, read with BullMQ itself (close it when done). */
 export function clickQueue(redisUrl: string, prefix: string): Queue<ClickJobData> {
   return new Queue<ClickJobData>(CLICK_QUEUE, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });

@@ -1,5 +1,5 @@
 import {
-  AppError, ErrorCode, forbidden, notFound, unauthorized,
+  conflict, forbidden, invalidRequest, notFound, unauthorized,
   type ApiKey, type ApiKeyListItem, type ApiKeyRecord, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
   type UserRecord, type UsersRepository,
 } from '@deeplink/core';
@@ -57,7 +57,7 @@ export function authService(deps: {
     async register(body: RegisterBody): Promise<AuthResult> {
       const user = await users.create({ name: body.name, email: body.email, passwordHash: await hashPassword(body.password) });
       if (!user) {
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'An account with this email already exists', [
+        throw conflict('An account with this email already exists', [
           { field: 'email', message: 'is already registered' },
         ]);
       }
@@ -119,7 +119,7 @@ export function authService(deps: {
       const user = await users.findById(principal.userId);
       if (!user) throw unauthorized('The account behind these credentials no longer exists');
       if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
-        throw new AppError(400, ErrorCode.INVALID_REQUEST, 'The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
+        throw invalidRequest('The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
       }
       const version = await tokenVersions.revoke(user.id, await hashPassword(body.newPassword));
       return issue(user, version);

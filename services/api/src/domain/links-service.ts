@@ -1,6 +1,6 @@
 import type { RedisClient } from '@deeplink/core';
 import {
-  AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
+  ForeignLinksError, ShortCodeTakenError, conflict, forbidden, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
   type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
   type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
@@ -80,7 +80,7 @@ export function linksService(deps: {
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
-            throw new AppError(409, ErrorCode.INVALID_REQUEST, 'This slug is already taken', [
+            throw conflict('This slug is already taken', [
               { field: 'slug', message: 'is already taken' },
             ]);
           }
@@ -148,7 +148,7 @@ export function linksService(deps: {
       } catch (error) {
         if (!(error instanceof ForeignLinksError)) throw error;
         const foreign = new Set(error.ids);
-        throw new AppError(403, ErrorCode.FORBIDDEN, 'Some of these links belong to another account; nothing was deleted',
+        throw forbidden('Some of these links belong to another account; nothing was deleted',
           ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])));
       }
       await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));

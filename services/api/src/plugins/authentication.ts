@@ -1,5 +1,6 @@
 import { unauthorized } from '@deeplink/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AuthService, Principal } from '../domain/auth-service.js';
 import type { CredentialFailures } from './rate-limit.js';
 
@@ -17,7 +18,7 @@ declare module 'fastify' {
  * the health checks, register and login), so rate limits can be per user; it never refuses by
  * itself: requirePrincipal does that on the protected routes.
  */
-export function registerAuthentication(app: FastifyInstance, auth: AuthService, failures: CredentialFailures): void {
+export const authentication = fp<{ auth: AuthService; failures: CredentialFailures }>(async (app, { auth, failures }) => {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('authProblem', undefined);
   app.addHook('onRequest', async (request) => {
@@ -38,7 +39,7 @@ export function registerAuthentication(app: FastifyInstance, auth: AuthService, 
       await failures.record(request.ip);
     }
   });
-}
+}, { name: 'authentication' });
 
 /** onRequest hook for the protected subtree: 401 unless the request is authenticated. */
 export async function requirePrincipal(request: FastifyRequest): Promise<void> {

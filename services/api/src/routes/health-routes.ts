@@ -5,7 +5,7 @@ import { LIVENESS_BODY, readinessStatus, type ReadinessReport } from '@deeplink/
  * Liveness and readiness for load balancers, outside /api and outside rate limits. The public
  * /readyz says only whether the API is ready; which dependency is down is on the metrics listener.
  */
-export function registerHealthRoutes(app: FastifyInstance, readiness: () => Promise<ReadinessReport>): void {
+export async function healthRoutes(app: FastifyInstance, { readiness }: { readiness: () => Promise<ReadinessReport> }): Promise<void> {
   const options = { schema: { hide: true }, config: { rateLimitScope: 'none' as const } };
   app.get('/healthz', options, async (_request, reply) => reply.type('application/json').send(LIVENESS_BODY));
   app.get('/readyz', options, async (_request, reply) => {
