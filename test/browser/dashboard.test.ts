@@ -194,11 +194,29 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(rows.filter((row) => row[1] === 'total').reduce((sum, row) => sum + Number(row[3]), 0)).toBe(3);
     expect(rows.filter((row) => row[1] === 'platform').map((row) => `${row[2]}=${row[3]}`).sort()).toEqual(['android=1', 'desktop=1', 'ios=1']);
     expect(csvDownload.suggestedFilename()).toMatch(/\.csv$/);
+    const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8')) as { dimension: string; clicks: number }[];
+    expect(json.filter((row) => row.dimension === 'total').reduce((sum, row) => sum + row.clicks, 0)).toBe(3);
 
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
     const qr = decodeQrPng(readFileSync((await pngDownload.path())!));
     expect(qr.text).toBe(shortUrl);
     expect(await page.getByRole('img', { name: `QR code for ${shortUrl}` }).evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+  });
+
+  it('edits the link, sending only what changed', async () => {
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel('Desktop URL').fill('');
+    await page.getByRole('group', { name: 'Android' }).getByLabel('Minimum version').fill('2.2.0');
+    const [put] = await Promise.all([
+      page.waitForRequest((request) => request.method() === 'PUT'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    expect(put.postDataJSON()).toEqual({ desktopUrl: null, androidLink: { minimumVersion: '2.2.0' } });
+    await expect.poll(() => page.locator('.destinations').textContent()).toContain('≥ 2.2.0');
+    const destinations = await page.locator('.destinations').textContent();
+    expect(destinations).toContain('Desktophttps://example.com/sale');
+    expect(destinations).toContain('com.example.shop ≥ 3.0');
   });
 
   it('draws a year by hour (8,760 points) and prints how long it took after the data arrived', async () => {
