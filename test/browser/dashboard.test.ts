@@ -220,14 +220,14 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
   });
 
   it('draws a year by hour (8,760 points) and prints how long it took after the data arrived', async () => {
-    await page.evaluate(() => performance.clearMeasures('report-draw'));
     await page.getByLabel('1 y').check();
-    // The preset's own bucket (day) draws first; the hourly report is the last measure.
-    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('report-draw').length), { timeout: 20_000 }).toBe(1);
-    await page.evaluate(() => performance.clearMeasures('report-draw'));
+    await expect.poll(() => page.getByLabel('Bucket').inputValue()).toBe('day');
+    // Changing the bucket aborts any report still on its way: the measures from here on are the hourly report's.
+    const before = await page.evaluate(() => performance.now());
     await page.getByLabel('Bucket').selectOption('hour');
-    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('report-draw').length), { timeout: 20_000 }).toBe(1);
-    const ms = await page.evaluate(() => performance.getEntriesByName('report-draw')[0]!.duration);
+    const drawn = () => page.evaluate((since) => performance.getEntriesByName('report-draw').filter((entry) => entry.startTime >= since).map((entry) => entry.duration), before);
+    await expect.poll(async () => (await drawn()).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    const ms = (await drawn()).at(-1)!;
     await showTable(page, 'Clicks over time');
     const hourly = await tableOf(page, 'Clicks over time');
     expect(Object.keys(hourly)).toHaveLength(8760);
@@ -265,6 +265,12 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await showTable(page, 'Top links');
     expect(await tableOf(page, 'Top links')).toEqual({ 'Spring sale': 3 });
     await shot(page, width, 'overview');
+    // Dark mode follows the system setting.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(17, 20, 24)');
+    await shot(page, width, 'overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(246, 247, 249)');
     await page.getByRole('link', { name: 'Links', exact: true }).click();
     await page.getByLabel('Select Spring sale').check();
     await page.getByRole('button', { name: /Delete selected/ }).click();
