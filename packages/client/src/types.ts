@@ -76,6 +76,14 @@ export interface IosLink {
 }
 
 /** A dynamic link; timestamps are ISO 8601 strings in UTC. */
+/** What social networks and chat apps show for a link (served to their link-preview crawlers). */
+export interface SocialPreview {
+  title: string;
+  description?: string;
+  /** An absolute http(s) URL of the card's image. */
+  imageUrl?: string;
+}
+
 export interface Link {
   id: string;
   url: string;
@@ -88,6 +96,9 @@ export interface Link {
   expirationDate?: string;
   /** Lower-case tags; absent when the link has none. */
   tags?: string[];
+  /** Where the link sends visitors once it has expired (instead of the 410 page). */
+  expiredUrl?: string;
+  socialPreview?: SocialPreview;
   createdAt: string;
   updatedAt: string;
 }
@@ -123,6 +134,10 @@ export interface CreateLinkInput {
   expirationDate?: string | Date;
   /** Up to 10 tags of 1-32 characters `a-z 0-9 - _` (lower-cased, duplicates removed). */
   tags?: string[];
+  /** Where the link sends visitors once it has expired (instead of the 410 page). */
+  expiredUrl?: string;
+  /** What link-preview crawlers (Facebook, Slack, WhatsApp…) show for the link. */
+  socialPreview?: SocialPreview;
   /** Custom short code instead of a generated one. */
   slug?: string;
 }
@@ -141,6 +156,8 @@ export interface UpdateLinkInput {
   expirationDate?: string | Date | null;
   /** Replaces every tag; null clears them. */
   tags?: string[] | null;
+  expiredUrl?: string | null;
+  socialPreview?: Partial<NullableOptional<SocialPreview>> | null;
 }
 
 type NullableOptional<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
@@ -198,6 +215,8 @@ export interface AnalyticsExportQuery extends LinkAnalyticsQuery {
 export interface LinkAnalytics {
   totalClicks: number;
   uniqueClicks: number;
+  /** Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks. */
+  previews: number;
   platforms: Record<string, number>;
   countries: Record<string, number>;
   browsers: Record<string, number>;

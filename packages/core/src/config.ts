@@ -90,6 +90,9 @@ const envSchema = z.object({
       return apps ?? [];
     }),
 
+  /** The product name the redirector's pages (404, 410, the iOS page, previews) show. */
+  BRAND_NAME: z.string().trim().min(1).max(60).default('Deeplink'),
+
   /** Where the short-link domain sends unknown codes (a 302) instead of its 404 page. */
   NOT_FOUND_URL: z
     .url({ protocol: /^https?$/ })

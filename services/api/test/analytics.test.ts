@@ -45,6 +45,7 @@ describe('GET /api/analytics/links/:id', () => {
     expect(analytics).toEqual({
       totalClicks: 0,
       uniqueClicks: 0,
+      previews: 0,
       platforms: { android: 0, ios: 0, desktop: 0 },
       countries: {},
       browsers: {},
@@ -61,11 +62,16 @@ describe('GET /api/analytics/links/:id', () => {
 
   it('reports a single click in every breakdown and in its bucket', async () => {
     const id = await createLink();
-    await pipeline.send([click(id, '2026-03-02T10:15:00Z', { userAgent: ANDROID_CHROME, referrer: 'https://News.Example.org/story?id=1' })]);
+    await pipeline.send([
+      click(id, '2026-03-02T10:15:00Z', { userAgent: ANDROID_CHROME, referrer: 'https://News.Example.org/story?id=1' }),
+      // A link-preview crawler: a preview, in no click figure.
+      click(id, '2026-03-02T10:16:00Z', { userAgent: 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)' }),
+    ]);
     const analytics = await report(id, { startDate: '2026-03-01', endDate: '2026-03-03' });
     expect(analytics).toEqual({
       totalClicks: 1,
       uniqueClicks: 1,
+      previews: 1,
       platforms: { android: 1, ios: 0, desktop: 0 },
       countries: { US: 1 },
       browsers: { Chrome: 1 },

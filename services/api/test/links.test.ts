@@ -51,6 +51,8 @@ describe('POST /api/links', () => {
       desktopUrl: fullLink.desktopUrl,
       customParameters: fullLink.customParameters,
       expiresAt: Date.parse(fullLink.expirationDate),
+      // The iOS page shows it.
+      title: fullLink.title,
     });
   });
 

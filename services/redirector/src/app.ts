@@ -4,7 +4,8 @@ import type { Config } from '@deeplink/core/config';
 import { clientAddressResolver } from '@deeplink/core/trust-proxy';
 import type { Sql } from '@deeplink/core/db/client';
 import { redisKeys } from '@deeplink/core/redis/keys';
-import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, UNAVAILABLE_PAGE } from '@deeplink/core/routing/pages';
+import { deadEndPages, PAGE_CSP } from '@deeplink/core/routing/pages';
+import { isPreviewCrawler } from '@deeplink/core/routing/preview-crawlers';
 import { detectPlatform } from '@deeplink/core/routing/platform';
 import { isExpired } from '@deeplink/core/routing/resolve-destination';
 import { appleAppSiteAssociation, assetLinks } from '@deeplink/core/apps/association';
@@ -61,7 +62,6 @@ const TYPE = {
   json: wire('application/json'),
   text: wire('text/plain'),
 };
-const PAGE = { notFound: wire(NOT_FOUND_PAGE), gone: wire(GONE_PAGE), unavailable: wire(UNAVAILABLE_PAGE) };
 
 export interface RedirectorDeps {
   config: Config;
@@ -104,6 +104,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   let listenSocket: us_listen_socket | undefined;
   let closing = false;
   let inFlight = 0;
+  const pages = deadEndPages(config.BRAND_NAME);
+  const PAGE = { notFound: wire(pages.notFound), gone: wire(pages.gone), unavailable: wire(pages.unavailable) };
 
   /** Ends a response; HEAD gets the same headers and length without the body. */
   function send(res: HttpResponse, status: number, type: RecognizedString, body: RecognizedString, head: boolean, headers: [string, string][] = []): void {
@@ -136,21 +138,31 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     send(res, 404, TYPE.html, PAGE.notFound, head);
   }
 
+  /** Queues a visit; before the response ends, since the client address cannot be read afterwards. */
+  function record(res: HttpResponse, linkId: string, visit: Visit, now: number) {
+    clicks.push(linkId, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
+  }
+
   function answer(res: HttpResponse, code: string, visit: Visit, { link, answers }: LinkEntry, now: number) {
     if (link === null) return notFound(res, visit.head);
     if (isExpired(link, now)) {
+      if (answers.expired !== undefined) return redirect(res, answers.expired);
       metrics.response(410);
       return send(res, 410, TYPE.html, PAGE.gone, visit.head);
     }
-    const found = linkAnswer(link, answers, detectPlatform(visit.userAgent));
+    // Only links with a preview pay for the crawler test. The visit is queued like a click: the
+    // worker, reading the same list, counts it as a preview.
+    if (answers.preview !== undefined && isPreviewCrawler(visit.userAgent)) {
+      if (!visit.head) record(res, link.id, visit, now);
+      metrics.response(200);
+      return send(res, 200, TYPE.html, answers.preview, visit.head);
+    }
+    const found = linkAnswer(link, answers, detectPlatform(visit.userAgent), config.BRAND_NAME);
     if (found.kind === 'unavailable') {
       warnLookup({ code }, 'link has no safe destination');
       return notFound(res, visit.head);
     }
-    // Recorded before the response ends: the client address cannot be read afterwards.
-    if (!visit.head) {
-      clicks.push(link.id, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
-    }
+    if (!visit.head) record(res, link.id, visit, now);
     if (found.kind === 'redirect') {
       redirect(res, found.location);
     } else {

@@ -1,8 +1,9 @@
 import type { RecognizedString } from 'uWebSockets.js';
 import type { CachedLink } from '@deeplink/core/redis/link-cache';
-import { renderAppPage } from '@deeplink/core/routing/pages';
+import { DEFAULT_BRAND_NAME, renderAppPage, renderPreviewPage } from '@deeplink/core/routing/pages';
 import type { Platform } from '@deeplink/core/routing/platform';
 import { routeFor } from '@deeplink/core/routing/resolve-destination';
+import { parseWebUrl } from '@deeplink/core/routing/safe-url';
 import { byteLength, wire } from './wire.js';
 
 /** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */
@@ -12,27 +13,44 @@ export type LinkAnswer =
   | { kind: 'app-page'; body: RecognizedString }
   | { kind: 'unavailable' };
 
-/** A cached link's answers by platform, each built the first time that platform visits. */
-export type PlatformAnswers = Record<Platform, LinkAnswer | undefined>;
+/** A cached link's answers: by platform, each built the first time that platform visits, and the link's extra ones. */
+export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
+  /** Where the link sends visitors once expired (its expiredUrl); undefined: the 410 page. */
+  expired: RecognizedString | undefined;
+  /** The page link-preview crawlers get (its socialPreview); undefined: they are redirected like people. */
+  preview: RecognizedString | undefined;
+}
 
-/** No answer built yet; every platform slot from the start, so all entries share one object shape. */
-export const noAnswers = (): PlatformAnswers => ({ android: undefined, ios: undefined, desktop: undefined });
+/** No answer built yet; every slot from the start, so all entries share one object shape. */
+export const noAnswers = (): LinkAnswers => ({ android: undefined, ios: undefined, desktop: undefined, expired: undefined, preview: undefined });
 
 /**
- * Every platform's answer at once, as the link cache keeps them: built when a record enters the
- * cache (a miss, or a changed record), so the cache can weigh each entry by what it really holds.
+ * Every answer at once, as the link cache keeps them: built when a record enters the cache (a
+ * miss, or a changed record), so the cache can weigh each entry by what it really holds.
  */
-export function buildAnswers(link: CachedLink): PlatformAnswers {
-  return { android: build(link, 'android'), ios: build(link, 'ios'), desktop: build(link, 'desktop') };
+export function buildAnswers(link: CachedLink, brand: string = DEFAULT_BRAND_NAME): LinkAnswers {
+  const expired = parseWebUrl(link.expiredUrl)?.href;
+  const desktop = routeFor(link, 'desktop');
+  const preview =
+    link.socialPreview && desktop.kind === 'redirect' ? renderPreviewPage(link.socialPreview, desktop.location, brand) : undefined;
+  return {
+    android: build(link, 'android', brand),
+    ios: build(link, 'ios', brand),
+    desktop: build(link, 'desktop', brand),
+    expired: expired === undefined ? undefined : wire(expired),
+    preview: preview === undefined ? undefined : wire(preview),
+  };
 }
 
 /** Bytes of prepared answers an entry holds. */
-export function answersBytes(answers: PlatformAnswers): number {
+export function answersBytes(answers: LinkAnswers): number {
   let bytes = 0;
   for (const answer of [answers.android, answers.ios, answers.desktop]) {
     if (answer?.kind === 'redirect') bytes += byteLength(answer.location);
     else if (answer?.kind === 'app-page') bytes += byteLength(answer.body);
   }
+  if (answers.expired !== undefined) bytes += byteLength(answers.expired);
+  if (answers.preview !== undefined) bytes += byteLength(answers.preview);
   return bytes;
 }
 
@@ -41,13 +59,16 @@ export function answersBytes(answers: PlatformAnswers): number {
  * record and drops with it). Building one parses URLs and renders pages, which would dominate a
  * redirect's cost. Expiry is the caller's to check, per visit.
  */
-export function linkAnswer(link: CachedLink, answers: PlatformAnswers, platform: Platform): LinkAnswer {
-  return (answers[platform] ??= build(link, platform));
+export function linkAnswer(link: CachedLink, answers: LinkAnswers, platform: Platform, brand: string = DEFAULT_BRAND_NAME): LinkAnswer {
+  return (answers[platform] ??= build(link, platform, brand));
 }
 
-function build(link: CachedLink, platform: Platform): LinkAnswer {
+function build(link: CachedLink, platform: Platform, brand: string): LinkAnswer {
   const route = routeFor(link, platform);
-  if (route.kind === 'app-page') return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl)) };
+  if (route.kind === 'app-page') {
+    const text = { title: link.socialPreview?.title ?? link.title, appName: link.iosApp?.name, brand };
+    return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl, text)) };
+  }
   if (route.kind === 'redirect') return { kind: 'redirect', location: wire(route.location) };
   return route;
 }

@@ -5,7 +5,7 @@ import { linksRepository } from '@deeplink/core/db/links-repository';
 import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
 import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
 import { BoundedMap } from '@deeplink/core/bounded-map';
-import { answersBytes, buildAnswers, noAnswers, type PlatformAnswers } from './link-answers.js';
+import { answersBytes, buildAnswers, noAnswers, type LinkAnswers } from './link-answers.js';
 import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
 import { withTimeout } from '@deeplink/core/runtime/timeout';
 import type { Metrics } from './metrics.js';
@@ -21,7 +21,7 @@ const DB_TIMEOUT_MS = 3_000;
 const REFRESH_RETRY_MS = 1_000;
 
 export interface LinkLookupDeps {
-  config: Pick<Config, 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
+  config: Pick<Config, 'BRAND_NAME' | 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
   keys: RedisKeys;
   /** Commands; should fail fast (no offline queue) so a dead Redis falls through to PostgreSQL. */
   redis: RedisClient;
@@ -37,7 +37,7 @@ export interface LinkEntry {
   /** The routing record; null for a code known not to exist. */
   link: CachedLink | null;
   /** The record's answers, built on first use (link-answers.ts); they live and go with the entry. */
-  answers: PlatformAnswers;
+  answers: LinkAnswers;
   /** The record as Redis holds it, to tell a changed record from the same one read again. */
   text: string;
   /** Until then the entry is used without asking Redis; afterwards it is still used, and refreshed. */
@@ -165,7 +165,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
         }
         const fresh = (): LinkEntry => {
           const link = parseCachedLink(text);
-          return { link, answers: link ? buildAnswers(link) : noAnswers(), text, freshUntil: freshUntil() };
+          return { link, answers: link ? buildAnswers(link, config.BRAND_NAME) : noAnswers(), text, freshUntil: freshUntil() };
         };
         // Answered, but not cached: the link changed while it was being read.
         if (load.invalidated) return fresh();

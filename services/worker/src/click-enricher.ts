@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import { isUuid, type ClickEvent } from '@deeplink/core';
-import type { RollupClick } from '@deeplink/core/db/rollups-repository';
+import type { RollupClick, RollupPreview } from '@deeplink/core/db/rollups-repository';
+import { isPreviewCrawler } from '@deeplink/core/routing/preview-crawlers';
 import { BoundedMap } from '@deeplink/core/bounded-map';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
@@ -75,17 +76,33 @@ export function cachedReferrerHost(cache = new BoundedMap<string, string>(REFERR
   return (referrer) => (referrer.length > MAX_CACHED_REFERRER_LENGTH ? referrerHost(referrer) : cache.remember(referrer, referrerHost));
 }
 
+/** True for an event the rollups can place: a UUID link id and a real time. */
+const wellFormed = (click: ClickEvent): boolean =>
+  typeof click.linkId === 'string' && isUuid(click.linkId) && click.ts >= 0 && click.ts <= MAX_TIMESTAMP;
+
+/**
+ * A link-preview crawler's visit (see preview-crawlers.ts), to be counted as a preview; undefined
+ * for any other event.
+ */
+export function previewOf(click: ClickEvent): RollupPreview | undefined {
+  if (!wellFormed(click) || typeof click.userAgent !== 'string' || !isPreviewCrawler(click.userAgent)) return undefined;
+  return { linkId: click.linkId.toLowerCase(), bucket: Math.floor(click.ts / HOUR_MS) * HOUR_MS };
+}
+
 /**
  * Turns a raw click into its rollup fields. Returns undefined for clicks that are not counted:
- * bots, and malformed events (a link id that is not a UUID, a timestamp that is not a time).
+ * bots (link-preview crawlers among them, counted by previewOf instead), and malformed events (a
+ * link id that is not a UUID, a timestamp that is not a time).
  */
 export function createClickEnricher({ geoip, parseUserAgent, visitorSalt }: ClickEnricherDeps) {
   const visitorHash = createVisitorHash(visitorSalt);
   const hostOf = cachedReferrerHost();
   return (click: ClickEvent): EnrichedClick | undefined => {
-    if (typeof click.linkId !== 'string' || !isUuid(click.linkId) || !(click.ts >= 0 && click.ts <= MAX_TIMESTAMP)) return undefined;
+    if (!wellFormed(click)) return undefined;
     const ip = typeof click.ip === 'string' ? click.ip : '';
     const userAgent = typeof click.userAgent === 'string' ? click.userAgent : '';
+    // Some crawlers (WhatsApp, Mastodon) are not bots to the agent parser, but never clicks.
+    if (isPreviewCrawler(userAgent)) return undefined;
     const agent = parseUserAgent(userAgent);
     if (agent.bot) return undefined;
     return {

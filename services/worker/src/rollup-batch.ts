@@ -1,7 +1,7 @@
 import { readClickJob, type ClickBatch } from '@deeplink/core/queue/clicks';
-import type { ClickEnricher, EnrichedClick } from './click-enricher.js';
+import { previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
-import type { RollupBatch } from '@deeplink/core/db/rollups-repository';
+import type { RollupBatch, RollupPreview } from '@deeplink/core/db/rollups-repository';
 
 const MAX_BATCH_ID_LENGTH = 200;
 
@@ -36,11 +36,17 @@ export function readClickBatch(data: unknown): ClickBatch | undefined {
 export function createBatchRollup(deps: { enrich: ClickEnricher; writer: RollupWriter }) {
   const enrichAll = (batch: ClickBatch): RollupBatch => {
     const counted: EnrichedClick[] = [];
+    const previews: RollupPreview[] = [];
     for (const click of batch.clicks) {
       const enriched = deps.enrich(click);
-      if (enriched) counted.push(enriched);
+      if (enriched) {
+        counted.push(enriched);
+      } else {
+        const preview = previewOf(click);
+        if (preview) previews.push(preview);
+      }
     }
-    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted };
+    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted, previews };
   };
   return async (read: () => ClickBatch): Promise<BatchOutcome> => {
     const batch = enrichAll(read());

@@ -78,7 +78,7 @@ export function createRollupWriter(rollups: RollupsRepository, { onTransaction =
         next.entries.push({ batchId: batch.batchId, receivedClicks: batch.receivedClicks, again, resolve, reject });
         if (!next.ids.has(batch.batchId)) {
           next.ids.add(batch.batchId);
-          next.rows.add(batch.clicks);
+          next.rows.add(batch.clicks, batch.previews);
         }
         if (!writing) void drain();
       });

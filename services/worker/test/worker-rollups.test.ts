@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, linksRepository } from '@deeplink/core';
+import { analyticsRepository, CLICK_BATCH_JOB, linksRepository } from '@deeplink/core';
+import { PREVIEW_CRAWLERS } from '@deeplink/core/routing/preview-crawlers';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker, type ClickWorker } from '../src/app.js';
 import { HOUR, UA, capturingLogger, click, clickProducer, createLinks, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './helpers.js';
@@ -29,6 +30,31 @@ describe('click batch worker', () => {
   };
   const batchRecorded = async (batchId: string) =>
     (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = ${batchId}`).length === 1;
+
+  it('counts link-preview crawler visits as previews, by hour, and never as clicks', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const hour = Date.UTC(2026, 2, 2, 9);
+    const crawlers = PREVIEW_CRAWLERS.map((crawler, i) => click(link!, { ts: hour + i, userAgent: crawler.example }));
+    await start();
+    await producer.add({
+      batchId: 'previews-1',
+      clicks: [...crawlers, click(link!, { ts: hour + HOUR, userAgent: PREVIEW_CRAWLERS[0].example }), click(link!, { ts: hour + 5, userAgent: UA.iphoneSafari })],
+    });
+    await waitForIdle(producer.queue);
+
+    const previews = await env.sql<{ bucket: Date; previews: number }[]>`
+      SELECT bucket, previews::int FROM link_previews_hourly WHERE link_id = ${link!} ORDER BY bucket`;
+    expect(previews).toEqual([
+      { bucket: new Date(hour), previews: PREVIEW_CRAWLERS.length },
+      { bucket: new Date(hour + HOUR), previews: 1 },
+    ]);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(1);
+    const report = await analyticsRepository(env.sql).linkReport(
+      link!, { start: new Date(hour), end: new Date(hour + HOUR), timeBucket: 'hour' }, ['platform'],
+    );
+    expect(report.previews).toBe(PREVIEW_CRAWLERS.length);
+    expect(report.totalClicks).toBe(1);
+  });
 
   it('rolls clicks up by hour with platform, device, browser, os, country and referrer', async () => {
     const [link] = await createLinks(env.sql, 1);

@@ -29,6 +29,8 @@ export interface DimensionTotal {
 export interface LinkReportData {
   totalClicks: number;
   uniqueClicks: number;
+  /** Visits of link-preview crawlers in the range (never among the clicks). */
+  previews: number;
   /** Clicks per bucket start (epoch ms), for the buckets that had any; the caller zero-fills the rest. */
   series: Map<number, number>;
   dimensions: DimensionTotal[];
@@ -127,9 +129,11 @@ export function analyticsRepository(sql: Sql) {
         await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
         const [[totals], [perBucket], counts] = await Promise.all([
           // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
-          tx<{ totalClicks: number; uniqueClicks: number }[]>`
+          tx<{ totalClicks: number; uniqueClicks: number; previews: number }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
-                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks"
+                   coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks",
+                   (SELECT coalesce(sum(previews), 0)::bigint FROM link_previews_hourly
+                    WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}) AS previews
             FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r`,
           // Two arrays instead of a row per bucket: a year by hour is 8760 buckets, and decoding
           // rows one by one costs more than the query itself. Hours come from the hourly rows only.
@@ -147,6 +151,7 @@ export function analyticsRepository(sql: Sql) {
         return {
           totalClicks: totals!.totalClicks,
           uniqueClicks: totals!.uniqueClicks,
+          previews: totals!.previews,
           series: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.clicks![i]!])),
           dimensions: [...counts],
         };

@@ -1,6 +1,12 @@
-import type { LinkFields, LinkSortField, AndroidLink, IosLink } from '../schemas/links.js';
+import type { LinkFields, LinkSortField, AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
 import type { Sql, TransactionSql } from './client.js';
 import { isUuid } from './uuid.js';
+
+/** What the link's owner registered about the app its iosLink opens (see POST /apps). */
+export interface RegisteredIosApp {
+  name?: string;
+  appStoreId?: string;
+}
 
 export interface LinkRecord {
   id: string;
@@ -15,6 +21,10 @@ export interface LinkRecord {
   expiresAt: Date | null;
   /** Lower-case, duplicates removed; empty when the link has none. */
   tags: string[];
+  expiredUrl: string | null;
+  socialPreview: SocialPreview | null;
+  /** The owner's registered iOS app of iosLink.bundleId, if any. */
+  iosApp: RegisteredIosApp | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -56,7 +66,9 @@ const SORT_COLUMNS: Record<LinkSortField, string> = {
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", code, title, default_url AS "defaultUrl", android_link AS "androidLink",
   ios_link AS "iosLink", desktop_url AS "desktopUrl", custom_parameters AS "customParameters",
-  expires_at AS "expiresAt", tags, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  expires_at AS "expiresAt", tags, expired_url AS "expiredUrl", social_preview AS "socialPreview", created_at AS "createdAt", updated_at AS "updatedAt",
+  (SELECT jsonb_strip_nulls(jsonb_build_object('name', a.name, 'appStoreId', a.app_store_id)) FROM apps a
+    WHERE a.user_id = links.user_id AND a.platform = 'ios' AND a.bundle_id = links.ios_link->>'bundleId') AS "iosApp"`;
 
 /** Array type OIDs, so that an empty array still has a type. */
 const TEXT_ARRAY = 25;
@@ -81,6 +93,8 @@ export function linksRepository(sql: Sql) {
     custom_parameters: json(fields.customParameters),
     expires_at: fields.expirationDate ?? null,
     tags: sql.array(fields.tags ?? [], TEXT_ARRAY),
+    expired_url: fields.expiredUrl ?? null,
+    social_preview: json(fields.socialPreview),
   });
 
   /** Conditions of a listing, as one SQL fragment over `links`. */
@@ -101,7 +115,7 @@ export function linksRepository(sql: Sql) {
    * statements run after it, each with a fresh snapshot, and so also remove the rows it committed.
    */
   const deleteRollups = async (tx: TransactionSql, ids: string[]) => {
-    for (const table of ['click_hourly', 'click_hourly_dimensions', 'click_daily', 'click_daily_dimensions']) {
+    for (const table of ['click_hourly', 'click_hourly_dimensions', 'click_daily', 'click_daily_dimensions', 'link_previews_hourly']) {
       await tx`DELETE FROM ${tx(table)} WHERE link_id = ANY(${tx.array(ids, UUID_ARRAY)})`;
     }
   };

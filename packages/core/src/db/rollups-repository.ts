@@ -17,6 +17,13 @@ export interface RollupClick {
   dimensions: Record<ClickDimension, string>;
 }
 
+/** One visit of a link-preview crawler: counted apart from clicks. */
+export interface RollupPreview {
+  linkId: string;
+  /** Start of the visit's UTC hour, epoch milliseconds. */
+  bucket: number;
+}
+
 /** A click batch ready to be added to the rollups. */
 export interface RollupBatch {
   batchId: string;
@@ -24,6 +31,8 @@ export interface RollupBatch {
   receivedClicks: number;
   /** The clicks to count: bots and malformed events are already left out. */
   clicks: RollupClick[];
+  /** Visits of link-preview crawlers (left out of `clicks`). */
+  previews?: RollupPreview[];
 }
 
 type Counts = Map<string, number>;
@@ -46,8 +55,15 @@ const count = (counts: Counts, value: string) => {
  */
 export class RollupRows {
   readonly #links = new Map<string, Map<number, HourGroup>>();
+  /** Preview counts by link, then hour. */
+  readonly #previews = new Map<string, Map<number, number>>();
 
-  add(clicks: readonly RollupClick[]): this {
+  add(clicks: readonly RollupClick[], previews: readonly RollupPreview[] = []): this {
+    for (const { linkId, bucket } of previews) {
+      let hours = this.#previews.get(linkId);
+      if (!hours) this.#previews.set(linkId, (hours = new Map()));
+      hours.set(bucket, (hours.get(bucket) ?? 0) + 1);
+    }
     for (const { linkId, bucket, visitor, dimensions } of clicks) {
       let hours = this.#links.get(linkId);
       if (!hours) this.#links.set(linkId, (hours = new Map()));
@@ -102,7 +118,15 @@ export class RollupRows {
         }
       }
     }
-    return { groups, values };
+    const previews = { links: [] as string[], hours: [] as number[], counts: [] as number[] };
+    for (const [linkId, hours] of this.#previews) {
+      for (const [bucket, count] of hours) {
+        previews.links.push(linkId);
+        previews.hours.push(bucket / HOUR_MS);
+        previews.counts.push(count);
+      }
+    }
+    return { groups, values, previews };
   }
 }
 
@@ -144,7 +168,7 @@ function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
 
 /**
  * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
- * their _dimensions tables and processed_batches is written here and nowhere else.
+ * their _dimensions tables, link_previews_hourly and processed_batches is written here and nowhere else.
  */
 export function rollupsRepository(sql: Sql) {
   /**
@@ -152,8 +176,19 @@ export function rollupsRepository(sql: Sql) {
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
   const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
-    const { groups, values } = rows.toArrays();
+    const { groups, values, previews } = rows.toArrays();
     const links = pgArray.strings(groups.links);
+    const allClaimed = claim.length;
+    // Only batches with crawler visits add the statement for them (most have none).
+    const previewRows = previews.links.length === 0 ? tx`` : tx`, previews AS (
+        INSERT INTO link_previews_hourly AS t (link_id, bucket, previews)
+        SELECT p.link_id, timestamptz 'epoch' + p.hour * interval '1 hour', p.previews
+        FROM unnest(${pgArray.strings(previews.links)}::uuid[], ${pgArray.numbers(previews.hours)}::int[], ${pgArray.numbers(previews.counts)}::bigint[])
+          AS p(link_id, hour, previews)
+        WHERE p.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
+        ORDER BY 1, 2
+        ON CONFLICT (link_id, bucket) DO UPDATE SET previews = t.previews + excluded.previews
+      )`;
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
@@ -169,7 +204,7 @@ export function rollupsRepository(sql: Sql) {
         -- key would have locked them, once per link rather than once per row: a link deleted
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
-        SELECT id FROM links WHERE id = ANY(${links}::uuid[]) ORDER BY id FOR KEY SHARE
+        SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links])}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
         SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
                coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
@@ -179,7 +214,7 @@ export function rollupsRepository(sql: Sql) {
                       ${pgArray.strings(groups.visitors)}::text[])
             WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
         ) g
-        WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${claim.length}
+        WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
       ), dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
         FROM unnest(${pgArray.numbers(values.group)}::int[], ${pgArray.strings(values.dimension, true)}::text[],
@@ -205,7 +240,7 @@ export function rollupsRepository(sql: Sql) {
         SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
         GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
-      )
+      )${previewRows}
       SELECT batch_id AS "batchId" FROM claimed`;
     return claimed.map((row) => row.batchId);
   };
@@ -217,7 +252,7 @@ export function rollupsRepository(sql: Sql) {
    */
   const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
     const unique = firstOfEachId(batches);
-    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows());
+    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows());
     try {
       return await write(unique, all);
     } catch (error) {
@@ -236,7 +271,7 @@ export function rollupsRepository(sql: Sql) {
       // rows were not added, and the batches claimed now are added on their own.
       if (claimed.size > 0 && claimed.size < unique.length) {
         const fresh = unique.filter((batch) => claimed.has(batch.batchId));
-        await claimAndAdd(tx, [], fresh.reduce((sum, batch) => sum.add(batch.clicks), new RollupRows()));
+        await claimAndAdd(tx, [], fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows()));
       }
       return claimed;
     });

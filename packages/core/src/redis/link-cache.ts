@@ -1,6 +1,6 @@
 import type { RedisClient } from './client.js';
-import type { LinkRecord } from '../db/links-repository.js';
-import type { AndroidLink, IosLink } from '../schemas/links.js';
+import type { LinkRecord, RegisteredIosApp } from '../db/links-repository.js';
+import type { AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
 import { MISSING_LINK, type RedisKeys } from './keys.js';
 
 /** What the redirector needs to route a visit: nothing else of the link is cached. */
@@ -13,6 +13,14 @@ export interface CachedLink {
   customParameters?: Record<string, string>;
   /** Expiry as epoch milliseconds. */
   expiresAt?: number;
+  /** Where an expired link sends visitors. */
+  expiredUrl?: string;
+  /** What link-preview crawlers are shown. */
+  socialPreview?: SocialPreview;
+  /** The link's title, for the iOS page: only on links with an iosLink and no preview title. */
+  title?: string;
+  /** The owner's registered app of the iosLink's bundle id, when it has a name or an App Store id. */
+  iosApp?: RegisteredIosApp;
 }
 
 export function toCachedLink(link: LinkRecord): CachedLink {
@@ -24,6 +32,10 @@ export function toCachedLink(link: LinkRecord): CachedLink {
     cached.customParameters = link.customParameters;
   }
   if (link.expiresAt) cached.expiresAt = link.expiresAt.getTime();
+  if (link.expiredUrl) cached.expiredUrl = link.expiredUrl;
+  if (link.socialPreview) cached.socialPreview = link.socialPreview;
+  else if (link.iosLink) cached.title = link.title;
+  if (link.iosLink && link.iosApp && (link.iosApp.name || link.iosApp.appStoreId)) cached.iosApp = link.iosApp;
   return cached;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SocialPreview } from '../schemas/links.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -8,10 +9,25 @@ export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (
 /** How long the iOS page waits for the app to take over before going to the fallback. */
 export const APP_PAGE_FALLBACK_DELAY_MS = 1500;
 
+/** The product name pages show when BRAND_NAME is not set. */
+export const DEFAULT_BRAND_NAME = 'Deeplink';
+
+// One small card in the middle of the screen, light or dark as the device prefers.
 const STYLE =
-  `body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;text-align:center}` +
-  `a.button{display:block;margin:1rem 0;padding:.8rem;border-radius:.5rem;background:#1a73e8;color:#fff;text-decoration:none}` +
-  `a.secondary{background:#e8eaed;color:#202124}`;
+  `:root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#59636e;--accent:#1a73e8;--soft:#e8eaed}` +
+  `@media(prefers-color-scheme:dark){:root{--bg:#0f1115;--card:#1b1e24;--text:#e6e8eb;--muted:#9aa3ad;--soft:#2a2f37}}` +
+  `*{box-sizing:border-box}` +
+  `body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;` +
+  `background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;padding:1.5rem}` +
+  `main{width:100%;max-width:26rem;background:var(--card);border-radius:1rem;padding:2rem 1.5rem;text-align:center;` +
+  `box-shadow:0 1px 3px rgba(0,0,0,.08),0 8px 24px rgba(0,0,0,.06)}` +
+  `.code{font-size:.8rem;font-weight:600;letter-spacing:.08em;color:var(--accent);text-transform:uppercase;margin:0}` +
+  `h1{font-size:1.35rem;line-height:1.3;margin:.4rem 0 .6rem;overflow-wrap:anywhere}` +
+  `p{color:var(--muted);margin:0 0 1rem}` +
+  `a.button{display:block;margin:.75rem 0 0;padding:.85rem 1rem;border-radius:.6rem;background:var(--accent);color:#fff;` +
+  `font-weight:600;text-decoration:none}` +
+  `a.secondary{background:var(--soft);color:var(--text);font-weight:500}` +
+  `footer{margin-top:1.25rem;font-size:.8rem;color:var(--muted)}`;
 
 /**
  * The iOS page's script, the same for every link: it reads both targets from the page's buttons,
@@ -40,30 +56,88 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const page = (title: string, body: string) =>
+const page = (brand: string, title: string, body: string, head = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">` +
-  `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  `<title>${escapeHtml(title)} · ${escapeHtml(brand)}</title>${head}<style>${STYLE}</style></head>` +
+  `<body><main>${body}</main><footer>${escapeHtml(brand)}</footer></body></html>`;
 
-/** The iOS page: the app, then the fallback (see APP_PAGE_SCRIPT); both are also offered as buttons. */
-export function renderAppPage(appUrl: string, fallbackUrl: string): string {
+/** What the iOS page says besides its two targets. */
+export interface AppPageText {
+  /** The link's preview title, else its title. */
+  title?: string;
+  /** The app's name, when a registered app has one. */
+  appName?: string;
+  /** The product name (BRAND_NAME). */
+  brand?: string;
+}
+
+/**
+ * The iOS page: the app, then the fallback (see APP_PAGE_SCRIPT); both are also offered as buttons,
+ * the app's first.
+ */
+export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPageText = {}): string {
+  const brand = text.brand ?? DEFAULT_BRAND_NAME;
+  const opening = text.appName ? `Opening ${text.appName}…` : 'Opening the app…';
+  const heading = text.title ? `<h1>${escapeHtml(text.title)}</h1>` : '';
   return page(
-    'Opening the app…',
-    `<p>Opening the app…</p>` +
-      `<a class="button" id="app" href="${escapeHtml(appUrl)}">Open in the app</a>` +
+    brand,
+    text.title ?? opening,
+    `<p class="code">${escapeHtml(opening)}</p>${heading}` +
+      `<p>If nothing happens, open it with the button below.</p>` +
+      `<a class="button" id="app" href="${escapeHtml(appUrl)}">${escapeHtml(text.appName ? `Open in ${text.appName}` : 'Open in the app')}</a>` +
       `<a class="button secondary" id="fallback" href="${escapeHtml(fallbackUrl)}">Continue in the browser</a>` +
       `<script>${APP_PAGE_SCRIPT}</script>`,
   );
 }
 
-/** Body of the 404 answer for an unknown short link. */
-export const NOT_FOUND_PAGE = page('Link not found', '<h1>Link not found</h1><p>This link does not exist.</p>');
+/**
+ * The page link-preview crawlers get: Open Graph and Twitter card tags, and a plain link to the
+ * destination (crawlers run no script and most follow no redirect after a 200).
+ */
+export function renderPreviewPage(preview: SocialPreview, destination: string, brand: string = DEFAULT_BRAND_NAME): string {
+  const meta = (attribute: 'property' | 'name', name: string, value: string | undefined) =>
+    value === undefined ? '' : `<meta ${attribute}="${name}" content="${escapeHtml(value)}">`;
+  const head =
+    meta('property', 'og:type', 'website') +
+    meta('property', 'og:title', preview.title) +
+    meta('property', 'og:description', preview.description) +
+    meta('property', 'og:image', preview.imageUrl) +
+    meta('property', 'og:url', destination) +
+    meta('property', 'og:site_name', brand) +
+    meta('name', 'twitter:card', preview.imageUrl ? 'summary_large_image' : 'summary') +
+    meta('name', 'twitter:title', preview.title) +
+    meta('name', 'twitter:description', preview.description) +
+    meta('name', 'twitter:image', preview.imageUrl) +
+    meta('name', 'description', preview.description);
+  const description = preview.description ? `<p>${escapeHtml(preview.description)}</p>` : '';
+  return page(
+    brand,
+    preview.title,
+    `<h1>${escapeHtml(preview.title)}</h1>${description}<a class="button" href="${escapeHtml(destination)}">Continue</a>`,
+    head,
+  );
+}
 
-/** Body of the 410 answer for an expired short link. */
-export const GONE_PAGE = page('Link expired', '<h1>Link expired</h1><p>This link has expired and no longer works.</p>');
+const errorPage = (brand: string, status: string, title: string, message: string) =>
+  page(brand, title, `<p class="code">${status}</p><h1>${title}</h1><p>${message}</p>`);
 
-/** Body of the 503 answer when the link store cannot be reached. */
-export const UNAVAILABLE_PAGE = page(
-  'Temporarily unavailable',
-  '<h1>Temporarily unavailable</h1><p>Please try again in a moment.</p>',
-);
+/** The redirector's own pages for dead ends, with the product name of BRAND_NAME. */
+export function deadEndPages(brand: string = DEFAULT_BRAND_NAME) {
+  return {
+    /** Body of the 404 answer for an unknown short link. */
+    notFound: errorPage(brand, '404', 'Link not found', 'This link does not exist. Check that it was copied completely.'),
+    /** Body of the 410 answer for an expired short link. */
+    gone: errorPage(brand, '410', 'Link expired', 'This link has expired and no longer works.'),
+    /** Body of the 503 answer when the link store cannot be reached. */
+    unavailable: errorPage(brand, '503', 'Temporarily unavailable', 'Please try again in a moment.'),
+  };
+}
+
+const DEFAULT_PAGES = deadEndPages();
+/** The 404 page of the default brand. */
+export const NOT_FOUND_PAGE = DEFAULT_PAGES.notFound;
+/** The 410 page of the default brand. */
+export const GONE_PAGE = DEFAULT_PAGES.gone;
+/** The 503 page of the default brand. */
+export const UNAVAILABLE_PAGE = DEFAULT_PAGES.unavailable;

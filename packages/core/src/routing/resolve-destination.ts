@@ -14,6 +14,8 @@ export const MIN_VERSION_PARAM = 'min_version';
 
 const playStoreUrl = (appPackage: string) =>
   `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
+const appStoreUrl = (appStoreId: string | undefined) =>
+  appStoreId === undefined ? undefined : `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
 /** Whether the link has expired at `now` (epoch ms): visits then get 410. Checked per visit, apart from the route. */
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
@@ -42,7 +44,9 @@ export function routeFor(link: CachedLink, platform: Platform): Route {
 
   if (platform === 'ios' && link.iosLink) {
     const appUrl = parseAppUrl(link.iosLink.url);
-    const fallback = web(link.iosLink.fallbackUrl) ?? defaultUrl;
+    // Without a fallback of its own, visitors without the app go to the App Store when the owner
+    // registered the app with its id, else to the default URL.
+    const fallback = web(link.iosLink.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
     if (appUrl && fallback) {
       return { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback };
     }

@@ -32,6 +32,7 @@ export const linkAnalyticsSchema = z
   .object({
     totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
     uniqueClicks: z.number().int().meta({ description: 'Distinct visitors in the range (HyperLogLog estimate, merged over the whole range)' }),
+    previews: z.number().int().meta({ description: 'Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks' }),
     platforms: counts('android, ios, desktop'),
     countries: counts('ISO country codes: the top 10, the rest as Other; Unknown where the address has no country'),
     browsers: counts('Browser names: the top 10, the rest as Other'),

@@ -44,6 +44,17 @@ export const iosLinkSchema = z
   .meta({ id: 'IosLink' });
 export type IosLink = z.infer<typeof iosLinkSchema>;
 
+/** What social networks and chat apps show for the link (served to their link-preview crawlers). */
+export const socialPreviewSchema = z
+  .object({
+    title: z.string().trim().min(1, 'must not be empty').max(200),
+    description: z.string().trim().min(1, 'must not be empty').max(500).optional(),
+    imageUrl: webUrlSchema.optional(),
+  })
+  .strict()
+  .meta({ id: 'SocialPreview', example: { title: 'Spring sale', description: 'Everything 20% off until Sunday', imageUrl: 'https://example.com/spring.png' } });
+export type SocialPreview = z.infer<typeof socialPreviewSchema>;
+
 /** customParameters as the query string they become, in bytes: what they add to every destination. */
 export const parametersBytes = (params: Record<string, string | null>): number =>
   Object.entries(params)
@@ -104,6 +115,8 @@ export const linkFieldsSchema = z
     customParameters: customParametersSchema.optional(),
     expirationDate: expirationDateSchema.optional(),
     tags: tagsSchema.optional(),
+    expiredUrl: webUrlSchema.optional().meta({ description: 'Where the link sends visitors once it has expired (a 302 instead of the 410 page)' }),
+    socialPreview: socialPreviewSchema.optional(),
   })
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
@@ -147,6 +160,16 @@ export const updateLinkBodySchema = z
     customParameters: nullable(z.record(parameterName, parameterValue.nullable())),
     expirationDate: nullable(isoDateTimeOrDate('must be an ISO 8601 date or date-time')),
     tags: nullable(tagsSchema).meta({ description: 'Replaces the whole list of tags; null or [] removes them all', example: ['spring'] }),
+    expiredUrl: nullable(webUrlSchema),
+    socialPreview: nullable(
+      z
+        .object({
+          title: socialPreviewSchema.shape.title.optional(),
+          description: nullable(socialPreviewSchema.shape.description.unwrap()),
+          imageUrl: nullable(webUrlSchema),
+        })
+        .strict(),
+    ),
   })
   .strict();
 export type UpdateLinkBody = z.input<typeof updateLinkBodySchema>;
@@ -163,6 +186,8 @@ export const linkSchema = z
     customParameters: z.record(z.string(), z.string()).optional(),
     expirationDate: timestampSchema.optional(),
     tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, lower-case; absent when it has none', example: ['spring'] }),
+    expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
+    socialPreview: socialPreviewSchema.optional(),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })

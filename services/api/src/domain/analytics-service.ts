@@ -53,6 +53,7 @@ export function analyticsService(deps: {
       return {
         totalClicks: report.totalClicks,
         uniqueClicks: report.uniqueClicks,
+        previews: report.previews,
         platforms: withLabels(['android', 'ios', 'desktop'], counts('platform')),
         countries: topN(counts('country')),
         browsers: topN(counts('browser')),

@@ -43,6 +43,8 @@ export function linksService(deps: {
     ...(link.customParameters && { customParameters: link.customParameters }),
     ...(link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
     ...(link.tags.length > 0 && { tags: link.tags }),
+    ...(link.expiredUrl && { expiredUrl: link.expiredUrl }),
+    ...(link.socialPreview && { socialPreview: link.socialPreview }),
   });
 
   /** The editable fields of a link as a client would send them, for merging a PUT into. */
@@ -64,7 +66,7 @@ export function linksService(deps: {
 
   /** 400 when a destination would exceed MAX_DESTINATION_BYTES once its parameters are merged. */
   const assertDestinationSizes = (fields: LinkFields) => {
-    const { expirationDate: _expiry, ...routing } = fields;
+    const { expirationDate: _expiry, socialPreview: _preview, ...routing } = fields;
     const problems = oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
     if (problems.length > 0) throw invalidRequest('A destination of this link would be too long', problems);
   };
