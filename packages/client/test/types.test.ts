@@ -5,6 +5,8 @@ import type * as Analytics from '@deeplink/core/schemas/analytics';
 import type * as Auth from '@deeplink/core/schemas/auth';
 import type * as Common from '@deeplink/core/schemas/common';
 import type * as Links from '@deeplink/core/schemas/links';
+import type * as Apps from '@deeplink/core/schemas/apps';
+import type * as Domains from '@deeplink/core/schemas/domains';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as Client from '../src/types.js';
@@ -30,6 +32,8 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.LinkAnalytics>().toEqualTypeOf<Analytics.LinkAnalytics>();
     expectTypeOf<Client.SummaryAnalytics>().toEqualTypeOf<Analytics.SummaryAnalytics>();
     expectTypeOf<Client.AnalyticsExportRow>().toEqualTypeOf<Analytics.AnalyticsExportRow>();
+    expectTypeOf<Client.App>().toEqualTypeOf<Apps.App>();
+    expectTypeOf<Client.Domain>().toEqualTypeOf<Domains.Domain>();
     expectTypeOf<Client.ErrorCode>().toEqualTypeOf<Common.ErrorEnvelope['error']['code']>();
     expectTypeOf<Client.ErrorDetail>().toEqualTypeOf<Common.ErrorEnvelope['error']['details'][number]>();
   });
@@ -40,6 +44,9 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.CreateApiKeyInput>().toEqualTypeOf<z.input<typeof Auth.createApiKeyBodySchema>>();
     expectTypeOf<Client.CreateLinkInput>().toEqualTypeOf<WithDates<Links.CreateLinkBody, 'expirationDate'>>();
     expectTypeOf<Client.UpdateLinkInput>().toEqualTypeOf<WithDates<Links.UpdateLinkBody, 'expirationDate'>>();
+    expectTypeOf<Client.CreateAppInput>().toEqualTypeOf<Apps.CreateAppBody>();
+    expectTypeOf<Client.CreateDomainInput>().toEqualTypeOf<Domains.CreateDomainBody>();
+    expectTypeOf<Client.UpdateDomainInput>().toEqualTypeOf<z.input<typeof Domains.updateDomainBodySchema>>();
     expectTypeOf<Client.LinkSortField>().toEqualTypeOf<Links.LinkSortField>();
     // The API coerces page and limit from the query string (its input type is unknown) and reads
     // include from text; the client sends numbers and names the extras.

@@ -21,3 +21,8 @@ export * from './redis/multi-key.js';
 export * from './redis/link-cache.js';
 export * from './queue/clicks.js';
 export * from './ids/short-code.js';
+export * from './schemas/apps.js';
+export * from './schemas/domains.js';
+export * from './db/apps-repository.js';
+export * from './db/domains-repository.js';
+export * from './redis/domain-cache.js';

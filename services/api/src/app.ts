@@ -1,5 +1,6 @@
 import {
-  analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, redisKeys, usersRepository, type Config, type Sql,
+  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, redisKeys, usersRepository,
+  type Config, type Sql,
 } from '@deeplink/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '@deeplink/core/runtime/logger';
@@ -12,6 +13,10 @@ import { analyticsService } from './domain/analytics-service.js';
 import { authService } from './domain/auth-service.js';
 import { tokenVersions } from './domain/token-versions.js';
 import { linksService } from './domain/links-service.js';
+import { appsService } from './domain/apps-service.js';
+import { txtLookup } from './domain/dns-challenge.js';
+import { domainRecords } from './domain/domain-records.js';
+import { domainsService } from './domain/domains-service.js';
 import { registerAuthentication } from './plugins/authentication.js';
 import { registerErrorHandling } from './plugins/error-handler.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -21,6 +26,7 @@ import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
+import { appDomainRoutes } from './routes/app-domain-routes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -79,7 +85,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
-  const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log });
+  const domainRows = domainsRepository(sql);
+  const links = linksService({
+    links: linksRepository(sql), domains: domainRows, redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log,
+  });
+  const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
+  const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
+  const domains = domainsService({
+    domains: domainRows, records, redis, keys, lookupTxt: txtLookup(config.DNS_SERVERS), shortUrlBase: config.SHORT_URL_BASE, log: app.log,
+  });
   const analytics = analyticsService({
     links: linksRepository(sql),
     analytics: deps.readSql
@@ -101,6 +115,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       await api.register(accountRoutes, { auth });
       await api.register(linkRoutes, { links });
       await api.register(analyticsRoutes, { analytics });
+      await api.register(appDomainRoutes, { apps, domains });
     },
     { prefix: '/api' },
   );

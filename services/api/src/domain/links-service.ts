@@ -1,7 +1,7 @@
 import type { RedisClient } from '@deeplink/core';
 import {
   AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
-  notFound, toErrorDetails, cacheLink, uncacheLink,
+  notFound, toErrorDetails, cacheLink, uncacheLink, linkCacheId, type DomainsRepository,
   type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
   type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
 } from '@deeplink/core';
@@ -16,6 +16,7 @@ const CODE_ATTEMPTS = 5;
 /** Links: create, read, merge-update, delete and list, each checked against the caller. */
 export function linksService(deps: {
   links: LinksRepository;
+  domains: DomainsRepository;
   redis: RedisClient;
   keys: RedisKeys;
   shortUrlBase: string;
@@ -25,10 +26,13 @@ export function linksService(deps: {
 }) {
   const { links } = deps;
   const base = deps.shortUrlBase.replace(/\/+$/, '');
+  // Custom domains are served on SHORT_URL_BASE's scheme (https in production).
+  const { protocol } = new URL(deps.shortUrlBase);
+  const shortUrl = (link: LinkRecord) => (link.domain ? `${protocol}//${link.domain}/${link.code}` : `${base}/${link.code}`);
 
   const toSummary = (link: LinkRecord): LinkSummary => ({
     id: link.id,
-    url: `${base}/${link.code}`,
+    url: shortUrl(link),
     title: link.title,
     defaultUrl: link.defaultUrl,
     createdAt: link.createdAt.toISOString(),
@@ -45,11 +49,12 @@ export function linksService(deps: {
     ...(link.tags.length > 0 && { tags: link.tags }),
     ...(link.expiredUrl && { expiredUrl: link.expiredUrl }),
     ...(link.socialPreview && { socialPreview: link.socialPreview }),
+    ...(link.domain && { domain: link.domain }),
   });
 
   /** The editable fields of a link as a client would send them, for merging a PUT into. */
   const editableFields = (link: LinkRecord) => {
-    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, ...fields } = toLink(link);
+    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, domain: _domain, ...fields } = toLink(link);
     return fields;
   };
 
@@ -73,12 +78,14 @@ export function linksService(deps: {
 
   return {
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
-      const { slug, ...fields } = body;
+      const { slug, domain, ...fields } = body;
       assertDestinationSizes(fields);
+      const domainId = domain === undefined ? null : (await deps.domains.findActive(principal.userId, domain))?.id;
+      if (domainId === undefined) throw invalidRequest('The link\'s domain is not usable', [{ field: 'domain', message: 'is not an active domain of yours' }]);
       let record: LinkRecord | undefined;
       for (let attempt = 0; !record; attempt++) {
         try {
-          record = await links.create(principal.userId, slug ?? generateShortCode(), fields);
+          record = await links.create(principal.userId, slug ?? generateShortCode(), fields, domainId);
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
@@ -90,7 +97,7 @@ export function linksService(deps: {
         }
       }
       const created = record;
-      await writeThrough(() => cacheLink(deps.redis, deps.keys, created), created.code);
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, created), linkCacheId(created.code, created.domain));
       return toLink(created);
     },
 
@@ -105,7 +112,7 @@ export function linksService(deps: {
       assertDestinationSizes(merged.data);
       const updated = await links.update(id, merged.data);
       if (!updated) throw notFound('Link not found');
-      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), updated.code);
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), linkCacheId(updated.code, updated.domain));
       return toLink(updated);
     },
 
