@@ -28,6 +28,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'fast',
+          // One module graph per worker instead of one per file: importing the services again for
+          // every file took 13 of the project's 53 s. Each file still gets its own database and
+          // Redis prefix, and no test here mocks modules or changes process.env.
+          isolate: false,
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'loadtest/test/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...Object.values(SLOW_PROJECTS)],
         },

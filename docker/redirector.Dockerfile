@@ -12,6 +12,7 @@ COPY packages/client/package.json packages/client/
 COPY services/api/package.json services/api/
 COPY services/redirector/package.json services/redirector/
 COPY services/worker/package.json services/worker/
+COPY services/dashboard/package.json services/dashboard/
 COPY loadtest/package.json loadtest/
 
 FROM manifests AS build

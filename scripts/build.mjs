@@ -6,13 +6,18 @@
 // native addon). The SQL migrations are copied next to every bundle that applies them, where the
 // migrator looks for them (`migrations/` beside the running file).
 //
-// `node scripts/build.mjs [name…]` builds only the named bundles (see BUNDLES); no name builds the
-// three services. Files are replaced by rename and unchanged files are left alone, so a build may
-// run while processes start from the previous one.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run build` also builds the dashboard (services/dashboard, Vite) into services/dashboard/dist,
+// which the API serves at its origin root; it is skipped when its sources have not changed since.
+//
+// `node scripts/build.mjs [name…]` builds only the named bundles (see BUNDLES, and `dashboard`); no
+// name builds the three services and the dashboard. Files are replaced by rename and unchanged
+// files are left alone, so a build may run while processes start from the previous one.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,10 +53,10 @@ export function bundlePath(name) {
  * 4-12 % fewer requests a second.
  *
  * The worker holds up to WORKER_CONCURRENCY batches and builds each transaction's sums while the
- * previous one is written: its live heap stayed under 128 MB at the defaults (256 batches of 500
- * clicks, measured by running it with --max-old-space-size=128), but left alone V8 grew the heap
- * to 250-300 MB before collecting, a peak RSS of 365-415 MB at 110,000 clicks/s. A 160 MB old
- * space and 8 MB semi-spaces keep it at about 220-225 MB at the same speed. A worker run with a
+ * previous one is written: its live heap stayed under 128 MB even at 256 batches of 500 clicks
+ * (measured by running it with --max-old-space-size=128), but left alone V8 grew the heap to
+ * 250-300 MB before collecting, a peak RSS of 365-415 MB at 110,000 clicks/s. A 160 MB old space
+ * and 8 MB semi-spaces keep it at 210-240 MB at the default 128 batches (97,000-101,000 clicks/s). A worker run with a
  * larger WORKER_CONCURRENCY or CLICK_BATCH_SIZE needs more, or it stops with an out-of-memory
  * error: raise --max-old-space-size in its command (the Dockerfile's CMD); NODE_OPTIONS cannot,
  * since flags on the command line win over it.
@@ -157,11 +162,71 @@ export async function buildBundles(names = SERVICES) {
   return { names, ms: Math.round(performance.now() - started) };
 }
 
+const dashboardDir = join(repoRoot, 'services/dashboard');
+/** What the dashboard is built from: its own files and the client's source, which it bundles. */
+const DASHBOARD_INPUTS = ['services/dashboard/src', 'services/dashboard/public', 'services/dashboard/index.html', 'services/dashboard/vite.config.ts', 'services/dashboard/package.json', 'packages/client/src'];
+/** Written beside the build: the inputs' hash, so an unchanged dashboard is not built again. */
+const DASHBOARD_STAMP = join(dashboardDir, 'dist', '.inputs-sha256');
+
+function hashInputs() {
+  const hash = createHash('sha256');
+  const add = (path) => {
+    if (!existsSync(path)) return;
+    if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) add(join(path, entry));
+    else hash.update(relative(repoRoot, path)).update(readFileSync(path));
+  };
+  for (const input of DASHBOARD_INPUTS) add(join(repoRoot, input));
+  return hash.digest('hex');
+}
+
+/**
+ * Gzipped bytes of the JavaScript a first visit loads: the entry script and the modules
+ * index.html preloads (pages split off with import() would come later, and are not counted).
+ * @param {string} dist
+ * @returns {number}
+ */
+export function initialJavaScriptGzipBytes(dist) {
+  const html = readFileSync(join(dist, 'index.html'), 'utf8');
+  const scripts = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/([^"]+\.js)"/g)].map((match) => match[1]);
+  return scripts.reduce((sum, file) => sum + gzipSync(readFileSync(join(dist, file)), { level: 9 }).length, 0);
+}
+
+/**
+ * Builds the dashboard's static files with Vite into services/dashboard/dist, unless they were
+ * built from the same sources already.
+ * @param {{ force?: boolean }} [options]
+ * @returns {Promise<{ ms: number, skipped: boolean, initialJsGzipBytes: number }>}
+ */
+export async function buildDashboard({ force = false } = {}) {
+  const started = performance.now();
+  const dist = join(dashboardDir, 'dist');
+  const inputs = hashInputs();
+  const upToDate = !force && existsSync(DASHBOARD_STAMP) && readFileSync(DASHBOARD_STAMP, 'utf8') === inputs && existsSync(join(dist, 'index.html'));
+  if (!upToDate) {
+    // Vite is a devDependency of the dashboard, loaded only when there is something to build.
+    const { build: viteBuild } = await import('vite');
+    await viteBuild({ configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn' });
+    writeFileSync(DASHBOARD_STAMP, inputs);
+  }
+  return { ms: Math.round(performance.now() - started), skipped: upToDate, initialJsGzipBytes: initialJavaScriptGzipBytes(dist) };
+}
+
+/**
+ * The line `npm run build` and `npm start` print about the dashboard.
+ * @param {{ ms: number, skipped: boolean, initialJsGzipBytes: number }} built
+ */
+export const describeDashboardBuild = (built) =>
+  `dashboard ${built.skipped ? 'unchanged since the last build' : `built in ${built.ms} ms`} (services/dashboard/dist): initial JavaScript ${(built.initialJsGzipBytes / 1024).toFixed(1)} KB gzipped`;
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const names = process.argv.slice(2);
+  const bundles = names.length > 0 ? names.filter((name) => name !== 'dashboard') : SERVICES;
   try {
-    const built = await buildBundles(names.length > 0 ? names : SERVICES);
-    console.log(`[build] ${built.names.join(', ')} bundled in ${built.ms} ms`);
+    if (bundles.length > 0) {
+      const built = await buildBundles(bundles);
+      console.log(`[build] ${built.names.join(', ')} bundled in ${built.ms} ms`);
+    }
+    if (names.length === 0 || names.includes('dashboard')) console.log(`[build] ${describeDashboardBuild(await buildDashboard())}`);
   } catch (error) {
     console.error(`[build] ${error.message}`);
     process.exit(1);

@@ -1,6 +1,5 @@
 // Types of scripts/services.mjs for the TypeScript that imports it (tests, the bench).
-export declare const DEFAULT_REDIS_URL: string;
-export declare const DEFAULT_DATABASE_URL: string;
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../packages/core/src/default-urls.mjs';
 /** Whether this process runs as root (and so may install Debian packages). */
 export declare const isRoot: () => boolean;
 /** Installs Debian packages with apt-get (as root), or throws with the line to run. */

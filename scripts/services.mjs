@@ -9,12 +9,12 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../packages/core/src/default-urls.mjs';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(repoRoot, '.data');
 
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/deeplink';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL };
 
 const log = (message) => console.log(`[services] ${message}`);
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm start`: bundles the services (scripts/build.mjs), brings Redis and PostgreSQL up if needed,
+// `npm start`: bundles the services and builds the dashboard (scripts/build.mjs), brings Redis and PostgreSQL up if needed,
 // applies migrations, then runs the API, the redirector and the worker from their bundles
 // (services/<name>/dist/main.js) with prefixed output. Ctrl-C (or SIGTERM) stops all three cleanly.
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundles, bundleFlags, bundlePath, SERVICES } from './build.mjs';
+import { buildBundles, buildDashboard, bundleFlags, bundlePath, describeDashboardBuild, SERVICES } from './build.mjs';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -13,6 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 try {
   const built = await buildBundles(SERVICES);
   console.log(`[start] bundled ${built.names.join(', ')} into services/*/dist in ${built.ms} ms`);
+  console.log(`[start] ${describeDashboardBuild(await buildDashboard())}`);
 } catch (error) {
   console.error(`[start] cannot build the services: ${error.message}`);
   process.exit(1);
@@ -49,7 +50,7 @@ for (const name of SERVICES) {
   children.push(child);
 }
 
-console.log(`[start] API ${process.env.API_PORT ? `on port ${process.env.API_PORT}` : 'at http://127.0.0.1:3000/api'} (docs at /api/docs); redirector at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}; Ctrl-C stops everything`);
+console.log(`[start] dashboard ${process.env.API_PORT ? `on port ${process.env.API_PORT}` : 'at http://127.0.0.1:3000/'}, API at /api (docs at /api/docs); redirector at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}; Ctrl-C stops everything`);
 
 function stop(code = 0) {
   if (stopping) return;

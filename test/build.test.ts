@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '@deeplink/core';
+import { createDatabase } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { logLines } from './support/logs.js';
 import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CONFIG_VARIABLES } from '@deeplink/core/config';
+import { CONFIG_VARIABLES } from '@deeplink/core';
 
 const dockerDir = join(import.meta.dirname, '../docker');
 interface ComposeService {

@@ -13,6 +13,7 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/auth/register'], ['POST', '/api/auth/login'], ['GET', '/api/auth/me'], ['POST', '/api/auth/api-keys'],
   ['DELETE', '/api/auth/api-keys/:id'], ['POST', '/api/auth/logout-all'], ['POST', '/api/auth/password'],
   ['POST', '/api/links'], ['GET', '/api/links'], ['GET', '/api/links/:id'], ['PUT', '/api/links/:id'], ['DELETE', '/api/links/:id'],
+  ['GET', '/api/links/:id/qr'],
   ['GET', '/api/analytics/links/:id'], ['GET', '/api/analytics/links/:id/export'], ['GET', '/api/analytics/summary'],
   ['GET', '/api/no-such-route'], ['PATCH', '/api/links'],
 ];
@@ -58,8 +59,8 @@ describe('API fuzz', () => {
             ...(method !== 'GET' && method !== 'DELETE' && { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
           });
           expect(response.statusCode, `${method} ${path} → ${response.body}`).toBeLessThan(500);
-          // A successful export is a file (CSV or a JSON array); every other answer, and every failure, is the envelope.
-          if (response.statusCode < 300 && route.endsWith('/export')) return;
+          // A successful export or QR code is a file (CSV, a JSON array, SVG or PNG); every other answer, and every failure, is the envelope.
+          if (response.statusCode < 300 && (route.endsWith('/export') || route.endsWith('/qr'))) return;
           const envelope = response.json();
           expect(typeof envelope.success).toBe('boolean');
           if (!envelope.success) {

@@ -2,32 +2,28 @@
 // real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
 // must show up in the rollups exactly as often as it answered a redirect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './support/clicks.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+import { freePort, healthy, startService } from './support/processes.js';
+import { startStack, type Stack } from './support/stack.js';
 import { UA } from './support/user-agents.js';
 
 // Public addresses whose country the bundled GeoIP database knows.
 const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.0.1' };
 
 let env: TestEnvironment;
-let api: ServiceProcess;
-let redirector: ServiceProcess;
-let worker: ServiceProcess;
+let stack: Stack;
+let producer: ClickProducer;
+let queue: ClickProducer['queue'];
 let apiUrl: string;
-let shortUrlBase: string;
 let token: string;
 
 beforeAll(async () => {
   env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000' });
-  const [apiPort, redirectorPort] = [await freePort(), await freePort()];
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
-  const common = { ...env.env, LOG_LEVEL: 'info', SHORT_URL_BASE: shortUrlBase, API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), WORKER_PORT: '0' };
-  api = await startService('api', common, healthy(apiUrl));
-  [redirector, worker] = await Promise.all([
-    startService('redirector', common, healthy(shortUrlBase)),
-    startService('worker', common, (output) => output.some((line) => /worker (started|ready|listening)|"msg":"started"/i.test(line))),
-  ]);
+  stack = await startStack(env.env);
+  apiUrl = stack.apiUrl;
+  producer = clickProducer(env);
+  queue = producer.queue;
   const register = await fetch(`${apiUrl}/api/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -37,7 +33,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([api?.stop(), redirector?.stop(), worker?.stop()]);
+  await stack?.stop();
+  await producer?.close();
   await env?.close();
 });
 
@@ -54,23 +51,14 @@ async function createLink(body: object): Promise<{ id: string; url: string }> {
 const visit = (url: string, userAgent: string, address = ADDRESSES.US) =>
   fetch(url, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
 
-async function totalClicks(linkId: string): Promise<number> {
-  const [row] = await env.sql<{ clicks: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS clicks FROM click_hourly WHERE link_id = ${linkId}`;
-  return row!.clicks;
-}
-
-async function dimension(linkId: string, name: string): Promise<Record<string, number>> {
-  const rows = await env.sql<{ value: string; clicks: number }[]>`
-    SELECT value, sum(clicks)::int AS clicks FROM click_hourly_dimensions WHERE link_id = ${linkId} AND dimension = ${name} GROUP BY value`;
-  return Object.fromEntries(rows.map((r) => [r.value, r.clicks]));
-}
-
-/** Waits until the link's rollup total reaches `expected`, then a little longer to catch any excess. */
-async function settledClicks(linkId: string, expected: number, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await totalClicks(linkId)) < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  await new Promise((r) => setTimeout(r, 300));
-  return totalClicks(linkId);
+/**
+ * The link's rollup total once it has reached `expected` and the queue holds no batch that could
+ * still add to it, so a click counted twice would show.
+ */
+async function settledClicks(linkId: string, expected: number): Promise<number> {
+  await expect.poll(() => rolledUpClicks(env.sql, linkId), { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(expected);
+  await waitForIdle(queue);
+  return rolledUpClicks(env.sql, linkId);
 }
 
 describe('the click pipeline', () => {
@@ -85,7 +73,7 @@ describe('the click pipeline', () => {
     const started = Date.now();
     expect(await settledClicks(link.id, 1)).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await dimension(link.id, 'platform')).toEqual({ android: 1 });
+    expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 1 });
   });
 
   it('counts 1,000 visits exactly, with their platforms, devices, browsers and countries, and no bots', async () => {
@@ -107,12 +95,11 @@ describe('the click pipeline', () => {
     expect(bots.every((s) => s === 302)).toBe(true);
 
     expect(await settledClicks(link.id, 1000)).toBe(1000);
-    expect(await dimension(link.id, 'platform')).toEqual({ android: 250, ios: 250, desktop: 500 });
-    expect(await dimension(link.id, 'device')).toEqual({ Mobile: 500, Desktop: 500 });
-    expect(await dimension(link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
-    expect(await dimension(link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
-    const [unique] = await env.sql<{ n: number }[]>`SELECT round(hll_cardinality(hll_union_agg(visitors)))::int AS n FROM click_hourly WHERE link_id = ${link.id}`;
-    expect(unique!.n).toBe(4);
+    expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 250, ios: 250, desktop: 500 });
+    expect(await dimensionTotals(env.sql, link.id, 'device')).toEqual({ Mobile: 500, Desktop: 500 });
+    expect(await dimensionTotals(env.sql, link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
+    expect(await dimensionTotals(env.sql, link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
+    expect(await uniqueVisitors(env.sql, link.id)).toBe(4);
   });
 
   it('counts every click that got a 302 when the redirector is stopped under load', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { redisUrl } from './support/urls.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '@deeplink/core';
+import { createDatabase } from '@deeplink/core/db';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');

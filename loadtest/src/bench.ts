@@ -11,6 +11,7 @@ import { BENCH_TARGETS, buildBundles, bundleFlags, bundlePath, SERVICES } from '
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
+import { measureApiReads } from './measure/api-reads.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
@@ -53,10 +54,10 @@ function machine(): BenchResult['machine'] {
 
 async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
-  const phases = 7;
+  const phases = 8;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
-  const [apiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort, apiMetricsPort, redirectorMetricsPort] = await Promise.all([
-    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
+  const [apiPort, pinnedApiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort, apiMetricsPort, redirectorMetricsPort] = await Promise.all([
+    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
   ]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
@@ -95,6 +96,17 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const [probeLink] = await createLinks(account, 1, 'probe');
   progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + 2} links`);
 
+  const requests = wrkRequests(links);
+  /** Lets background work settle before a measurement and says so when it would not. */
+  const quiet = async () => {
+    const busy = await waitForQuiet();
+    if (busy >= 0.15) progress.note(`the machine is still ${Math.round(busy * 100)} % busy with other work; figures will suffer`);
+  };
+  const http = (url: string): HttpRun => ({
+    url, requests, dir: logDir, connections: settings.connections, durationMs: settings.durationMs,
+    warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
+  });
+
   phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
   const workerPrefix = `${world.queuePrefix}w`;
   const linkIds = links.map((link) => link.id);
@@ -123,17 +135,6 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // Statistics and a vacuumed table, as on a database that has been running a while; done now so
   // autovacuum does not compete with the HTTP runs that follow.
   await world.sql`VACUUM (ANALYZE)`;
-
-  const requests = wrkRequests(links);
-  /** Lets background work settle before a measurement and says so when it would not. */
-  const quiet = async () => {
-    const busy = await waitForQuiet();
-    if (busy >= 0.15) progress.note(`the machine is still ${Math.round(busy * 100)} % busy with other work; figures will suffer`);
-  };
-  const http = (url: string): HttpRun => ({
-    url, requests, dir: logDir, connections: settings.connections, durationMs: settings.durationMs,
-    warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
-  });
 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
@@ -220,6 +221,14 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(7, 'one-year hourly analytics query');
   const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
 
+  phase(8, 'API: authenticated reads, the API on one core');
+  // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
+  const pinnedApiUrl = `http://127.0.0.1:${pinnedApiPort}`;
+  const pinnedApi = await start({ name: 'api-pinned', bundle: 'api', env: { ...env, API_PORT: String(pinnedApiPort), API_METRICS_PORT: '0' }, cpus: settings.serverCpus, readyUrl: `${pinnedApiUrl}/healthz` });
+  await quiet();
+  const apiReads = await measureApiReads(http(pinnedApiUrl), account.token, (text) => progress.update(text));
+  await stop(pinnedApi);
+
   await stop(api);
   progress.end();
 
@@ -232,6 +241,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     machine: machine(),
     settings: recorded,
     http: { redirector: redirectorMax, limit, limitWithAddress, peer: peerFigure, halfRate },
+    apiReads,
     clickCapture,
     ratios: {
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
@@ -250,7 +260,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
-  progress.phase('[0/7] bundling the services and the comparison servers');
+  progress.phase('[0/8] bundling the services and the comparison servers');
   try {
     const built = await buildBundles([...SERVICES, ...BENCH_TARGETS]);
     progress.note(`bundled ${built.names.join(', ')} in ${built.ms} ms`);
@@ -259,7 +269,7 @@ async function main(): Promise<void> {
     console.error(`bench failed: cannot build: ${(error as Error).message}`);
     process.exit(1);
   }
-  progress.phase('[0/7] bringing up Redis and PostgreSQL, creating the bench database');
+  progress.phase('[0/8] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ApiRead, ApiReadFigure } from './measure/api-reads.js';
 import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
 import type { PipelineFigure } from './measure/pipeline.js';
@@ -31,6 +32,8 @@ export interface BenchResult {
     /** The redirector held near half of its measured maximum (wrk's fixed-delay mode). */
     halfRate: HttpFigure & { targetRps: number; delayMs: number };
   };
+  /** Authenticated API reads (login token), the API pinned to one core. */
+  apiReads: Record<ApiRead, ApiReadFigure>;
   /** The redirector's click counters after its two wrk runs. */
   clickCapture: ClickCapture;
   ratios: { toLimit: number | null; toPeer: number | null };
@@ -67,6 +70,8 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
     check('redirector vs bare uWS (limit)', '≥ 70 %', pct(r.ratios.toLimit), (r.ratios.toLimit ?? 0) >= 0.7),
     check('redirector vs Fastify peer', '≥ 3×', times(r.ratios.toPeer), (r.ratios.toPeer ?? 0) >= 3),
     check('redirect p99 at half the max rate', '≤ 5 ms', `${fmt(r.http.halfRate.p99Ms, 2)} ms`, r.http.halfRate.p99Ms <= 5),
+    check('authenticated API read (GET /api/auth/me), one core', '≥ 10,000 req/s', `${fmt(r.apiReads.me.max.requestsPerSecond)} req/s`, r.apiReads.me.max.requestsPerSecond >= 10_000),
+    check('authenticated API read p99 at half its max rate', '≤ 10 ms', `${fmt(r.apiReads.me.halfRate.p99Ms, 2)} ms`, r.apiReads.me.halfRate.p99Ms <= 10),
     check('worker throughput', '≥ 50,000 clicks/s', `${fmt(r.worker.clicksPerSecond)} clicks/s`, r.worker.clicksPerSecond >= 50_000),
     check('freshness p99', '≤ 2 s', `${fmt(r.freshness.p99Ms)} ms`, r.freshness.timeouts === 0 && r.freshness.p99Ms <= 2000),
     check('click loss', 'exactly 0', fmt(r.loss.loss), r.loss.loss === 0 && r.loss.expected > 0),
@@ -105,6 +110,15 @@ export function formatReport(r: BenchResult): string {
     ]),
     `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms on average after each answer`,
     `  click capture: ${fmt(r.clickCapture.flushed)} of ${fmt(r.clickCapture.buffered)} clicks written to the queue, ${fmt(r.clickCapture.dropped)} dropped`,
+    '',
+    `API, authenticated with a login token, the API on CPU ${s.serverCpus ?? '(unpinned)'}`,
+    table([
+      ['read', 'req/s', 'p50 ms', 'p99 ms', 'half-rate req/s', 'p50 ms', 'p99 ms', 'errors'],
+      ...Object.values(r.apiReads).map(({ path, max, halfRate }) => [
+        `GET ${path}`, fmt(max.requestsPerSecond), fmt(max.p50Ms, 2), fmt(max.p99Ms, 2),
+        fmt(halfRate.requestsPerSecond), fmt(halfRate.p50Ms, 2), fmt(halfRate.p99Ms, 2), fmt(max.errors + halfRate.errors),
+      ]),
+    ]),
     '',
     ...[
       ['worker throughput', `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`],

@@ -1,10 +1,11 @@
 import type { CreateLinkBody } from '@deeplink/core';
 import { linkBody } from '../k6/lib/traffic.js';
 
-/** An account the bench drives the API with: `key` is an API key, as an integration would use. */
+/** An account the bench drives the API with: `key` is an API key, as an integration would use; `token` its login token. */
 export interface ApiSession {
   baseUrl: string;
   key: string;
+  token: string;
 }
 
 /** A link as the bench needs it: its id for analytics, its code for the redirector. */
@@ -35,7 +36,7 @@ export async function createSession(baseUrl: string, label: string): Promise<Api
     body: { name: 'Bench', email, password: 'bench password 0123456789' },
   });
   const { apiKey } = await apiCall<{ apiKey: { key: string } }>(baseUrl, 'POST', '/auth/api-keys', { token, body: { name: label } });
-  return { baseUrl, key: apiKey.key };
+  return { baseUrl, key: apiKey.key, token };
 }
 
 /** Creates `count` links through the API, `concurrency` requests at a time, in index order. */

@@ -1,26 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
-import { createDatabase, createRedis, deleteKeys, migrate, type Sql } from '@deeplink/core';
-import type { RedisClient } from '@deeplink/core';
-import { ensureServices, ensureTool } from '../../scripts/services.mjs';
+import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
+import { createRedis, deleteKeys, type RedisClient } from '@deeplink/core/redis';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureServices, ensureTool } from '../../scripts/services.mjs';
+import { freePort } from '../../test/support/processes.js';
 
 /** The repository root: services are started from here, as `npm start` does. */
 export const repoRoot = join(import.meta.dirname, '../..');
 
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/deeplink';
-const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 /** Current and peak resident set size of a process, in bytes, from /proc/<pid>/status. */
 export function readMemory(pid: number): { rss: number; peakRss: number } | undefined {

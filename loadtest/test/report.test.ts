@@ -19,6 +19,10 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       pipelineStepMs: 60_000, pipelineStartRps: 25_000, pipelineFactor: 1.25, pipelineSteps: 6,
     },
     http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
+    apiReads: {
+      me: { path: '/api/auth/me', max: http(12_000, 6), halfRate: { ...http(6_000, 4), targetRps: 6_000, delayMs: 10 } },
+      links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
+    },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
     ratios: { toLimit: 0.8, toPeer: 4 },
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
@@ -47,7 +51,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
 describe('evaluateTargets', () => {
   it('passes every target when the figures meet them', () => {
     const checks = evaluateTargets(result());
-    expect(checks).toHaveLength(9);
+    expect(checks).toHaveLength(11);
     expect(checks.filter((c) => !c.pass)).toEqual([]);
   });
 
@@ -57,9 +61,16 @@ describe('evaluateTargets', () => {
       worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
       peakRssMB: { redirector: 150.1, worker: 256.1 },
       yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
+      apiReads: {
+        me: { path: '/api/auth/me', max: http(9_999, 6), halfRate: { ...http(5_000, 10.01), targetRps: 5_000, delayMs: 10 } },
+        links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
+      },
     }));
     const missed = checks.filter((c) => !c.pass).map((c) => c.name);
-    expect(missed).toEqual(['redirector vs bare uWS (limit)', 'worker throughput', 'redirector peak RSS under load', 'worker peak RSS, pre-filled queue']);
+    expect(missed).toEqual([
+      'redirector vs bare uWS (limit)', 'authenticated API read (GET /api/auth/me), one core', 'authenticated API read p99 at half its max rate',
+      'worker throughput', 'redirector peak RSS under load', 'worker peak RSS, pre-filled queue',
+    ]);
   });
 
   it('misses loss on any difference, in either direction, and when nothing was counted at all', () => {
@@ -85,6 +96,8 @@ describe('formatReport', () => {
     expect(text).toMatch(/redirector, clicks on\s+80,000\s+0\.33\s+1\.00\s+80\.0 %\s+4\.00×\s+0/);
     expect(text).toMatch(/bare uWS 302 \(limit\)\s+100,000 .*100\.0 %\s+5\.00×/);
     expect(text).toMatch(/bare uWS 302 \+ client address\s+90,000 .*90\.0 %\s+4\.50×/);
+    expect(text).toMatch(/GET \/api\/auth\/me\s+12,000\s+2\.00\s+6\.00\s+6,000\s+1\.33\s+4\.00\s+0/);
+    expect(text).toMatch(/GET \/api\/links\s+6,000\s+4\.00\s+12\.00\s+3,000/);
     expect(text).toContain('60,000 clicks/s');
     expect(text).toContain('1,200,000 of 1,200,000 clicks written to the queue, 0 dropped');
     expect(text).toContain('p99 400 ms');

@@ -55,6 +55,14 @@ describe('npm run bench (smoke run)', () => {
       expect(figure.p99Ms).toBeGreaterThanOrEqual(figure.p50Ms);
       expect(figure.errors).toBe(0);
     }
+    // Authenticated API reads: every answer a 200 (wrk counts any other status as an error).
+    for (const { max, halfRate } of Object.values(result.apiReads)) {
+      for (const figure of [max, halfRate]) {
+        expect(figure.requestsPerSecond).toBeGreaterThan(0);
+        expect(figure.requests).toBeGreaterThan(0);
+        expect(figure.errors).toBe(0);
+      }
+    }
     expect(result.ratios.toLimit).toBeGreaterThan(0);
     expect(result.clickCapture.dropped).toBe(0);
     expect(result.clickCapture.flushed).toBe(result.clickCapture.buffered);
@@ -87,10 +95,10 @@ describe('npm run bench (smoke run)', () => {
     expect(result.pipeline.stoppedBecause).not.toMatch(/missed/);
     expect(result.pipeline.workerPeakRssMB).toBeGreaterThan(10);
 
-    for (const name of ['api', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'redirector-capacity', 'worker-capacity', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
+    for (const name of ['api', 'api-pinned', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'redirector-capacity', 'worker-capacity', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
-    expect(result.targets).toHaveLength(9);
+    expect(result.targets).toHaveLength(11);
     expect(log).toContain('targets');
   });
 });

@@ -42,10 +42,11 @@ describe('wrkScript', () => {
     { path: '/def', userAgent: 'Agent two' },
   ];
 
-  it('embeds every request with its agent, quoted for Lua', () => {
-    const script = wrkScript(requests);
-    expect(script).toContain('{ "/abc", "Agent \\"one\\"" },');
-    expect(script).toContain('{ "/def", "Agent two" },');
+  it('embeds every request with its agent and headers, quoted for Lua', () => {
+    const script = wrkScript([...requests, { path: '/me', userAgent: 'k', headers: { Authorization: 'Bearer t' } }]);
+    expect(script).toContain('{ "/abc", { ["User-Agent"] = "Agent \\"one\\"" } },');
+    expect(script).toContain('{ "/def", { ["User-Agent"] = "Agent two" } },');
+    expect(script).toContain('{ "/me", { ["User-Agent"] = "k", ["Authorization"] = "Bearer t" } },');
     expect(script).not.toContain('function delay');
   });
 
@@ -77,7 +78,7 @@ describe('the script under a real wrk', () => {
     ensureTool('wrk'); // installed from Debian as the bench does, or a clear message saying how
     dir = mkdtempSync(join(tmpdir(), 'wrk-test-'));
     server = http.createServer((request, response) => {
-      const key = `${request.url} ${request.headers['user-agent']}`;
+      const key = `${request.url} ${request.headers['user-agent']}${request.headers.authorization ? ` ${request.headers.authorization}` : ''}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
       response.writeHead(request.url === '/missing' ? 404 : 302, { location: 'https://example.com/' }).end();
     });
@@ -90,18 +91,19 @@ describe('the script under a real wrk', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('rotates paths and agents and reports answers outside 2xx/3xx', async () => {
+  it('rotates paths, agents and headers and reports answers outside 2xx/3xx', async () => {
     const script = writeWrkScript(join(dir, 'rotation.lua'), [
       { path: '/a', userAgent: 'phone' },
       { path: '/b', userAgent: 'desktop' },
       { path: '/missing', userAgent: 'bot' },
+      { path: '/b', userAgent: 'desktop', headers: { Authorization: 'Bearer token' } },
     ]);
     const result = await runWrk({ url, script, connections: 2, durationMs: 1000 });
     expect(result.requests).toBeGreaterThan(30);
-    expect([...seen.keys()].sort()).toEqual(['/a phone', '/b desktop', '/missing bot']);
-    // Every third request is the 404; wrk counts those as status errors.
-    expect(result.errors.status).toBeGreaterThan(result.requests / 3 - 5);
-    expect(result.errors.status).toBeLessThan(result.requests / 3 + 5);
+    expect([...seen.keys()].sort()).toEqual(['/a phone', '/b desktop', '/b desktop Bearer token', '/missing bot']);
+    // Every fourth request is the 404; wrk counts those as status errors.
+    expect(result.errors.status).toBeGreaterThan(result.requests / 4 - 5);
+    expect(result.errors.status).toBeLessThan(result.requests / 4 + 5);
     expect(result.latencyMs.p99).toBeGreaterThan(0);
   });
 });

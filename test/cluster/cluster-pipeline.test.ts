@@ -4,10 +4,9 @@
 // once, also when the primary holding the click queue is killed under load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import {
-  CLICK_QUEUE, createDatabase, createRedis, duplicateRedis, getMany, loadConfig, redisKeys, scanKeys, unlinkMany, type Config, type RedisClient,
-} from '@deeplink/core';
-import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
+import { CLICK_QUEUE, type Config, loadConfig, redisKeys } from '@deeplink/core';
+import { createDatabase } from '@deeplink/core/db';
+import { createRedis, duplicateRedis, getMany, reconcileLinkCache, type RedisClient, scanKeys, unlinkMany } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
 import { startRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';

@@ -1,8 +1,9 @@
 // The shared service runtime under faults, with servers of the test's own: readiness of all three
 // services when Redis or PostgreSQL goes away, the outage log, and shutdown that a second signal
 // does not cut short.
-import { createDatabase } from '@deeplink/core/db/client';
+import { createDatabase } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rolledUpClicks } from '../support/clicks.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { logLines } from '../support/logs.js';
 import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
@@ -143,10 +144,7 @@ describe('shutdown with signals repeated', () => {
     // Whatever the first worker had not finished is still queued: a new one counts it, once.
     const rest = await startStack(env.env);
     try {
-      await expect.poll(async () => {
-        const [row] = await env.sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_hourly WHERE link_id = ${link.id}`;
-        return row!.n;
-      }, { timeout: 20_000 }).toBe(300);
+      await expect.poll(() => rolledUpClicks(env.sql, link.id), { timeout: 20_000 }).toBe(300);
     } finally {
       await rest.stop();
     }

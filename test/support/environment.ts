@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createDatabase, createRedis, deleteKeys, loadConfig, type Config, type Sql } from '@deeplink/core';
+import { type Config, loadConfig } from '@deeplink/core';
+import { createDatabase, type Sql } from '@deeplink/core/db';
+import { createRedis, deleteKeys } from '@deeplink/core/redis';
 import { templateDatabase, adminUrl, databaseUrl, redisUrl } from './urls.js';
 
 export interface TestEnvironment {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDatabase, migrate } from '@deeplink/core';
+import { createDatabase, migrate } from '@deeplink/core/db';
+import { buildDashboard } from '../../scripts/build.mjs';
 import { ensureServices } from '../../scripts/services.mjs';
 import { adminUrl, baseDatabaseUrl, databaseUrl } from './urls.js';
 
@@ -15,11 +16,13 @@ function templateName(): string {
 }
 
 /**
- * Brings Redis and PostgreSQL up, then makes sure a migrated template database exists that each
+ * Brings Redis and PostgreSQL up, builds the dashboard, then makes sure a migrated template database exists that each
  * test file clones (CREATE DATABASE … TEMPLATE is a file copy: far faster than migrating).
  */
 export default async function setup(): Promise<void> {
   await ensureServices({ databaseUrl: baseDatabaseUrl() });
+  // The API serves the dashboard's build (the browser tests use it); a no-op when its sources are unchanged.
+  await buildDashboard();
   const template = templateName();
   process.env.DEEPLINK_TEST_TEMPLATE = template;
   const admin = createDatabase(adminUrl(), { max: 1 });

@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '@deeplink/core/runtime/logger';
+import { createLogger, type Logger } from '@deeplink/core/runtime';
 
 /** A service logger (the shared format, debug level) that keeps its parsed lines for assertions. */
 export function capturingLogger(service = 'test'): { log: Logger; lines: Record<string, unknown>[] } {

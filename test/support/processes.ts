@@ -5,10 +5,14 @@ import { bundleFlags, bundlePath } from '../../scripts/build.mjs';
 
 const repoRoot = join(import.meta.dirname, '../..');
 
+export type ServiceName = 'api' | 'redirector' | 'worker';
+
 export interface ServiceProcess {
   child: ChildProcess;
-  /** Every line the process printed so far. */
+  /** Every line the process printed so far, stdout and stderr together. */
   output: string[];
+  /** The lines it printed on stderr alone. */
+  errors: string[];
   /** Sends a signal (SIGTERM by default) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
@@ -23,18 +27,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+const lines = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean);
+
 /**
- * Runs a service as a real process with `env`; resolves once `ready()` does. From `source`, it runs
- * `services/<name>/src/main.ts` through tsx; from `bundle`, the built `services/<name>/dist/main.js`
- * (scripts/build.mjs) with plain node, as `npm start` and the Docker images do.
+ * Runs a service as a real process with `env`. From `source`, it runs `services/<name>/src/main.ts`
+ * through tsx; from `bundle`, the built `services/<name>/dist/main.js` (scripts/build.mjs) with
+ * plain node, as `npm start` and the Docker images do.
  */
-export async function startService(
-  name: 'api' | 'redirector' | 'worker',
-  env: Record<string, string>,
-  ready: (output: string[]) => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
-  from: 'source' | 'bundle' = 'source',
-): Promise<ServiceProcess> {
+export function spawnService(name: ServiceName, env: Record<string, string>, from: 'source' | 'bundle' = 'source'): ServiceProcess {
   const command =
     from === 'bundle'
       ? ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)]
@@ -45,40 +45,70 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
-  }
+  const errors: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(...lines(chunk)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output.push(...lines(chunk));
+    errors.push(...lines(chunk));
+  });
   // 'close', not 'exit': it comes after the process's output has been read to the end.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const service: ServiceProcess = {
+  return {
     child,
     output,
+    errors,
     exited,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };
+}
+
+/** spawnService, then resolves once `ready()` does; fails if the process exits first or after `timeoutMs`. */
+export async function startService(
+  name: ServiceName,
+  env: Record<string, string>,
+  ready: (output: string[]) => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  from: 'source' | 'bundle' = 'source',
+): Promise<ServiceProcess> {
+  const service = spawnService(name, env, from);
   const deadline = Date.now() + timeoutMs;
-  while (!(await Promise.resolve().then(() => ready(output)).catch(() => false))) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready:\n${output.join('\n')}`);
+  while (!(await Promise.resolve().then(() => ready(service.output)).catch(() => false))) {
+    if (service.child.exitCode !== null) throw new Error(`${name} exited (${service.child.exitCode}) before it was ready:\n${service.output.join('\n')}`);
     if (Date.now() > deadline) {
       await service.stop('SIGKILL');
-      throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${output.join('\n')}`);
+      throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${service.output.join('\n')}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return service;
 }
 
+/**
+ * Runs a service expecting it to stop by itself (a configuration it refuses, say): resolves with
+ * its exit code and every line it printed. Killed after `timeoutMs` if it does not.
+ */
+export async function runToExit(name: ServiceName, env: Record<string, string>, timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
+  const service = spawnService(name, env);
+  const timer = setTimeout(() => void service.stop('SIGKILL'), timeoutMs);
+  const code = await service.exited;
+  clearTimeout(timer);
+  return { code, output: service.output.join('\n') };
+}
+
 /** A readiness check: GET {url}/healthz answers 200. */
 export const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 
-/** Resolves once `check` resolves true (polled every 100 ms); throws after `timeoutMs`. For hooks, where expect.poll is not allowed. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `check` resolves true (polled every `intervalMs`); throws after `timeoutMs`. For
+ * hooks and kit functions that hooks call, where expect.poll is not allowed; tests use expect.poll.
+ */
+export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

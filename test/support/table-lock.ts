@@ -1,4 +1,4 @@
-import type { Sql } from '@deeplink/core/db/client';
+import type { Sql } from '@deeplink/core/db';
 
 /**
  * Takes a lock on `table` that blocks writes to it, in a transaction of its own, until `release()`:

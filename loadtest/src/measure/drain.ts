@@ -1,4 +1,5 @@
-import { CLICK_QUEUE, createRedis } from '@deeplink/core';
+import { CLICK_QUEUE } from '@deeplink/core';
+import { createRedis } from '@deeplink/core/redis';
 import { Queue } from 'bullmq';
 
 /**

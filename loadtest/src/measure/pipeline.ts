@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Sql } from '@deeplink/core';
+import type { Sql } from '@deeplink/core/db';
 import type { SeededLink } from '../seed.js';
 import { connectionsForRate, summarize } from '../stats.js';
 import { HUMAN_AGENTS } from '../user-agents.js';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, createRedis, loadConfig, packClickBatch, type ClickBatch, type ClickEvent, type PackedClickBatch, type Sql } from '@deeplink/core';
+import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, type ClickBatch, type ClickEvent, loadConfig, packClickBatch, type PackedClickBatch } from '@deeplink/core';
+import type { Sql } from '@deeplink/core/db';
+import { createRedis } from '@deeplink/core/redis';
 import { Queue } from 'bullmq';
 import { HUMAN_AGENTS, pickAgent, seededRandom } from '../user-agents.js';
 

@@ -1,14 +1,15 @@
 // The peer: what a typical Node shortener does per visit. Fastify, one Redis GET of the link's
 // record (the same key the API writes and the redirector reads), then a 302 to its default URL.
 // No in-process cache and no click capture.
-import { createRedis, parseCachedLink, redisKeys } from '@deeplink/core';
+import { DEFAULT_REDIS_URL, redisKeys } from '@deeplink/core';
+import { createRedis, parseCachedLink } from '@deeplink/core/redis';
 import Fastify from 'fastify';
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8082);
 const keys = redisKeys(process.env.REDIS_PREFIX ?? '');
 // The services' own client settings (auto-pipelining on), so the peer is not handicapped by Redis.
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redis = createRedis(process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
 
 const app = Fastify({ logger: false });
 app.get<{ Params: { code: string } }>('/:code', async (request, reply) => {

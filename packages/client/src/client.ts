@@ -1,7 +1,7 @@
 import { createTransport, type RequestOptions } from './http.js';
 import type {
   AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
-  LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery, LoginInput, RegisterInput,
+  LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery, LoginInput, QrQuery, RegisterInput,
   SummaryAnalytics, TagCount, UpdateLinkInput, User,
   App, CreateAppInput, CreateDomainInput, Domain, UpdateDomainInput,
 } from './types.js';
@@ -52,6 +52,13 @@ export function createClient(options: ClientOptions) {
     return send({ ...request, as: query.format === 'json' ? 'json' : 'text' }, opts);
   }
 
+  function qr(id: string, query: QrQuery & { format: 'png' }, opts?: RequestOptions): Promise<Blob>;
+  function qr(id: string, query?: QrQuery & { format?: 'svg' }, opts?: RequestOptions): Promise<string>;
+  function qr(id: string, query: QrQuery = {}, opts?: RequestOptions): Promise<string | Blob> {
+    const request = { method: 'GET', path: path`/links/${id}/qr`, query: { ...query } } as const;
+    return send({ ...request, as: query.format === 'png' ? 'blob' : 'text' }, opts);
+  }
+
   const links = {
     /** Creates a link; `slug` picks its short code. */
     create: (input: CreateLinkInput, opts?: RequestOptions) =>
@@ -64,6 +71,8 @@ export function createClient(options: ClientOptions) {
       send<{ link: Link }>({ method: 'PUT', path: path`/links/${id}`, body: changes }, opts).then((data) => data.link),
     /** Deletes a link and its analytics, permanently. */
     delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
+    /** The link's short URL as a QR code: SVG text (default), or a PNG Blob with `format: 'png'`. */
+    qr,
     /** One page of the caller's links, filtered by `tag` (all must match) and `q`, with the extras in `include`. */
     list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
       send<LinkPage>({ method: 'GET', path: '/links', query: { ...query, include: [query.include ?? []].flat().join(',') || undefined } }, opts),

@@ -26,11 +26,14 @@ export interface Request {
   query?: Record<string, string | number | Date | readonly string[] | undefined>;
   body?: unknown;
   /**
-   * How a successful body reads: the JSON envelope (default), or, for the export file, plain text or
-   * plain JSON. Errors are the envelope either way.
+   * How a successful body reads: the JSON envelope (default), or, for files (the export, QR codes),
+   * plain text, plain JSON or a Blob. Errors are the envelope either way.
    */
-  as?: 'envelope' | 'text' | 'json';
+  as?: 'envelope' | 'text' | 'json' | 'blob';
 }
+
+/** The Accept header for each way of reading a body. */
+const ACCEPT = { envelope: 'application/json', json: 'application/json', text: 'text/csv, image/svg+xml, application/json', blob: '*/*' } as const;
 
 /** Only these may be sent twice: a retried POST could create a second link or key. */
 const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
@@ -48,7 +51,7 @@ export function createTransport(options: TransportOptions) {
 
   async function attempt(request: Request, signal: AbortSignal, timeout: AbortSignal): Promise<unknown> {
     const credential = options.credential();
-    const headers: Record<string, string> = { accept: request.as === 'text' ? 'text/csv, application/json' : 'application/json' };
+    const headers: Record<string, string> = { accept: ACCEPT[request.as ?? 'envelope'] };
     if (credential) headers.authorization = `Bearer ${credential}`;
     // The API refuses an empty body that claims to be JSON, so the type goes only with a body.
     if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -63,6 +66,8 @@ export function createTransport(options: TransportOptions) {
         body,
         signal,
       });
+      // Binary files are read as they are; an error is still the JSON envelope.
+      if (response.ok && request.as === 'blob') return await response.blob();
       text = await response.text();
     } catch (error) {
       if (timeout.aborted) throw new ServiceNetworkError('The request timed out', { code: 'TIMEOUT', cause: error });

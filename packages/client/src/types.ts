@@ -200,11 +200,16 @@ export interface LinkPage {
 /** Granularity of an analytics time series. */
 export type TimeBucket = 'hour' | 'day' | 'week' | 'month';
 
-/** Range and granularity of a link report; a Date is sent as its ISO string. Default: last 30 days, by day. */
+/** Range and granularity of a link report; a Date is sent as its ISO string. Default: last 30 days, by day, in UTC. */
 export interface LinkAnalyticsQuery {
   startDate?: string | Date;
   endDate?: string | Date;
   timeBucket?: TimeBucket;
+  /**
+   * IANA time zone (`Europe/Paris`): day, week and month buckets start at its local midnight and
+   * bare dates are its local dates; default UTC. Zones off the whole hour (Asia/Kolkata) are refused.
+   */
+  timezone?: string;
 }
 
 /** Format of `analytics.export()`. */
@@ -226,7 +231,8 @@ export interface LinkAnalytics {
   browsers: Record<string, number>;
   devices: Record<string, number>;
   referrers: Record<string, number>;
-  timeSeries: { date: string; clicks: number }[];
+  /** One entry per bucket; `date` is the bucket's start as a UTC instant, `uniqueClicks` its distinct visitors. */
+  timeSeries: { date: string; clicks: number; uniqueClicks: number }[];
   /** The resolved range: startDate inclusive, endDate exclusive. */
   range: { startDate: string; endDate: string; timeBucket: TimeBucket };
 }
@@ -245,6 +251,13 @@ export interface AnalyticsExportRow {
   dimension: string;
   value: string;
   clicks: number;
+}
+
+/** Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in modules (0-16, default 4). */
+export interface QrQuery {
+  format?: 'svg' | 'png';
+  size?: number;
+  margin?: number;
 }
 
 /** Error codes the API answers with. */

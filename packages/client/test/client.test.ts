@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { rollupsRepository } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';
@@ -116,6 +116,17 @@ describe('links', () => {
     const gone = await owner.links.get(created.id).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(ServiceError);
     expect(gone).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('fetches the QR code as SVG text or a PNG Blob, and refuses a bad size naming the field', async () => {
+    const link = await owner.links.create({ title: 'QR', defaultUrl: 'https://example.com/qr' });
+    expect(await owner.links.qr(link.id)).toMatch(/^<svg/);
+    const png = await owner.links.qr(link.id, { format: 'png', size: 128 });
+    expect(png.type).toBe('image/png');
+    expect([...new Uint8Array(await png.arrayBuffer()).slice(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+    const error = await owner.links.qr(link.id, { format: 'png', size: 5 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect((error as ServiceValidationError).details.map((detail) => detail.field)).toEqual(['size']);
   });
 
   it('takes a custom slug and refuses it twice with a validation error', async () => {

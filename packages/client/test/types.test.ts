@@ -1,12 +1,7 @@
 // The client writes its wire types out (so its declarations need neither @deeplink/core nor zod);
 // these checks tie each one to the shared zod schema. They run in the typecheck
 // (`tsc -p packages/client/tsconfig.json`): a drift fails it.
-import type * as Analytics from '@deeplink/core/schemas/analytics';
-import type * as Auth from '@deeplink/core/schemas/auth';
-import type * as Common from '@deeplink/core/schemas/common';
-import type * as Links from '@deeplink/core/schemas/links';
-import type * as Apps from '@deeplink/core/schemas/apps';
-import type * as Domains from '@deeplink/core/schemas/domains';
+import type * as Core from '@deeplink/core';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type * as Client from '../src/types.js';
@@ -17,47 +12,48 @@ type Flat<T> = { [K in keyof T]: T[K] };
 
 describe('client types match the shared schemas', () => {
   it('responses', () => {
-    expectTypeOf<Client.User>().toEqualTypeOf<Auth.User>();
-    expectTypeOf<Client.AuthResult>().toEqualTypeOf<Auth.AuthResult>();
-    expectTypeOf<Client.ApiKey>().toEqualTypeOf<Auth.ApiKey>();
-    expectTypeOf<Client.ApiKeyListItem>().toEqualTypeOf<Auth.ApiKeyListItem>();
-    expectTypeOf<Client.LinkListItem>().toEqualTypeOf<Links.LinkListItem>();
-    expectTypeOf<Client.TagCount>().toEqualTypeOf<z.infer<typeof Links.tagListResponseSchema>['data']['tags'][number]>();
-    expectTypeOf<Client.AndroidLink>().toEqualTypeOf<Links.AndroidLink>();
-    expectTypeOf<Client.IosLink>().toEqualTypeOf<Links.IosLink>();
-    expectTypeOf<Client.Link>().toEqualTypeOf<Links.Link>();
-    expectTypeOf<Client.LinkSummary>().toEqualTypeOf<Links.LinkSummary>();
-    expectTypeOf<Client.Pagination>().toEqualTypeOf<Links.Pagination>();
-    expectTypeOf<Client.LinkPage>().toEqualTypeOf<z.infer<typeof Links.linkListResponseSchema>['data']>();
-    expectTypeOf<Client.LinkAnalytics>().toEqualTypeOf<Analytics.LinkAnalytics>();
-    expectTypeOf<Client.SummaryAnalytics>().toEqualTypeOf<Analytics.SummaryAnalytics>();
-    expectTypeOf<Client.AnalyticsExportRow>().toEqualTypeOf<Analytics.AnalyticsExportRow>();
-    expectTypeOf<Client.App>().toEqualTypeOf<Apps.App>();
-    expectTypeOf<Client.Domain>().toEqualTypeOf<Domains.Domain>();
-    expectTypeOf<Client.ErrorCode>().toEqualTypeOf<Common.ErrorEnvelope['error']['code']>();
-    expectTypeOf<Client.ErrorDetail>().toEqualTypeOf<Common.ErrorEnvelope['error']['details'][number]>();
+    expectTypeOf<Client.User>().toEqualTypeOf<Core.User>();
+    expectTypeOf<Client.AuthResult>().toEqualTypeOf<Core.AuthResult>();
+    expectTypeOf<Client.ApiKey>().toEqualTypeOf<Core.ApiKey>();
+    expectTypeOf<Client.ApiKeyListItem>().toEqualTypeOf<Core.ApiKeyListItem>();
+    expectTypeOf<Client.LinkListItem>().toEqualTypeOf<Core.LinkListItem>();
+    expectTypeOf<Client.TagCount>().toEqualTypeOf<z.infer<typeof Core.tagListResponseSchema>['data']['tags'][number]>();
+    expectTypeOf<Client.AndroidLink>().toEqualTypeOf<Core.AndroidLink>();
+    expectTypeOf<Client.IosLink>().toEqualTypeOf<Core.IosLink>();
+    expectTypeOf<Client.Link>().toEqualTypeOf<Core.Link>();
+    expectTypeOf<Client.LinkSummary>().toEqualTypeOf<Core.LinkSummary>();
+    expectTypeOf<Client.Pagination>().toEqualTypeOf<Core.Pagination>();
+    expectTypeOf<Client.LinkPage>().toEqualTypeOf<z.infer<typeof Core.linkListResponseSchema>['data']>();
+    expectTypeOf<Client.LinkAnalytics>().toEqualTypeOf<Core.LinkAnalytics>();
+    expectTypeOf<Client.SummaryAnalytics>().toEqualTypeOf<Core.SummaryAnalytics>();
+    expectTypeOf<Client.AnalyticsExportRow>().toEqualTypeOf<Core.AnalyticsExportRow>();
+    expectTypeOf<Client.App>().toEqualTypeOf<Core.App>();
+    expectTypeOf<Client.Domain>().toEqualTypeOf<Core.Domain>();
+    expectTypeOf<Client.ErrorCode>().toEqualTypeOf<Core.ErrorEnvelope['error']['code']>();
+    expectTypeOf<Client.ErrorDetail>().toEqualTypeOf<Core.ErrorEnvelope['error']['details'][number]>();
   });
 
   it('request bodies and queries', () => {
-    expectTypeOf<Client.RegisterInput>().toEqualTypeOf<z.input<typeof Auth.registerBodySchema>>();
-    expectTypeOf<Client.LoginInput>().toEqualTypeOf<z.input<typeof Auth.loginBodySchema>>();
-    expectTypeOf<Client.CreateApiKeyInput>().toEqualTypeOf<z.input<typeof Auth.createApiKeyBodySchema>>();
-    expectTypeOf<Client.CreateLinkInput>().toEqualTypeOf<WithDates<Links.CreateLinkBody, 'expirationDate'>>();
-    expectTypeOf<Client.UpdateLinkInput>().toEqualTypeOf<WithDates<Links.UpdateLinkBody, 'expirationDate'>>();
-    expectTypeOf<Client.CreateAppInput>().toEqualTypeOf<Apps.CreateAppBody>();
-    expectTypeOf<Client.CreateDomainInput>().toEqualTypeOf<Domains.CreateDomainBody>();
-    expectTypeOf<Client.UpdateDomainInput>().toEqualTypeOf<z.input<typeof Domains.updateDomainBodySchema>>();
-    expectTypeOf<Client.LinkSortField>().toEqualTypeOf<Links.LinkSortField>();
+    expectTypeOf<Client.RegisterInput>().toEqualTypeOf<z.input<typeof Core.registerBodySchema>>();
+    expectTypeOf<Client.LoginInput>().toEqualTypeOf<z.input<typeof Core.loginBodySchema>>();
+    expectTypeOf<Client.CreateApiKeyInput>().toEqualTypeOf<z.input<typeof Core.createApiKeyBodySchema>>();
+    expectTypeOf<Client.CreateLinkInput>().toEqualTypeOf<WithDates<Core.CreateLinkBody, 'expirationDate'>>();
+    expectTypeOf<Client.UpdateLinkInput>().toEqualTypeOf<WithDates<Core.UpdateLinkBody, 'expirationDate'>>();
+    expectTypeOf<Client.CreateAppInput>().toEqualTypeOf<Core.CreateAppBody>();
+    expectTypeOf<Client.CreateDomainInput>().toEqualTypeOf<Core.CreateDomainBody>();
+    expectTypeOf<Client.UpdateDomainInput>().toEqualTypeOf<z.input<typeof Core.updateDomainBodySchema>>();
+    expectTypeOf<Client.LinkSortField>().toEqualTypeOf<Core.LinkSortField>();
     // The API coerces page and limit from the query string (its input type is unknown) and reads
     // include from text; the client sends numbers and names the extras.
     expectTypeOf<Client.ListLinksQuery>().toEqualTypeOf<
-      Flat<Omit<z.input<typeof Links.listLinksQuerySchema>, 'page' | 'limit' | 'include'> & {
-        page?: number; limit?: number; include?: Links.LinkListExtra | Links.LinkListExtra[];
+      Flat<Omit<z.input<typeof Core.listLinksQuerySchema>, 'page' | 'limit' | 'include'> & {
+        page?: number; limit?: number; include?: Core.LinkListExtra | Core.LinkListExtra[];
       }>
     >();
-    expectTypeOf<Client.LinkListExtra>().toEqualTypeOf<Links.LinkListExtra>();
-    expectTypeOf<Client.TimeBucket>().toEqualTypeOf<Analytics.TimeBucket>();
-    expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
-    expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.LinkListExtra>().toEqualTypeOf<Core.LinkListExtra>();
+    expectTypeOf<Client.TimeBucket>().toEqualTypeOf<Core.TimeBucket>();
+    expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.QrQuery>().toEqualTypeOf<Flat<Omit<z.input<typeof Core.linkQrQuerySchema>, 'size' | 'margin'> & { size?: number; margin?: number }>>();
+    expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
   });
 });

@@ -3,6 +3,7 @@ import { clusterUrl, isClusterUrl, parseClusterUrl } from './redis/cluster-url.j
 import { hashTagOf, queuePrefix } from './redis/keys.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import { parseDefaultDomainApps } from './apps/association.js';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './default-urls.mjs';
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
@@ -29,7 +30,7 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
-  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/deeplink'),
+  DATABASE_URL: z.url().default(DEFAULT_DATABASE_URL),
   DATABASE_POOL_MAX: positiveInt.default(10),
   /**
    * A streaming replica the API sends its analytics and export reads to; the primary answers them
@@ -39,7 +40,7 @@ const envSchema = z.object({
   /** redis:// or rediss:// for one server; redis+cluster://host:port[,host:port…] for a Redis Cluster. */
   REDIS_URL: z
     .string()
-    .default('redis://127.0.0.1:6379')
+    .default(DEFAULT_REDIS_URL)
     .refine((url) => (isClusterUrl(url) ? clusterNodesValid(url) : z.url().safeParse(url).success), 'must be a redis:// URL or redis+cluster://host:port,…'),
   /** A Redis Cluster's nodes (`host:port,host:port`, any of them); overrides REDIS_URL's address, keeps its credentials. */
   REDIS_CLUSTER_NODES: z
@@ -155,7 +156,7 @@ const envSchema = z.object({
    * transaction. A job completes only when its transaction commits, so this bounds the batches of
    * the transaction being written and of the next one together.
    */
-  WORKER_CONCURRENCY: positiveInt.default(256),
+  WORKER_CONCURRENCY: positiveInt.default(128),
   /** Where the worker answers /healthz, /readyz and /metrics. */
   WORKER_HOST: z.string().default('127.0.0.1'),
   WORKER_PORT: port.default(8090),

@@ -1,28 +1,28 @@
-// The public surface of @deeplink/core. Subpaths (`@deeplink/core/schemas/links`) work too.
+// The contract every workspace shares, and nothing that does I/O: configuration, the error table,
+// the zod schemas of the API, routing rules and pages, the click queue's format, Redis key names,
+// short codes and the bounded in-process map. What talks to PostgreSQL, to Redis or runs a service
+// process lives behind its own entry: `@deeplink/core/db`, `@deeplink/core/redis`,
+// `@deeplink/core/runtime`.
 export * from './config.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './default-urls.mjs';
 export * from './errors.js';
 export * from './schemas/common.js';
 export * from './schemas/auth.js';
 export * from './schemas/links.js';
 export * from './schemas/analytics.js';
-export * from './db/client.js';
-export * from './db/migrate.js';
-export * from './db/uuid.js';
-export * from './db/users-repository.js';
-export * from './db/api-keys-repository.js';
-export * from './db/links-repository.js';
-export * from './db/analytics-repository.js';
-export * from './db/read-replica.js';
-export * from './redis/keys.js';
-export * from './redis/client.js';
-export * from './redis/cluster-url.js';
-export * from './redis/delete-keys.js';
-export * from './redis/multi-key.js';
-export * from './redis/link-cache.js';
-export * from './queue/clicks.js';
-export * from './ids/short-code.js';
+export * from './schemas/qr.js';
 export * from './schemas/apps.js';
 export * from './schemas/domains.js';
-export * from './db/apps-repository.js';
-export * from './db/domains-repository.js';
-export * from './redis/domain-cache.js';
+export * from './routing/platform.js';
+export * from './routing/safe-url.js';
+export * from './routing/resolve-destination.js';
+export * from './routing/pages.js';
+export * from './routing/preview-crawlers.js';
+export * from './apps/association.js';
+export * from './queue/clicks.js';
+export * from './redis/keys.js';
+export * from './redis/cluster-url.js';
+export * from './ids/short-code.js';
+export * from './db/uuid.js';
+export * from './bounded-map.js';
+export * from './trust-proxy.js';

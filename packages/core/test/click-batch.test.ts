@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UA } from '../../../test/support/user-agents.js';
 import {
   PACKED_FORMAT,
   PackedClickBatchBuilder,
@@ -10,7 +11,7 @@ import {
 
 const LINK_A = '0b8f3c1e-0000-4000-8000-00000000000a';
 const LINK_B = '0b8f3c1e-0000-4000-8000-00000000000b';
-const AGENT = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148 Safari/604.1';
+const AGENT = UA.iphoneSafari;
 
 const clicks: ClickEvent[] = [
   { linkId: LINK_A, ts: 1_700_000_000_000, ip: '203.0.113.7', userAgent: AGENT, referrer: 'https://news.example/' },

@@ -168,7 +168,7 @@ describe('rollupsRepository', () => {
       const writing = rollups.recordBatch(batch(clicks(linkA, hour0, 3, ['v1'])));
       const sleeping = () => env.sql`
         SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'`;
-      while ((await sleeping()).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await expect.poll(async () => (await sleeping()).length, { interval: 10 }).toBeGreaterThan(0);
       // The delete waits for the rollup transaction to commit, then removes what it wrote.
       const deleted = await linksRepository(env.sql).delete(linkA);
       expect(await writing).toBe(true);

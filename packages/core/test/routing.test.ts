@@ -4,7 +4,7 @@ import type { CachedLink } from '../src/redis/link-cache.js';
 import { createHash } from 'node:crypto';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
 import { detectPlatform } from '../src/routing/platform.js';
-import { resolveDestination } from '../src/routing/resolve-destination.js';
+import { isExpired, routeFor } from '../src/routing/resolve-destination.js';
 import { UA } from '../../../test/support/user-agents.js';
 
 
@@ -65,9 +65,9 @@ function parseIntent(location: string) {
   return { data: match![1]!, extras };
 }
 
-describe('resolveDestination', () => {
+describe('routeFor', () => {
   it('sends Android to an intent URL with package, fallback and minimum version', () => {
-    const destination = resolveDestination(full, 'android', NOW);
+    const destination = routeFor(full, 'android');
     expect(destination.kind).toBe('redirect');
     const { data, extras } = parseIntent((destination as { location: string }).location);
     expect(data).toBe('//product/42?ref=share');
@@ -81,7 +81,7 @@ describe('resolveDestination', () => {
 
   it('falls back to the Play Store page inside the intent when Android has no fallbackUrl', () => {
     const link: CachedLink = { ...full, androidLink: { url: 'myapp://home', appPackageName: 'com.example.app' } };
-    const { extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+    const { extras } = parseIntent((routeFor(link, 'android') as { location: string }).location);
     expect(extras['S.browser_fallback_url']).toBe('https://play.google.com/store/apps/details?id=com.example.app');
     expect(extras['S.min_version']).toBeUndefined();
   });
@@ -91,7 +91,7 @@ describe('resolveDestination', () => {
       ...full,
       androidLink: { url: 'https://app.example.com/p/7?a=b#frag', appPackageName: 'com.example.app' },
     };
-    const { data, extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+    const { data, extras } = parseIntent((routeFor(link, 'android') as { location: string }).location);
     expect(data).toBe('//app.example.com/p/7?a=b');
     expect(extras.scheme).toBe('https');
   });
@@ -101,13 +101,13 @@ describe('resolveDestination', () => {
       ...full,
       androidLink: { url: 'myapp://x', appPackageName: 'com.example.app', fallbackUrl: 'https://e.com/a;end?q=1;2' },
     };
-    const location = (resolveDestination(link, 'android', NOW) as { location: string }).location;
+    const location = (routeFor(link, 'android') as { location: string }).location;
     expect(location.split(';end')).toHaveLength(2);
     expect(parseIntent(location).extras['S.browser_fallback_url']).toBe('https://e.com/a;end?q=1;2');
   });
 
   it('sends iOS to the app page with min_version on the app URL and the iOS fallback', () => {
-    expect(resolveDestination(full, 'ios', NOW)).toEqual({
+    expect(routeFor(full, 'ios')).toEqual({
       kind: 'app-page',
       appUrl: 'myapp://product/42?min_version=3.0',
       fallbackUrl: 'https://example.com/ios',
@@ -116,7 +116,7 @@ describe('resolveDestination', () => {
 
   it('falls back to defaultUrl on the iOS page when iOS has no fallbackUrl', () => {
     const link: CachedLink = { ...full, iosLink: { url: 'myapp://product/42?a=1', bundleId: 'com.example.app' } };
-    expect(resolveDestination(link, 'ios', NOW)).toEqual({
+    expect(routeFor(link, 'ios')).toEqual({
       kind: 'app-page',
       appUrl: 'myapp://product/42?a=1',
       fallbackUrl: 'https://example.com/landing',
@@ -124,25 +124,24 @@ describe('resolveDestination', () => {
   });
 
   it('sends desktop to desktopUrl', () => {
-    expect(resolveDestination(full, 'desktop', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/desktop' });
+    expect(routeFor(full, 'desktop')).toEqual({ kind: 'redirect', location: 'https://example.com/desktop' });
   });
 
   it('sends every platform without its own destination to defaultUrl', () => {
     const bare: CachedLink = { id: 'l', defaultUrl: 'https://example.com/only' };
     for (const platform of ['android', 'ios', 'desktop'] as const) {
-      expect(resolveDestination(bare, platform, NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+      expect(routeFor(bare, platform)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
     }
     // A desktop URL is for desktops only.
     const desktopOnly: CachedLink = { ...bare, desktopUrl: 'https://example.com/desk' };
-    expect(resolveDestination(desktopOnly, 'android', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
-    expect(resolveDestination(desktopOnly, 'ios', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+    expect(routeFor(desktopOnly, 'android')).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
+    expect(routeFor(desktopOnly, 'ios')).toEqual({ kind: 'redirect', location: 'https://example.com/only' });
   });
 
-  it('reports an expired link as expired at and after its expiry, not before', () => {
+  it('counts a link as expired at and after its expiry, not before, and never without one', () => {
     const link: CachedLink = { ...full, expiresAt: NOW };
-    expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'expired' });
-    expect(resolveDestination(link, 'ios', NOW + 1)).toEqual({ kind: 'expired' });
-    expect(resolveDestination(link, 'desktop', NOW - 1).kind).toBe('redirect');
+    expect([isExpired(link, NOW - 1), isExpired(link, NOW), isExpired(link, NOW + 1)]).toEqual([false, true, true]);
+    expect(isExpired({ ...full, expiresAt: undefined }, Number.MAX_SAFE_INTEGER)).toBe(false);
   });
 
   describe('customParameters', () => {
@@ -150,7 +149,7 @@ describe('resolveDestination', () => {
     const link: CachedLink = { ...full, customParameters: params };
 
     it('are appended to web destinations without overwriting existing parameters', () => {
-      expect(resolveDestination(link, 'desktop', NOW)).toEqual({
+      expect(routeFor(link, 'desktop')).toEqual({
         kind: 'redirect',
         location: 'https://example.com/desktop?utm_source=newsletter&utm_campaign=spring%20sale&x=ignored',
       });
@@ -159,14 +158,14 @@ describe('resolveDestination', () => {
         defaultUrl: 'https://example.com/p?utm_source=site&q=a%20b#top',
         customParameters: params,
       };
-      expect(resolveDestination(withQuery, 'desktop', NOW)).toEqual({
+      expect(routeFor(withQuery, 'desktop')).toEqual({
         kind: 'redirect',
         location: 'https://example.com/p?utm_source=site&q=a%20b&utm_campaign=spring%20sale&x=ignored#top',
       });
     });
 
     it('go into the Android browser fallback but not into the app URL', () => {
-      const { data, extras } = parseIntent((resolveDestination(link, 'android', NOW) as { location: string }).location);
+      const { data, extras } = parseIntent((routeFor(link, 'android') as { location: string }).location);
       expect(data).toBe('//product/42?ref=share');
       expect(extras['S.browser_fallback_url']).toBe(
         'https://example.com/android?x=1&utm_source=newsletter&utm_campaign=spring%20sale',
@@ -174,7 +173,7 @@ describe('resolveDestination', () => {
     });
 
     it('go into the iOS fallback but not into the app URL', () => {
-      expect(resolveDestination(link, 'ios', NOW)).toEqual({
+      expect(routeFor(link, 'ios')).toEqual({
         kind: 'app-page',
         appUrl: 'myapp://product/42?min_version=3.0',
         fallbackUrl: 'https://example.com/ios?utm_source=newsletter&utm_campaign=spring%20sale&x=ignored',
@@ -194,24 +193,24 @@ describe('resolveDestination', () => {
           iosLink: { url, bundleId: 'com.example.app', fallbackUrl: url },
         };
         for (const platform of ['android', 'ios', 'desktop'] as const) {
-          expect(resolveDestination(link, platform, NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/safe' });
+          expect(routeFor(link, platform)).toEqual({ kind: 'redirect', location: 'https://example.com/safe' });
         }
       }
     });
 
     it('use the default fallback when only the platform fallback is unsafe', () => {
       const link: CachedLink = { ...full, iosLink: { url: 'myapp://x', bundleId: 'a.b', fallbackUrl: 'javascript:alert(1)' } };
-      expect(resolveDestination(link, 'ios', NOW)).toMatchObject({ fallbackUrl: 'https://example.com/landing' });
+      expect(routeFor(link, 'ios')).toMatchObject({ fallbackUrl: 'https://example.com/landing' });
     });
 
     it('make the link unavailable when even defaultUrl is unsafe', () => {
       const link: CachedLink = { id: 'l', defaultUrl: 'javascript:alert(document.cookie)' };
-      expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'unavailable' });
+      expect(routeFor(link, 'desktop')).toEqual({ kind: 'unavailable' });
     });
 
     it('reject URLs carrying raw control characters', () => {
       const link: CachedLink = { id: 'l', defaultUrl: 'https://example.com/ok', desktopUrl: 'https://example.com/\r\nSet-Cookie: a=b' };
-      expect(resolveDestination(link, 'desktop', NOW)).toEqual({ kind: 'redirect', location: 'https://example.com/ok' });
+      expect(routeFor(link, 'desktop')).toEqual({ kind: 'redirect', location: 'https://example.com/ok' });
     });
   });
 });

@@ -1,44 +1,32 @@
+import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
 import {
-  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, redisKeys, usersRepository,
-  type Config, type Sql,
-} from '@deeplink/core';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from '@deeplink/core/runtime/logger';
-import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
-import { fastifyTrustProxy } from '@deeplink/core/trust-proxy';
+  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository,
+} from '@deeplink/core/db';
+import type { RedisClient } from '@deeplink/core/redis';
+import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RedisClient } from '@deeplink/core';
-import { analyticsService } from './domain/analytics-service.js';
-import { authService } from './domain/auth-service.js';
+import { analyticsService, type AnalyticsService } from './domain/analytics-service.js';
+import { authService, type AuthService } from './domain/auth-service.js';
 import { tokenVersions } from './domain/token-versions.js';
-import { linksService } from './domain/links-service.js';
-import { appsService } from './domain/apps-service.js';
+import { linksService, type LinksService } from './domain/links-service.js';
+import { appsService, type AppsService } from './domain/apps-service.js';
 import { txtLookup } from './domain/dns-challenge.js';
 import { domainRecords } from './domain/domain-records.js';
-import { domainsService } from './domain/domains-service.js';
-import { registerAuthentication } from './plugins/authentication.js';
-import { registerErrorHandling } from './plugins/error-handler.js';
-import { registerOpenApi } from './plugins/openapi.js';
-import { registerRequestMetrics } from './plugins/request-metrics.js';
-import { credentialFailures, rateLimiter, type RateLimitRule } from './plugins/rate-limit.js';
+import { domainsService, type DomainsService } from './domain/domains-service.js';
+import { authentication } from './plugins/authentication.js';
+import { dashboard } from './plugins/dashboard.js';
+import { errorHandling } from './plugins/error-handler.js';
+import { openApi } from './plugins/openapi.js';
+import { credentialFailures, rateLimiter, rateLimits } from './plugins/rate-limit.js';
+import { requestMetrics } from './plugins/request-metrics.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
-import { registerHealthRoutes } from './routes/health-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
+import { qrRoutes } from './routes/qr-routes.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
-    rateLimitScope?: 'auth' | 'none';
-    /**
-     * How many requests this one counts as against the caller's rate limit, read once the body is
-     * validated (a bulk request: one per link it touches). Default 1.
-     */
-    rateLimitUnits?: (request: FastifyRequest) => number;
-  }
-}
 
 export interface ApiDeps {
   config: Config;
@@ -54,6 +42,8 @@ export interface ApiDeps {
   logger?: Logger;
   /** Where the request metrics go; a registry of its own when not given. */
   registry?: Registry;
+  /** The dashboard's static build, served at the origin root; without one (tests) `/` says how to build it. */
+  dashboardDir?: string;
 }
 
 /** 1 MiB: larger bodies get 413 before they are parsed. */
@@ -74,7 +64,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   // The API speaks JSON only: any other body is refused with 415 rather than half-parsed.
   app.removeContentTypeParser('text/plain');
-  registerErrorHandling(app);
 
   const keys = redisKeys(config.REDIS_PREFIX);
   const users = usersRepository(sql);
@@ -103,57 +92,27 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       : analyticsRepository(sql),
   });
 
-  registerAuthentication(app, auth, credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }));
-  registerRateLimits(app, rateLimiter(redis, keys), config);
-  await registerOpenApi(app, `http://${config.API_HOST}:${config.API_PORT}`);
-  registerHealthRoutes(app, dependencyReadiness({ redis, sql }));
-  registerRequestMetrics(app, deps.registry ?? new Registry());
-
-  await app.register(
-    async (api) => {
-      await api.register(publicAuthRoutes, { auth });
-      await api.register(accountRoutes, { auth });
-      await api.register(linkRoutes, { links });
-      await api.register(analyticsRoutes, { analytics });
-      await api.register(appDomainRoutes, { apps, domains });
-    },
-    { prefix: '/api' },
-  );
+  // Order matters where hooks do: credentials are read before the rate limit picks its rule.
+  await app.register(errorHandling);
+  await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
+  await app.register(rateLimits, { limit: rateLimiter(redis, keys), config });
+  await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
+  await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
+  await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
+  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains });
+  await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
 
-function registerRateLimits(app: FastifyInstance, limit: ReturnType<typeof rateLimiter>, config: Config): void {
-  const window = config.RATE_LIMIT_WINDOW_SECONDS;
-  const rules = {
-    auth: { scope: 'auth', max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: window },
-    user: { scope: 'user', max: config.RATE_LIMIT_MAX, windowSeconds: window },
-    anonymous: { scope: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_MAX, windowSeconds: window },
-  } satisfies Record<string, RateLimitRule>;
-
-  const ruleOf = (request: FastifyRequest): [RateLimitRule, string] | undefined => {
-    const scope = request.routeOptions.config.rateLimitScope;
-    if (scope === 'none') return undefined;
-    return scope === 'auth' ? [rules.auth, request.ip]
-      : request.principal ? [rules.user, request.principal.userId]
-      : [rules.anonymous, request.ip];
-  };
-  const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
-    const applies = ruleOf(request);
-    if (!applies || units <= 0) return;
-    try {
-      await limit(applies[0], applies[1], reply, units);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'RATE_LIMITED') throw error;
-      // Redis unreachable: serve the request rather than fail it; limits resume with Redis.
-      request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
-    }
-  };
-
-  // Every request counts once on arrival, before its body is read…
-  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
-  // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
-  app.addHook('preHandler', async (request, reply) => {
-    const units = request.routeOptions.config.rateLimitUnits;
-    if (units) await charge(request, reply, units(request) - 1);
-  });
+/** Everything under /api. */
+async function apiRoutes(
+  api: FastifyInstance,
+  { auth, links, analytics, apps, domains }: { auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService },
+): Promise<void> {
+  await api.register(publicAuthRoutes, { auth });
+  await api.register(accountRoutes, { auth });
+  await api.register(linkRoutes, { links });
+  await api.register(qrRoutes, { links });
+  await api.register(analyticsRoutes, { analytics });
+  await api.register(appDomainRoutes, { apps, domains });
 }

@@ -1,12 +1,7 @@
-import { createDatabase, migrate, usesDevelopmentSecrets } from '@deeplink/core';
-import { createLogger } from '@deeplink/core/runtime/logger';
-import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
-import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
-import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
-import { connectRedis, createRedisOutageLog } from '@deeplink/core/runtime/redis-connections';
-import { isDatabaseUnavailable, retryUntil } from '@deeplink/core/runtime/retry';
-import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
-import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
+import { join } from 'node:path';
+import { usesDevelopmentSecrets } from '@deeplink/core';
+import { createDatabase, migrate } from '@deeplink/core/db';
+import { closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, dependencyReadiness, gracefulShutdown, isDatabaseUnavailable, listenOn, loadConfigOrExit, retryUntil } from '@deeplink/core/runtime';
 import { buildApi } from './app.js';
 
 const SERVICE = 'api';
@@ -21,12 +16,14 @@ const readSql = config.DATABASE_READ_URL
   : undefined;
 // Fail fast rather than queue commands while Redis is away: the API degrades instead of hanging.
 const outage = createRedisOutageLog(logger);
-const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });
+const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage, options: { enableAutoPipelining: true } });
 const registry = createMetricsRegistry(SERVICE);
 const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 
 await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
-const app = await buildApi({ config, sql, readSql, redis, logger, registry });
+// services/api/src/main.ts and services/api/dist/main.js sit at the same depth: both find the dashboard's build.
+const dashboardDir = join(import.meta.dirname, '../../dashboard/dist');
+const app = await buildApi({ config, sql, readSql, redis, logger, registry, dashboardDir });
 
 const { handleSignals } = gracefulShutdown(
   {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRepository, wholeDaysOf, type ReportRange } from '@deeplink/core';
-import { CLICK_DIMENSIONS } from '@deeplink/core/db/rollups-repository';
+import { analyticsRepository, CLICK_DIMENSIONS, type ReportRange, wholeDaysOf } from '@deeplink/core/db';
 import { ANDROID_CHROME, BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 

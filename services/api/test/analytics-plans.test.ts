@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRepository } from '@deeplink/core';
+import { analyticsRepository } from '@deeplink/core/db';
 import { BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 

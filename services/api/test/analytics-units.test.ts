@@ -70,3 +70,29 @@ describe('bucketIsoStrings', () => {
     expect(bucketIsoStrings(starts)).toEqual(starts.map((ms) => new Date(ms).toISOString()));
   });
 });
+
+describe('resolveRange in a time zone', () => {
+  const now = new Date('2026-03-29T22:30:00Z'); // already 30 March in Paris
+  const starts = (query: Parameters<typeof resolveRange>[0]) => resolveRange(query, now).buckets.map((ms) => new Date(ms).toISOString());
+
+  it('defaults to the 30 local days ending with the local today', () => {
+    const range = resolveRange({ timeBucket: 'day', timezone: 'Europe/Paris' }, now);
+    expect([range.start.toISOString(), range.end.toISOString(), range.buckets.length]).toEqual(['2026-02-28T23:00:00.000Z', '2026-03-30T22:00:00.000Z', 30]);
+  });
+
+  it('gives days of 23 and 25 hours around the DST changes, and local midnights on the far side of the date line', () => {
+    expect(starts({ timeBucket: 'day', timezone: 'Europe/Paris', startDate: '2026-03-29', endDate: '2026-03-30' }))
+      .toEqual(['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z']);
+    expect(starts({ timeBucket: 'day', timezone: 'America/New_York', startDate: '2026-11-01', endDate: '2026-11-02' }))
+      .toEqual(['2026-11-01T04:00:00.000Z', '2026-11-02T05:00:00.000Z']);
+    expect(starts({ timeBucket: 'month', timezone: 'Pacific/Auckland', startDate: '2026-01-15', endDate: '2026-02-01' }))
+      .toEqual(['2025-12-31T11:00:00.000Z', '2026-01-31T11:00:00.000Z']);
+  });
+
+  it('refuses zones off the whole hour, for hours as well as days', () => {
+    for (const timeBucket of ['hour', 'day'] as const) {
+      expect(() => resolveRange({ timeBucket, timezone: 'Asia/Kathmandu', startDate: '2026-03-01', endDate: '2026-03-01' }, now))
+        .toThrow(/Asia\/Kathmandu is UTC\+05:45/);
+    }
+  });
+});

@@ -52,9 +52,9 @@ describe('GET /api/analytics/links/:id', () => {
       devices: { Mobile: 0, Desktop: 0 },
       referrers: {},
       timeSeries: [
-        { date: '2026-03-01T00:00:00.000Z', clicks: 0 },
-        { date: '2026-03-02T00:00:00.000Z', clicks: 0 },
-        { date: '2026-03-03T00:00:00.000Z', clicks: 0 },
+        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+        { date: '2026-03-02T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
     });
@@ -78,9 +78,9 @@ describe('GET /api/analytics/links/:id', () => {
       devices: { Mobile: 1, Desktop: 0 },
       referrers: { 'news.example.org': 1 },
       timeSeries: [
-        { date: '2026-03-01T00:00:00.000Z', clicks: 0 },
-        { date: '2026-03-02T00:00:00.000Z', clicks: 1 },
-        { date: '2026-03-03T00:00:00.000Z', clicks: 0 },
+        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+        { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
     });
@@ -118,14 +118,14 @@ describe('GET /api/analytics/links/:id', () => {
     const march = await report(id, { startDate: '2026-03-04', endDate: '2026-03-10', timeBucket: 'week' });
     // The first bucket starts on the Monday before the range but counts only clicks inside it.
     expect(march.timeSeries).toEqual([
-      { date: '2026-03-02T00:00:00.000Z', clicks: 1 },
-      { date: '2026-03-09T00:00:00.000Z', clicks: 1 },
+      { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+      { date: '2026-03-09T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
     ]);
     expect(march.range.startDate).toBe('2026-03-04T00:00:00.000Z');
     const newYear = await report(id, { startDate: '2026-12-28', endDate: '2027-01-10', timeBucket: 'week' });
     expect(newYear.timeSeries).toEqual([
-      { date: '2026-12-28T00:00:00.000Z', clicks: 2 },
-      { date: '2027-01-04T00:00:00.000Z', clicks: 1 },
+      { date: '2026-12-28T00:00:00.000Z', clicks: 2, uniqueClicks: 1 },
+      { date: '2027-01-04T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
     ]);
   });
 
@@ -141,9 +141,9 @@ describe('GET /api/analytics/links/:id', () => {
     ]);
     const months = await report(id, { startDate: '2026-01-01', endDate: '2026-03-31', timeBucket: 'month' });
     expect(months.timeSeries).toEqual([
-      { date: '2026-01-01T00:00:00.000Z', clicks: 1 },
-      { date: '2026-02-01T00:00:00.000Z', clicks: 2 },
-      { date: '2026-03-01T00:00:00.000Z', clicks: 1 },
+      { date: '2026-01-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+      { date: '2026-02-01T00:00:00.000Z', clicks: 2, uniqueClicks: 1 },
+      { date: '2026-03-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
     ]);
     const leap = await report(id, { startDate: '2024-02-01', endDate: '2024-03-31', timeBucket: 'month' });
     expect(series(leap)).toEqual({ '2024-02-01T00:00:00.000Z': 1, '2024-03-01T00:00:00.000Z': 1 });
@@ -248,7 +248,7 @@ describe('GET /api/analytics/links/:id', () => {
     const year = await report(id, { startDate: '2025-01-01', endDate: '2025-12-31', timeBucket: 'hour' });
     expect(year.timeSeries).toHaveLength(8760);
     expect(year.totalClicks).toBe(1);
-    expect(year.timeSeries.find((point: { clicks: number }) => point.clicks > 0)).toEqual({ date: '2025-07-01T05:00:00.000Z', clicks: 1 });
+    expect(year.timeSeries.find((point: { clicks: number }) => point.clicks > 0)).toEqual({ date: '2025-07-01T05:00:00.000Z', clicks: 1, uniqueClicks: 1 });
     const max = await report(id, { startDate: '2025-01-01T00:00:00Z', endDate: new Date(Date.UTC(2025, 0, 1) + 10_000 * 3_600_000 - 1).toISOString(), timeBucket: 'hour' });
     expect(max.timeSeries).toHaveLength(10_000);
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { buildApi } from '../src/app.js';
-import { createLogger } from '@deeplink/core/runtime/logger';
+import { createLogger } from '@deeplink/core/runtime';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -17,7 +17,7 @@ export interface ApiHarness {
 let counter = 0;
 
 /** A real API (Fastify inject, real Redis and PostgreSQL) on a private database and Redis prefix. */
-export async function createApiHarness(options: { env?: Record<string, string>; captureLogs?: boolean } = {}): Promise<ApiHarness> {
+export async function createApiHarness(options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string } = {}): Promise<ApiHarness> {
   const env = await createTestEnvironment({
     // Generous limits so only the rate-limit tests ever see a 429.
     RATE_LIMIT_MAX: '100000',
@@ -31,6 +31,7 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
     sql: env.sql,
     redis: env.redis,
     logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
+    dashboardDir: options.dashboardDir,
   });
   await app.ready();
 

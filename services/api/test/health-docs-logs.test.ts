@@ -1,4 +1,4 @@
-import { createRedis } from '@deeplink/core';
+import { createRedis } from '@deeplink/core/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../src/app.js';
 import { createApiHarness, type ApiHarness } from './harness.js';

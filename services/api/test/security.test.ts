@@ -1,12 +1,10 @@
 // Regression tests of the hardening: each finding of the launch review, which fails without its fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@deeplink/core';
-import { apiKeysRepository } from '@deeplink/core/db/api-keys-repository';
-import { usersRepository } from '@deeplink/core/db/users-repository';
+import { loadConfig, redisKeys } from '@deeplink/core';
+import { apiKeysRepository, usersRepository } from '@deeplink/core/db';
 import { csvField } from '../src/domain/csv.js';
 import { authService } from '../src/domain/auth-service.js';
 import { tokenVersions } from '../src/domain/token-versions.js';
-import { redisKeys } from '@deeplink/core/redis/keys';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 const nonAscii = (n: number) => 'é'.repeat(n);
@@ -120,6 +118,27 @@ describe('credentials', () => {
       const statuses = [];
       for (let i = 0; i < 8; i++) statuses.push((await api.request({ method: 'GET', url: '/api/auth/me', token: `dlk_made-up-key-${i}` })).statusCode);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('reads credentials only where a caller matters: health checks and login neither refuse nor count a bad one', async () => {
+    const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '3' } });
+    try {
+      const { token, email, password } = await api.registerUser();
+      for (let i = 0; i < 5; i++) expect((await api.request({ method: 'GET', url: '/healthz', token: `dlk_made-up-key-${i}` })).statusCode).toBe(200);
+      // Login has its own per-address limit (the same RATE_LIMIT_AUTH_MAX): stay under it.
+      for (let i = 0; i < 2; i++) {
+        expect((await api.request({ method: 'POST', url: '/api/auth/login', token: 'not-a-token', payload: { email, password } })).statusCode).toBe(200);
+      }
+      expect((await api.request({ method: 'GET', url: '/api/auth/me', token })).statusCode).toBe(200);
+
+      // Past the limit the address is stopped before any lookup; a token this process has already
+      // verified needs none and keeps working.
+      for (let i = 0; i < 3; i++) await api.request({ method: 'GET', url: '/api/auth/me', token: `dlk_made-up-key-${i}` });
+      expect((await api.request({ method: 'GET', url: '/api/auth/me', token: 'dlk_one-more-guess' })).statusCode).toBe(429);
+      expect((await api.request({ method: 'GET', url: '/api/auth/me', token })).statusCode).toBe(200);
     } finally {
       await api.close();
     }

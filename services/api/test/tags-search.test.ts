@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickPipeline, click } from './analytics-pipeline.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
+import { UA } from '../../../test/support/user-agents.js';
 
 let api: ApiHarness;
 let owner: { id: string; token: string };
@@ -152,7 +153,7 @@ describe('include=clicks', () => {
       await pipeline.send([
         ...Array.from({ length: 7 }, (_, i) => click(busy.id, Date.now() - i * 3_600_000)),
         click(busy.id, '2025-01-05T10:00:00Z'),
-        click(busy.id, Date.now(), { userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' }),
+        click(busy.id, Date.now(), { userAgent: UA.googlebot }),
       ]);
     } finally {
       await pipeline.close();

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { Config } from '@deeplink/core/config';
-import { replicaConfirmation, type RedisClient } from '@deeplink/core/redis/client';
-import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, PACKED_FIELDS, PackedClickBatchBuilder, type PackedClickBatch } from '@deeplink/core/queue/clicks';
-import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
-import { isConnectionError } from '@deeplink/core/runtime/redis-connections';
-import { withTimeout } from '@deeplink/core/runtime/timeout';
+import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, type Config, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
+import { type RedisClient, replicaConfirmation } from '@deeplink/core/redis';
+import { isConnectionError, type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
 import type { ClickSpool } from './click-spool.js';
 import type { Metrics } from './metrics.js';
 

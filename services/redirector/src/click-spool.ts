@@ -1,7 +1,7 @@
 import { appendFileSync, createReadStream, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PACKED_FIELDS, type PackedClickBatch } from '@deeplink/core/queue/clicks';
+import { PACKED_FIELDS, type PackedClickBatch } from '@deeplink/core';
 
 /** The file new batches are appended to; replay renames it first, so appends never meet a replay. */
 const CURRENT = 'spool.jsonl';

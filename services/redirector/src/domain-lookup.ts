@@ -1,13 +1,8 @@
 import type { RecognizedString } from 'uWebSockets.js';
-import { appleAppSiteAssociation, assetLinks, type AssociatedApp } from '@deeplink/core/apps/association';
-import type { Config } from '@deeplink/core/config';
-import type { Sql } from '@deeplink/core/db/client';
-import { domainsRepository, type CachedDomain } from '@deeplink/core/db/domains-repository';
-import type { RedisClient } from '@deeplink/core/redis/client';
-import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
-import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
-import { withTimeout } from '@deeplink/core/runtime/timeout';
-import { BoundedMap } from './bounded-map.js';
+import { appleAppSiteAssociation, assetLinks, type AssociatedApp, BoundedMap, type Config, MISSING_LINK, type RedisKeys } from '@deeplink/core';
+import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
+import type { RedisClient } from '@deeplink/core/redis';
+import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
 import { wire } from './wire.js';
 
 /** Hostnames remembered in process, known or unknown; a deployment has far fewer domains. */

@@ -1,9 +1,6 @@
 import type { RecognizedString } from 'uWebSockets.js';
-import type { CachedLink } from '@deeplink/core/redis/link-cache';
-import { DEFAULT_BRAND_NAME, renderAppPage, renderPreviewPage } from '@deeplink/core/routing/pages';
-import type { Platform } from '@deeplink/core/routing/platform';
-import { routeFor } from '@deeplink/core/routing/resolve-destination';
-import { parseWebUrl } from '@deeplink/core/routing/safe-url';
+import { DEFAULT_BRAND_NAME, parseWebUrl, type Platform, renderAppPage, renderPreviewPage, routeFor } from '@deeplink/core';
+import type { CachedLink } from '@deeplink/core/redis';
 import { byteLength, wire } from './wire.js';
 
 /** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */

@@ -1,13 +1,8 @@
-import type { RedisClient } from '@deeplink/core/redis/client';
-import type { Config } from '@deeplink/core/config';
-import type { Sql } from '@deeplink/core/db/client';
-import { linksRepository } from '@deeplink/core/db/links-repository';
-import { MISSING_LINK, type RedisKeys } from '@deeplink/core/redis/keys';
-import { parseCachedLink, toCachedLink, type CachedLink } from '@deeplink/core/redis/link-cache';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap, type Config, MISSING_LINK, type RedisKeys } from '@deeplink/core';
+import { linksRepository, type Sql } from '@deeplink/core/db';
+import { type CachedLink, parseCachedLink, type RedisClient, toCachedLink } from '@deeplink/core/redis';
+import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
 import { answersBytes, buildAnswers, noAnswers, type LinkAnswers } from './link-answers.js';
-import { rateLimitedLog, type Logger } from '@deeplink/core/runtime/logger';
-import { withTimeout } from '@deeplink/core/runtime/timeout';
 import type { Metrics } from './metrics.js';
 
 /**

@@ -1,11 +1,5 @@
-import { createDatabase } from '@deeplink/core/db/client';
-import { createLogger } from '@deeplink/core/runtime/logger';
-import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
-import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
-import { checkQueueDurability } from '@deeplink/core/runtime/queue-durability';
-import { connectRedis, createRedisOutageLog, untilReady, whenReady } from '@deeplink/core/runtime/redis-connections';
-import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
-import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
+import { createDatabase } from '@deeplink/core/db';
+import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, gracefulShutdown, listenOn, loadConfigOrExit, untilReady, whenReady } from '@deeplink/core/runtime';
 import { createRedirector } from './app.js';
 import { uwsImplementation } from './native-check.js';
 

@@ -1,4 +1,4 @@
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '@deeplink/core';
 
 /** Addresses tracked at once; past this the ones seen longest ago are forgotten (and start full). */
 const MAX_ADDRESSES = 100_000;

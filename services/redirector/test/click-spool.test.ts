@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { packClickBatch, type PackedClickBatch } from '@deeplink/core/queue/clicks';
+import { packClickBatch, type PackedClickBatch } from '@deeplink/core';
 import { createClickSpool } from '../src/click-spool.js';
 
 const dirs: string[] = [];

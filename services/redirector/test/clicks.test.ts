@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, PACKED_FORMAT, type ClickJobData } from '@deeplink/core/queue/clicks';
+import { CLICK_BATCH_JOB, type ClickJobData, PACKED_FORMAT } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import {
   UA,
@@ -11,7 +11,6 @@ import {
   queuedClicks,
   startRedirector,
   visit,
-  waitFor,
   type RedirectorProcess,
 } from './support.js';
 
@@ -54,10 +53,8 @@ describe('click capture', () => {
     // HEAD is answered but is not a visit.
     await visit(`${redirector.url}/${link.code}`, { 'user-agent': 'head-probe' }, 'HEAD');
 
-    const clicks = await waitFor(async () => {
-      const found = await clicksOf(link.id);
-      return found.length >= visits.length && found;
-    });
+    await expect.poll(async () => (await clicksOf(link.id)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(visits.length);
+    const clicks = await clicksOf(link.id);
     const after = Date.now();
     expect(clicks).toHaveLength(visits.length);
     expect(clicks.map(({ userAgent, referrer }) => ({ userAgent, referrer }))).toEqual([
@@ -99,10 +96,8 @@ describe('click capture', () => {
     await visit(`${proxied.url}/${link.code}`, forwarded('1.1.1.1, 2.2.2.2, 198.51.100.20', 'proxied-spoofed'));
     await visit(`${listed.url}/${link.code}`, forwarded('1.1.1.1, 198.51.100.30, 10.1.2.3', 'listed-spoofed'));
 
-    const clicks = await waitFor(async () => {
-      const found = await clicksOf(link.id);
-      return found.length >= 7 && found;
-    });
+    await expect.poll(async () => (await clicksOf(link.id)).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(7);
+    const clicks = await clicksOf(link.id);
     const ipBy = Object.fromEntries(clicks.map((c) => [c.referrer, c.ip]));
     expect(ipBy).toEqual({
       direct: '127.0.0.1',
@@ -122,7 +117,7 @@ describe('click capture', () => {
     for (let i = 0; i < 12; i++) await visit(`${redirector.url}/${link.code}`, { referer: `r${i}` });
 
     const sizes = async () => (await batchesOf(link.id)).map(({ batch }) => batch.clicks.length).sort();
-    await waitFor(async () => (await sizes()).length === 2);
+    await expect.poll(async () => (await sizes()).length === 2, { timeout: 5_000 }).toBe(true);
     expect(await sizes()).toEqual([5, 5]);
 
     expect(await redirector.stop('SIGTERM')).toBe(0);

@@ -1,8 +1,8 @@
 // Where expired links go, the branded pages, the iOS page's text and App Store fallback, and the
 // preview page link-preview crawlers get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREVIEW_CRAWLERS } from '@deeplink/core/routing/preview-crawlers';
-import { clickQueue, createLink, queuedClicks, redirectorsWithOwnEnvironment, UA, visit, waitFor } from './support.js';
+import { PREVIEW_CRAWLERS } from '@deeplink/core';
+import { clickQueue, createLink, queuedClicks, redirectorsWithOwnEnvironment, UA, visit } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();
 let started: Awaited<ReturnType<typeof redirectors.start>>;
@@ -101,10 +101,9 @@ describe('social previews', () => {
 
     const queue = clickQueue(env.env.REDIS_URL!, env.env.QUEUE_PREFIX!);
     try {
-      const agents = await waitFor(async () => {
-        const clicks = (await queuedClicks(queue)).filter((click) => click.linkId === link.id);
-        return clicks.length === PREVIEW_CRAWLERS.length + 3 && clicks.map((click) => click.userAgent);
-      });
+      const clicksOfLink = async () => (await queuedClicks(queue)).filter((click) => click.linkId === link.id);
+      await expect.poll(async () => (await clicksOfLink()).length, { timeout: 5_000 }).toBe(PREVIEW_CRAWLERS.length + 3);
+      const agents = (await clicksOfLink()).map((click) => click.userAgent);
       expect(agents).toEqual(expect.arrayContaining(PREVIEW_CRAWLERS.map((crawler) => crawler.example)));
     } finally {
       await queue.close();

@@ -1,6 +1,6 @@
 // The redirector against abuse: scans of unknown codes, outsized links, pages that could run code.
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '@deeplink/core/routing/pages';
+import { PAGE_CSP } from '@deeplink/core';
 import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();
@@ -27,7 +27,7 @@ describe('redirector hardening', () => {
   });
 
   it('keeps real links cached while unknown codes pour in (they have a cache of their own)', async () => {
-    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '2', NEGATIVE_CACHE_MAX: '1000' });
+    const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '4', NEGATIVE_CACHE_MAX: '1000' });
     const links = [await createLink(env.sql, userId), await createLink(env.sql, userId)];
     for (const link of links) expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
     for (let i = 0; i < 50; i++) await visit(`${redirector.url}/unknown${i}x${newCode()}`);

@@ -1,7 +1,7 @@
 import type { RecognizedString } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
-import type { CachedLink } from '@deeplink/core/redis/link-cache';
-import { renderAppPage } from '@deeplink/core/routing/pages';
+import { renderAppPage } from '@deeplink/core';
+import type { CachedLink } from '@deeplink/core/redis';
 import { linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
 
 const link = (fields: Partial<CachedLink> = {}): CachedLink => ({

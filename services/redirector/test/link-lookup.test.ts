@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '@deeplink/core/redis/client';
-import { redisKeys } from '@deeplink/core/redis/keys';
-import { cacheLink, toCachedLink } from '@deeplink/core/redis/link-cache';
+import { redisKeys } from '@deeplink/core';
+import { cacheLink, createRedis, toCachedLink } from '@deeplink/core/redis';
+import { createLogger } from '@deeplink/core/runtime';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createLinkLookup, type LinkLookup } from '../src/link-lookup.js';
-import { createLogger } from '@deeplink/core/runtime/logger';
 import { Metrics } from '../src/metrics.js';
 import { createLink, createUser } from './support.js';
 
@@ -64,5 +63,40 @@ describe('createLinkLookup refreshes', () => {
     // Answers are built with the entry: the new record's, not the old one's.
     expect(after?.answers.desktop).toMatchObject({ kind: 'redirect' });
     expect(Buffer.from(after!.answers.desktop!.kind === 'redirect' ? (after!.answers.desktop!.location as ArrayBuffer) : new ArrayBuffer(0)).toString()).toBe('https://example.com/new');
+  });
+
+  // Time is passed to peek(): a visit "later" is a peek with a later now, no waiting.
+  const later = () => Date.now() + 2 * env.config.LINK_CACHE_TTL_MS;
+
+  it("answers every visit past the entry's time from it at once, while one background load refreshes it", async () => {
+    const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/before' });
+    await cacheLink(env.redis, keys(), link);
+    const loaded = await lookup.load(link.code);
+    // Changed in Redis without an invalidation, as a lost message would leave it.
+    await env.redis.set(keys().link(link.code), JSON.stringify({ ...toCachedLink(link), defaultUrl: 'https://example.com/after' }));
+    const redisHits = metrics.hits.redis;
+    expect(lookup.peek(link.code, Date.now())).toBe(loaded); // still fresh: Redis not asked
+
+    const at = later();
+    const answered = Array.from({ length: 20 }, () => lookup.peek(link.code, at));
+    expect(new Set(answered)).toEqual(new Set([loaded]));
+    await lookup.load(link.code); // the one refresh in flight
+    expect(metrics.hits.redis).toBe(redisHits + 1);
+    expect(lookup.peek(link.code, Date.now())?.link?.defaultUrl).toBe('https://example.com/after');
+  });
+
+  it('keeps answering from the cached record when a refresh fails, and counts the failure', async () => {
+    const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/kept' });
+    await cacheLink(env.redis, keys(), link);
+    const loaded = await lookup.load(link.code);
+    await env.redis.set(keys().link(link.code), '{not json');
+    const failures = metrics.refreshErrors;
+
+    const at = later();
+    expect(lookup.peek(link.code, at)).toBe(loaded);
+    await expect.poll(() => metrics.refreshErrors).toBe(failures + 1);
+    // Retried only after a pause: the same visit time finds the old entry without a new refresh.
+    expect(lookup.peek(link.code, at)).toBe(loaded);
+    expect(metrics.refreshErrors).toBe(failures + 1);
   });
 });

@@ -1,9 +1,8 @@
 import { sampleValue } from '../../../test/support/metrics.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LinkRecord } from '@deeplink/core/db/links-repository';
-import { redisKeys } from '@deeplink/core/redis/keys';
-import { cacheLink } from '@deeplink/core/redis/link-cache';
-import { PAGE_CSP } from '@deeplink/core/routing/pages';
+import { PAGE_CSP, redisKeys } from '@deeplink/core';
+import type { LinkRecord } from '@deeplink/core/db';
+import { cacheLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { UA, createLink, createUser, metric, startRedirector, visit, type RedirectorProcess } from './support.js';
 

@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
-import { redisKeys } from '@deeplink/core/redis/keys';
-import { cacheLink } from '@deeplink/core/redis/link-cache';
+import { redisKeys } from '@deeplink/core';
+import { type LinkRecord, linksRepository } from '@deeplink/core/db';
+import { cacheLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
-import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, visit, waitFor, type RedirectorProcess } from './support.js';
+import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, visit, type RedirectorProcess } from './support.js';
 
 describe('redirector while its Redis is down', () => {
   let redisServer: PrivateRedis;
@@ -44,13 +44,11 @@ describe('redirector while its Redis is down', () => {
   it('keeps redirecting, bounds the click buffer, and flushes the backlog when Redis returns', async () => {
     const go = (code: string, referer: string) => visit(`${redirector.url}/${code}`, { referer });
     expect((await go(cached.code, 'warm-up')).headers.get('location')).toBe('https://example.com/cached');
-    await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1);
+    await expect.poll(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1, { timeout: 5_000 }).toBe(true);
 
     await redisServer.kill();
-    const ready = await waitFor(async () => {
-      const res = await visit(`${redirector.metricsUrl}/readyz`);
-      return res.status === 503 && ((await res.json()) as Record<string, string>);
-    });
+    await expect.poll(async () => (await visit(`${redirector.metricsUrl}/readyz`)).status, { timeout: 5_000 }).toBe(503);
+    const ready = await (await visit(`${redirector.metricsUrl}/readyz`)).json();
     expect(ready).toEqual({ status: 'unavailable', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' } });
     expect((await visit(`${redirector.url}/readyz`)).status).toBe(503);
 
@@ -69,32 +67,30 @@ describe('redirector while its Redis is down', () => {
     // Five clicks held (CLICK_BUFFER_MAX; the spool takes none), the other four dropped and counted.
     expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(5);
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(4);
-    await waitFor(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0);
+    await expect.poll(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0, { timeout: 5_000 }).toBe(true);
     expect(redirector.output.some((line) => line.includes('click buffer and spool full'))).toBe(true);
 
     // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
     await redisServer.restart();
     const queue = clickQueue(redisServer.url, env.config.QUEUE_PREFIX);
     try {
-      const clicks = await waitFor(async () => {
-        const found = await queuedClicks(queue);
-        return found.length >= 5 && found;
-      }, 15_000);
+      await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
+      const clicks = await queuedClicks(queue);
       expect(clicks.map((c) => c.referrer).sort()).toEqual(outage.slice(0, 5).sort());
     } finally {
       await queue.close();
     }
     expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(0);
-    await waitFor(async () => (await visit(`${redirector.url}/readyz`)).status === 200, 10_000);
+    await expect.poll(async () => (await visit(`${redirector.url}/readyz`)).status === 200, { timeout: 10_000 }).toBe(true);
   });
 
   it('listens for invalidations again after Redis returns', async () => {
     const keys = redisKeys(env.config.REDIS_PREFIX);
     const updated = await linksRepository(env.sql).update(cached.id, { title: 't', defaultUrl: 'https://example.com/after' });
     // The subscription comes back with the connection; publish until this process has it.
-    await waitFor(async () => {
+    await expect.poll(async () => {
       await cacheLink(env.redis, keys, updated!);
       return (await visit(`${redirector.url}/${cached.code}`)).headers.get('location') === 'https://example.com/after';
-    }, 10_000);
+    }, { timeout: 10_000 }).toBe(true);
   });
 });

@@ -1,18 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { Queue, type Job } from 'bullmq';
-import type { Sql } from '@deeplink/core/db/client';
-import { linksRepository, type LinkRecord } from '@deeplink/core/db/links-repository';
-import type { LinkFields } from '@deeplink/core/schemas/links';
-import { CLICK_QUEUE, readClickJob, type ClickBatch, type ClickEvent, type ClickJobData } from '@deeplink/core/queue/clicks';
-import { startService, type ServiceProcess } from '../../../test/support/processes.js';
+import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
+import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
+import { runToExit as runServiceToExit, startService, type ServiceProcess } from '../../../test/support/processes.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';
 import { UA } from '../../../test/support/user-agents.js';
-
-const repoRoot = join(import.meta.dirname, '../../..');
-const mainScript = join(repoRoot, 'services/redirector/src/main.ts');
 
 /** Shared with the other suites' tests. */
 export { UA };
@@ -56,21 +49,9 @@ export function redirectorsWithOwnEnvironment() {
 }
 
 /** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
-export async function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], {
-    cwd: repoRoot,
-    // Info level: the test reads the bound port from the "listening" line.
-    env: { PATH: process.env.PATH ?? '', REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  clearTimeout(timer);
-  return { code, output };
-}
+export const runToExit = (env: Record<string, string>) =>
+  // Info level: the test reads why it stopped.
+  runServiceToExit('redirector', { REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' });
 
 /** A user to own test links. */
 export async function createUser(sql: Sql): Promise<string> {
@@ -99,17 +80,6 @@ export async function metric(metricsUrl: string, name: string, labels = ''): Pro
   const value = sampleValue(await (await fetch(`${metricsUrl}/metrics`)).text(), name, labels);
   if (value === undefined) throw new Error(`metric ${name}{${labels}} not found`);
   return value;
-}
-
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /** The click queue of a test's QUEUE_PREFIX, read with BullMQ itself (close it when done). */

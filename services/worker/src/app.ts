@@ -1,11 +1,10 @@
 import { Queue, UnrecoverableError, Worker, type Job, type JobJsonRaw } from 'bullmq';
-import type { RedisClient } from '@deeplink/core';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, duplicateRedis, POISON_REASON, scrubClickJob, type ClickJobData, type Config, type Sql } from '@deeplink/core';
-import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickJobData, type Config, POISON_REASON, scrubClickJob } from '@deeplink/core';
+import { rollupsRepository, type Sql } from '@deeplink/core/db';
+import { duplicateRedis, type RedisClient } from '@deeplink/core/redis';
+import { createLogger, type Logger, type RedisOutageLog } from '@deeplink/core/runtime';
 import { createClickEnricher } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
-import { createLogger, type Logger } from '@deeplink/core/runtime/logger';
-import type { RedisOutageLog } from '@deeplink/core/runtime/redis-connections';
 import { Registry } from 'prom-client';
 import { createWorkerMetrics } from './metrics.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';

@@ -1,8 +1,6 @@
 import * as crypto from 'node:crypto';
-import { isUuid, type ClickEvent } from '@deeplink/core';
-import type { RollupClick, RollupPreview } from '@deeplink/core/db/rollups-repository';
-import { isPreviewCrawler } from '@deeplink/core/routing/preview-crawlers';
-import { BoundedCache } from './bounded-cache.js';
+import { BoundedMap, type ClickEvent, isPreviewCrawler, isUuid } from '@deeplink/core';
+import type { RollupClick, RollupPreview } from '@deeplink/core/db';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
 
@@ -13,7 +11,7 @@ const MAX_TIMESTAMP = 8.64e15;
 // Referrer hosts are remembered per distinct Referer: browsers send just the origin of most
 // cross-site referrers, so a few strings come back all the time, and a URL parse costs several
 // microseconds. Longer referrers (full URLs with paths and queries) are parsed without being cached.
-const REFERRER_CACHE_SIZE = 10_000;
+const REFERRER_CACHE_SIZE = 20_000;
 const MAX_CACHED_REFERRER_LENGTH = 256;
 
 /**
@@ -72,8 +70,8 @@ export function referrerHost(referrer: string): string {
 }
 
 /** referrerHost, remembered in `cache` for referrers up to MAX_CACHED_REFERRER_LENGTH characters. */
-export function cachedReferrerHost(cache = new BoundedCache<string, string>(REFERRER_CACHE_SIZE)): (referrer: string) => string {
-  return (referrer) => (referrer.length > MAX_CACHED_REFERRER_LENGTH ? referrerHost(referrer) : cache.get(referrer, referrerHost));
+export function cachedReferrerHost(cache = new BoundedMap<string, string>(REFERRER_CACHE_SIZE)): (referrer: string) => string {
+  return (referrer) => (referrer.length > MAX_CACHED_REFERRER_LENGTH ? referrerHost(referrer) : cache.remember(referrer, referrerHost));
 }
 
 /** True for an event the rollups can place: a UUID link id and a real time. */

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import maxmind, { type CountryResponse } from 'maxmind';
-import { BoundedCache } from './bounded-cache.js';
+import { BoundedMap } from '@deeplink/core';
 
 /** Country label for addresses no database can place: private, reserved, malformed or unlisted. */
 export const UNKNOWN_COUNTRY = 'Unknown';
@@ -39,7 +39,7 @@ const isRoutable = (ip: string, family: number): boolean => {
   return !NOT_ROUTABLE_V4.some(({ network, mask }) => ((value & mask) >>> 0) === network);
 };
 
-const CACHE_SIZE = 100_000;
+const CACHE_SIZE = 200_000;
 
 /** The country code a database record carries, in either record shape. */
 export function countryOf(record: CountryRecord | null): string {
@@ -70,6 +70,6 @@ export async function openGeoIp(path: string = defaultGeoIpDatabase()): Promise<
     if (family === 6 && !dualStack) return UNKNOWN_COUNTRY;
     return countryOf(reader.get(ip));
   };
-  const cache = new BoundedCache<string, string>(CACHE_SIZE);
-  return { country: (ip) => cache.get(ip, lookup) };
+  const cache = new BoundedMap<string, string>(CACHE_SIZE);
+  return { country: (ip) => cache.remember(ip, lookup) };
 }

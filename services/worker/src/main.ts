@@ -1,13 +1,6 @@
-import { createDatabase, migrate, usesDevelopmentSecrets } from '@deeplink/core';
-import { createLogger } from '@deeplink/core/runtime/logger';
-import { createMetricsRegistry } from '@deeplink/core/runtime/metrics';
-import { closeServer, createOpsServer, listenOn } from '@deeplink/core/runtime/ops-server';
-import { dependencyReadiness } from '@deeplink/core/runtime/readiness';
-import { checkQueueDurability } from '@deeplink/core/runtime/queue-durability';
-import { connectRedis, createRedisOutageLog, whenReady } from '@deeplink/core/runtime/redis-connections';
-import { isDatabaseUnavailable, retryUntil } from '@deeplink/core/runtime/retry';
-import { loadConfigOrExit } from '@deeplink/core/runtime/service-config';
-import { gracefulShutdown } from '@deeplink/core/runtime/shutdown';
+import { usesDevelopmentSecrets } from '@deeplink/core';
+import { createDatabase, migrate } from '@deeplink/core/db';
+import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, dependencyReadiness, gracefulShutdown, isDatabaseUnavailable, listenOn, loadConfigOrExit, retryUntil, whenReady } from '@deeplink/core/runtime';
 import { createWorker, type ClickWorker } from './app.js';
 
 const SERVICE = 'worker';

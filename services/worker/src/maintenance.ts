@@ -1,11 +1,9 @@
 import type { Queue } from 'bullmq';
-import type { RedisClient } from '@deeplink/core';
+import { type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
+import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
+import { reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
+import type { Logger } from '@deeplink/core/runtime';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
-import { POISON_REASON, redisKeys, scrubClickJob, type Config, type Sql } from '@deeplink/core';
-import { rollupPartitions } from '@deeplink/core/db/rollup-partitions';
-import { rollupsRepository, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
-import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
-import type { Logger } from '@deeplink/core/runtime/logger';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

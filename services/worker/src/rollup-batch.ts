@@ -1,7 +1,7 @@
-import { readClickJob, type ClickBatch } from '@deeplink/core/queue/clicks';
+import { type ClickBatch, readClickJob } from '@deeplink/core';
+import type { RollupBatch, RollupPreview } from '@deeplink/core/db';
 import { previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
-import type { RollupBatch, RollupPreview } from '@deeplink/core/db/rollups-repository';
 
 const MAX_BATCH_ID_LENGTH = 200;
 

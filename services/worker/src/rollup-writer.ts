@@ -1,4 +1,4 @@
-import { RollupRows, type RollupBatch, type RollupsRepository } from '@deeplink/core/db/rollups-repository';
+import { type RollupBatch, RollupRows, type RollupsRepository } from '@deeplink/core/db';
 
 interface Pending {
   batchId: string;

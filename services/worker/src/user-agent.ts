@@ -1,7 +1,6 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
-import { detectPlatform, type Platform } from '@deeplink/core/routing/platform';
-import { BoundedCache } from './bounded-cache.js';
+import { BoundedMap, detectPlatform, type Platform } from '@deeplink/core';
 
 /** Everything the rollups need from a User-Agent string. */
 export interface UserAgentInfo {
@@ -15,12 +14,12 @@ export interface UserAgentInfo {
 
 const UNKNOWN = 'Unknown';
 const MOBILE_TYPES = new Set(['mobile', 'tablet', 'wearable']);
-const CACHE_SIZE = 10_000;
+const CACHE_SIZE = 20_000;
 // Longer agents are parsed without being cached, so a flood of huge made-up ones cannot fill memory.
 const MAX_CACHED_LENGTH = 512;
 
 /**
- * Parses User-Agent strings, remembering the last CACHE_SIZE distinct ones: a full parse costs tens
+ * Parses User-Agent strings, remembering at least the last CACHE_SIZE / 2 distinct ones: a full parse costs tens
  * of microseconds, while real traffic repeats a small set of agents.
  */
 export function createUserAgentParser(cacheSize = CACHE_SIZE): (userAgent: string) => UserAgentInfo {
@@ -35,6 +34,6 @@ export function createUserAgentParser(cacheSize = CACHE_SIZE): (userAgent: strin
       device: device.type && MOBILE_TYPES.has(device.type) ? 'Mobile' : 'Desktop',
     };
   };
-  const cache = new BoundedCache<string, UserAgentInfo>(cacheSize);
-  return (userAgent) => (userAgent.length > MAX_CACHED_LENGTH ? parse(userAgent) : cache.get(userAgent, parse));
+  const cache = new BoundedMap<string, UserAgentInfo>(cacheSize);
+  return (userAgent) => (userAgent.length > MAX_CACHED_LENGTH ? parse(userAgent) : cache.remember(userAgent, parse));
 }

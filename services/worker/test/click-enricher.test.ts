@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RollupRows } from '@deeplink/core/db/rollups-repository';
-import { BoundedCache } from '../src/bounded-cache.js';
+import { BoundedMap } from '@deeplink/core';
+import { RollupRows } from '@deeplink/core/db';
 import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
@@ -76,9 +76,9 @@ describe('User-Agent parsing', () => {
   });
 
   it('keeps its cache bounded', () => {
-    const cache = new BoundedCache<string, number>(2);
+    const cache = new BoundedMap<string, number>(4);
     let computed = 0;
-    const get = (key: string) => cache.get(key, () => ++computed);
+    const get = (key: string) => cache.remember(key, () => ++computed);
     for (const key of ['a', 'b', 'c', 'd', 'e']) get(key);
     expect(cache.size).toBeLessThanOrEqual(4);
     expect(get('e')).toBe(5); // recent keys are remembered
@@ -108,7 +108,7 @@ describe('click enrichment', () => {
       'https://www.google.com/', 'http://[::1]:8080/', 'https://xn--bcher-kva.example/', 'https://bücher.example/',
       `https://long.example.com/${'p'.repeat(300)}`, 'https://t.co/x', ' https://padded.example.com/ ',
     ];
-    const cache = new BoundedCache<string, string>(4);
+    const cache = new BoundedMap<string, string>(4);
     const cached = cachedReferrerHost(cache);
     for (let round = 0; round < 3; round++) {
       for (const referrer of referrers) expect(cached(referrer)).toBe(referrerHost(referrer));
@@ -117,7 +117,7 @@ describe('click enrichment', () => {
     for (let i = 0; i < 100; i++) expect(cached(`https://host${i}.example.com/`)).toBe(`host${i}.example.com`);
     expect(cache.size).toBeLessThanOrEqual(8);
     // Referrers too long to cache are parsed every time and never stored.
-    const fresh = new BoundedCache<string, string>(4);
+    const fresh = new BoundedMap<string, string>(4);
     expect(cachedReferrerHost(fresh)(`https://long.example.com/${'p'.repeat(300)}`)).toBe('long.example.com');
     expect(fresh.size).toBe(0);
   });

@@ -2,22 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { UnrecoverableError, Worker } from 'bullmq';
-import { POISON_REASON } from '@deeplink/core/queue/clicks';
-import {
-  MISSING_LINK,
-  linksRepository,
-  loadConfig,
-  parseCachedLink,
-  redisKeys,
-  toCachedLink,
-  type LinkRecord,
-} from '@deeplink/core';
-import { rollupsRepository } from '@deeplink/core/db/rollups-repository';
-import { reconcileLinkCache } from '@deeplink/core/redis/reconcile-link-cache';
+import { loadConfig, MISSING_LINK, POISON_REASON, redisKeys } from '@deeplink/core';
+import { type LinkRecord, linksRepository, rollupsRepository } from '@deeplink/core/db';
+import { parseCachedLink, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';
-import { capturingLogger, click, clickQueue, createLinks, waitUntil } from './helpers.js';
+import { capturingLogger, click, clickProducer, createLinks } from './helpers.js';
 
 describe('maintenance tasks', () => {
   let env: TestEnvironment;
@@ -67,7 +58,7 @@ describe('maintenance tasks', () => {
       expect(await env.redis.get(keys.link(expiredMarker!.code))).toBe(MISSING_LINK);
       expect(await env.redis.exists(keys.link('gone123'))).toBe(0);
       expect(await env.redis.get(keys.link('unknown'))).toBe(MISSING_LINK);
-      await waitUntil(() => invalidations.length === 5);
+      await expect.poll(() => invalidations.length === 5, { timeout: 20_000 }).toBe(true);
       expect(invalidations.sort()).toEqual([missing!.code, stale!.code, negative!.code, expired!.code, 'gone123'].sort());
 
       // A second run finds nothing to do.
@@ -88,12 +79,12 @@ describe('maintenance tasks', () => {
   });
 
   it('reports queue depth and failed batches to the log', async () => {
-    const producer = clickQueue(env);
+    const producer = clickProducer(env);
     try {
       // One batch that can never succeed, failed by a real worker.
       await producer.queue.add('not-a-click-batch', { batchId: 'x', clicks: [] }, { jobId: 'report-bad' });
       const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
-      await waitUntil(async () => (await producer.queue.getFailedCount()) === 1);
+      await expect.poll(async () => (await producer.queue.getFailedCount()) === 1, { timeout: 20_000 }).toBe(true);
       await app.close();
 
       const [link] = await createLinks(env.sql, 1);
@@ -126,7 +117,7 @@ describe('maintenance tasks', () => {
   it('creates rollup partitions ahead and drops those past the retention, by its clock', async () => {
     let now = new Date('2030-05-03T10:00:00Z');
     const config = loadConfig({ ...env.env, HOURLY_RETENTION_MONTHS: '2', DAILY_RETENTION_MONTHS: '24' });
-    const producer = clickQueue(env);
+    const producer = clickProducer(env);
     try {
       const task = maintenanceTasks({ config, sql: env.sql, redis: env.redis, queue: producer.queue, log: capturingLogger().log, now: () => now })
         .find((t) => t.name === 'rollup-partitions')!;
@@ -192,11 +183,11 @@ describe('maintenance tasks', () => {
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
     try {
-      await waitUntil(async () => (await env.redis.exists(keys.link(code))) === 1, 10_000);
-      await waitUntil(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, 10_000);
-      await waitUntil(() => lines.some((l) => l.msg === 'click queue'), 10_000);
+      await expect.poll(async () => (await env.redis.exists(keys.link(code))) === 1, { timeout: 10_000 }).toBe(true);
+      await expect.poll(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => lines.some((l) => l.msg === 'click queue'), { timeout: 10_000 }).toBe(true);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await waitUntil(() => finished().size === 5, 10_000);
+      await expect.poll(() => finished().size === 5, { timeout: 10_000 }).toBe(true);
       expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'retry-failed-batches', 'rollup-partitions']));
       expect(lines.some((l) => l.level === 'error')).toBe(false);
     } finally {
@@ -213,7 +204,7 @@ describe('retry-failed-batches', () => {
   afterAll(() => env?.close());
 
   it('retries failed batches with back-off, leaves poison alone, and fails a batch for good after its retries, hashing its addresses', async () => {
-    const producer = clickQueue(env);
+    const producer = clickProducer(env);
     const keys = redisKeys(env.config.REDIS_PREFIX);
     const { log, lines } = capturingLogger();
     let failedForGood = 0;
@@ -224,7 +215,7 @@ describe('retry-failed-batches', () => {
         throw job.id === 'poison-x' ? new UnrecoverableError(`${POISON_REASON} test`) : new Error('database unreachable');
       }, { connection: { url: env.env.REDIS_URL!, maxRetriesPerRequest: null }, prefix: env.config.QUEUE_PREFIX });
       try {
-        await waitUntil(async () => (await producer.queue.getFailedCount()) === failed, 10_000);
+        await expect.poll(async () => (await producer.queue.getFailedCount()) === failed, { timeout: 10_000 }).toBe(true);
       } finally {
         await worker.close();
       }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupsRepository, type RollupBatch } from '@deeplink/core/db/rollups-repository';
+import { type RollupBatch, rollupsRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { createRollupWriter } from '../src/rollup-writer.js';
-import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
+import { capturingLogger, click, clickProducer, createLinks, rolledUpClicks, waitForIdle } from './helpers.js';
 
 const hourStart = Date.UTC(2026, 3, 1, 9);
 
@@ -57,12 +57,12 @@ describe('rollup writer', () => {
     const writer = createRollupWriter(rollupsRepository(env.sql));
     const release = await blockRollupWrites();
     const first = writer.write(batchFor('join-0', link!, 1));
-    await waitUntil(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0);
+    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
     const rest = [1, 2, 3, 4].map((i) => writer.write(batchFor(`join-${i}`, link!, 10)));
     await release();
     expect(await Promise.all([first, ...rest])).toEqual([true, true, true, true, true]);
 
-    expect(await totalClicks(env.sql, link!)).toBe(41);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(41);
     // now() is the transaction's start time: batches written together share it.
     const times = await transactionTimes('join-');
     expect(new Set([1, 2, 3, 4].map((i) => times[`join-${i}`])).size).toBe(1);
@@ -74,11 +74,11 @@ describe('rollup writer', () => {
     const writer = createRollupWriter(rollupsRepository(env.sql));
     const release = await blockRollupWrites();
     const first = writer.write(batchFor('twice-0', link!, 1));
-    await waitUntil(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0);
+    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
     const copies = [writer.write(batchFor('twice-1', link!, 5)), writer.write(batchFor('twice-1', link!, 5))];
     await release();
     expect(await Promise.all([first, ...copies])).toEqual([true, true, false]);
-    expect(await totalClicks(env.sql, link!)).toBe(6);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(6);
   });
 
   it('fails only the batch the database rejects when batches were written together', async () => {
@@ -90,17 +90,17 @@ describe('rollup writer', () => {
         RETURN NEW;
       END $$;
       CREATE TRIGGER reject_link BEFORE INSERT ON click_hourly FOR EACH ROW EXECUTE FUNCTION reject_link();`);
-    const producer = clickQueue(env);
+    const producer = clickProducer(env);
     const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
     try {
       const release = await blockRollupWrites();
       for (let i = 0; i < 6; i++) await producer.add({ batchId: `poison-${i}`, clicks: [click(good!), click(good!)] }, { attempts: 2 });
       await producer.add({ batchId: 'poison-bad', clicks: [click(good!), click(poisoned!)] }, { attempts: 2 });
-      await waitUntil(async () => (await producer.queue.getActiveCount()) === 7);
+      await expect.poll(async () => (await producer.queue.getActiveCount()) === 7, { timeout: 20_000 }).toBe(true);
       await release();
       await waitForIdle(producer.queue);
 
-      expect(await totalClicks(env.sql, good!)).toBe(12);
+      expect(await rolledUpClicks(env.sql, good!)).toBe(12);
       const failed = await producer.queue.getFailed();
       expect(failed.map((job) => [job.id, job.attemptsMade])).toEqual([['poison-bad', 2]]);
       const times = await transactionTimes('poison-');

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { createDatabase } from '@deeplink/core/db';
 import { holdTableLock } from '../../../test/support/table-lock.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
-import { capturingLogger, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
+import { capturingLogger, click, clickProducer, createLinks, rolledUpClicks, waitForIdle, type ClickProducer } from './helpers.js';
 
 describe('click batch worker under failure', () => {
   let env: TestEnvironment;
-  let producer: ReturnType<typeof clickQueue>;
+  let producer: ClickProducer;
 
   beforeAll(async () => {
     env = await createTestEnvironment({ WORKER_CONCURRENCY: '4' });
-    producer = clickQueue(env);
+    producer = clickProducer(env);
   });
   afterAll(async () => {
     await producer.close();
@@ -30,7 +31,7 @@ describe('click batch worker under failure', () => {
       expect(failed?.id).toBe('corrupt-1');
       expect(failed?.attemptsMade).toBe(1);
       expect(failed?.failedReason).toBe('poison: job data is not a click batch');
-      expect(await totalClicks(env.sql, link!)).toBe(0);
+      expect(await rolledUpClicks(env.sql, link!)).toBe(0);
       await failed!.remove();
     } finally {
       await app.close();
@@ -60,12 +61,12 @@ describe('click batch worker under failure', () => {
     }
 
     // Nothing was written; retrying the failed job against a working database counts it once.
-    expect(await totalClicks(env.sql, link!)).toBe(0);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(0);
     const healthy = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
     try {
       await (await producer.queue.getJob('doomed-1'))!.retry();
       await waitForIdle(producer.queue);
-      expect(await totalClicks(env.sql, link!)).toBe(2);
+      expect(await rolledUpClicks(env.sql, link!)).toBe(2);
       expect(await producer.queue.getFailedCount()).toBe(0);
     } finally {
       await healthy.close();
@@ -84,7 +85,7 @@ describe('click batch worker under failure', () => {
     const lock = await holdTableLock(env.sql, 'click_hourly');
 
     const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
-    await waitUntil(async () => (await producer.queue.getActiveCount()) === env.config.WORKER_CONCURRENCY);
+    await expect.poll(async () => (await producer.queue.getActiveCount()) === env.config.WORKER_CONCURRENCY, { timeout: 20_000 }).toBe(true);
     const closing = app.close();
     let closed = false;
     void closing.then(() => (closed = true));
@@ -99,7 +100,7 @@ describe('click batch worker under failure', () => {
     expect(done).toBeGreaterThanOrEqual(env.config.WORKER_CONCURRENCY);
     expect(await producer.queue.getActiveCount()).toBe(0);
     expect(await producer.queue.getWaitingCount()).toBe(jobs - done);
-    expect(await totalClicks(env.sql, link!)).toBe(done * perJob);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(done * perJob);
 
     const next = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
     try {
@@ -108,7 +109,7 @@ describe('click batch worker under failure', () => {
       await next.close();
     }
     expect(await processed()).toBe(jobs);
-    expect(await totalClicks(env.sql, link!)).toBe(jobs * perJob);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(jobs * perJob);
     expect(await producer.queue.getFailedCount()).toBe(0);
   });
 

@@ -1,44 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';
-import { UA, click, clickQueue, createLinks, totalClicks, waitForIdle, waitUntil } from './helpers.js';
-
-const repoRoot = join(import.meta.dirname, '../../..');
-
-/** Starts `node --import tsx services/worker/src/main.ts` and collects its stdout lines. */
-function startWorkerProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/worker/src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  let stderr = '';
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    stdout.push(...lines.filter(Boolean));
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, stdout, stderr: () => stderr, exited };
-}
+import { spawnService, type ServiceProcess } from '../../../test/support/processes.js';
+import { UA, click, clickProducer, createLinks, rolledUpClicks, waitForIdle, type ClickProducer } from './helpers.js';
 
 describe('worker process', () => {
   let env: TestEnvironment;
-  let producer: ReturnType<typeof clickQueue>;
-  let worker: ReturnType<typeof startWorkerProcess> | undefined;
+  let producer: ClickProducer;
+  let worker: ServiceProcess | undefined;
 
   beforeAll(async () => {
     env = await createTestEnvironment();
-    producer = clickQueue(env);
+    producer = clickProducer(env);
   });
   afterAll(async () => {
-    if (worker && worker.child.exitCode === null) (worker.child as ChildProcess).kill('SIGKILL');
+    await worker?.stop('SIGKILL');
     await producer.close();
     await env.close();
   });
@@ -52,12 +28,12 @@ describe('worker process', () => {
     ];
     for (let i = 0; i < 20; i++) await producer.add({ batchId: `process-${i}`, clicks });
 
-    worker = startWorkerProcess({ ...env.env, LOG_LEVEL: 'debug', WORKER_PORT: '0' });
-    await waitUntil(() => worker!.stdout.some((line) => line.includes('"worker started"')), 20_000);
+    worker = spawnService('worker', { ...env.env, LOG_LEVEL: 'debug', WORKER_PORT: '0' });
+    await expect.poll(() => worker!.output.some((line) => line.includes('"worker started"')), { timeout: 20_000 }).toBe(true);
     await waitForIdle(producer.queue);
-    expect(await totalClicks(env.sql, link!)).toBe(40);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(40);
 
-    const started = JSON.parse(worker.stdout.find((line) => line.includes('"worker started"'))!);
+    const started = JSON.parse(worker.output.find((line) => line.includes('"worker started"'))!);
     const base = `http://127.0.0.1:${started.healthPort}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
@@ -85,8 +61,8 @@ describe('worker process', () => {
 
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
-    expect(worker.stderr()).toBe('');
-    const lines = worker.stdout.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(worker.errors).toEqual([]);
+    const lines = worker.output.map((line) => JSON.parse(line) as Record<string, unknown>);
     // The shared line format: level by name, ISO time, the service, the message.
     for (const line of lines) {
       expect(line).toMatchObject({ level: expect.stringMatching(/^(debug|info|warn)$/), service: 'worker', msg: expect.any(String) });
@@ -94,7 +70,7 @@ describe('worker process', () => {
     }
     expect(lines.filter((l) => l.msg === 'batch processed')).toHaveLength(20);
     expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
-    const output = worker.stdout.join('\n');
+    const output = worker.output.join('\n');
     for (const secret of ['203.0.113.77', '198.51.100.23', '8.8.8.8', env.env.VISITOR_SALT!, env.env.JWT_SECRET!]) {
       expect(output).not.toContain(secret);
     }

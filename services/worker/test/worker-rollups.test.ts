@@ -1,30 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRepository, CLICK_BATCH_JOB, linksRepository } from '@deeplink/core';
-import { PREVIEW_CRAWLERS } from '@deeplink/core/routing/preview-crawlers';
+import { CLICK_BATCH_JOB, PREVIEW_CRAWLERS } from '@deeplink/core';
+import { analyticsRepository, linksRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker, type ClickWorker } from '../src/app.js';
-import {
-  HOUR,
-  UA,
-  capturingLogger,
-  click,
-  clickQueue,
-  createLinks,
-  dimension,
-  totalClicks,
-  uniqueVisitors,
-  waitForIdle,
-} from './helpers.js';
+import { HOUR, UA, capturingLogger, click, clickProducer, createLinks, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './helpers.js';
 
 describe('click batch worker', () => {
   let env: TestEnvironment;
-  let producer: ReturnType<typeof clickQueue>;
+  let producer: ClickProducer;
   let app: ClickWorker | undefined;
   const captured = capturingLogger();
 
   beforeAll(async () => {
     env = await createTestEnvironment({ WORKER_CONCURRENCY: '3' });
-    producer = clickQueue(env);
+    producer = clickProducer(env);
   });
   afterEach(async () => {
     await app?.close();
@@ -59,7 +48,7 @@ describe('click batch worker', () => {
       { bucket: new Date(hour), previews: PREVIEW_CRAWLERS.length },
       { bucket: new Date(hour + HOUR), previews: 1 },
     ]);
-    expect(await totalClicks(env.sql, link!)).toBe(1);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(1);
     const report = await analyticsRepository(env.sql).linkReport(
       link!, { start: new Date(hour), end: new Date(hour + HOUR), timeBucket: 'hour' }, ['platform'],
     );
@@ -92,12 +81,12 @@ describe('click batch worker', () => {
       { bucket: new Date(hour), clicks: 4 },
       { bucket: new Date(hour + HOUR), clicks: 3 },
     ]);
-    expect(await dimension(env.sql, link!, 'platform')).toEqual({ android: 2, ios: 2, desktop: 3 });
-    expect(await dimension(env.sql, link!, 'device')).toEqual({ Mobile: 4, Desktop: 3 });
-    expect(await dimension(env.sql, link!, 'browser')).toEqual({ Chrome: 3, 'Mobile Safari': 2, Firefox: 1, Safari: 1 });
-    expect(await dimension(env.sql, link!, 'os')).toEqual({ Android: 2, iOS: 2, Windows: 1, Linux: 1, 'Mac OS': 1 });
-    expect(await dimension(env.sql, link!, 'country')).toEqual({ US: 3, GB: 1, JP: 1, DE: 1, Unknown: 1 });
-    expect(await dimension(env.sql, link!, 'referrer')).toEqual({
+    expect(await dimensionTotals(env.sql, link!, 'platform')).toEqual({ android: 2, ios: 2, desktop: 3 });
+    expect(await dimensionTotals(env.sql, link!, 'device')).toEqual({ Mobile: 4, Desktop: 3 });
+    expect(await dimensionTotals(env.sql, link!, 'browser')).toEqual({ Chrome: 3, 'Mobile Safari': 2, Firefox: 1, Safari: 1 });
+    expect(await dimensionTotals(env.sql, link!, 'os')).toEqual({ Android: 2, iOS: 2, Windows: 1, Linux: 1, 'Mac OS': 1 });
+    expect(await dimensionTotals(env.sql, link!, 'country')).toEqual({ US: 3, GB: 1, JP: 1, DE: 1, Unknown: 1 });
+    expect(await dimensionTotals(env.sql, link!, 'referrer')).toEqual({
       'www.google.com': 2,
       'com.google.android.gm': 1,
       direct: 4,
@@ -115,7 +104,7 @@ describe('click batch worker', () => {
     await producer.add({ batchId: 'uniq-1', clicks: Array.from({ length: 15 }, (_, i) => visit(i % 10, hour + i)) });
     await producer.add({ batchId: 'uniq-2', clicks: Array.from({ length: 15 }, (_, i) => visit((i + 5) % 10, hour + HOUR + i)) });
     await waitForIdle(producer.queue);
-    expect(await totalClicks(env.sql, link!)).toBe(30);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(30);
     expect(await uniqueVisitors(env.sql, link!)).toBe(10);
   });
 
@@ -125,8 +114,8 @@ describe('click batch worker', () => {
     await start();
     await producer.addPlain({ batchId: 'plain-1', clicks });
     await waitForIdle(producer.queue);
-    expect(await totalClicks(env.sql, link!)).toBe(3);
-    expect(await dimension(env.sql, link!, 'platform')).toEqual({ android: 1, ios: 1, desktop: 1 });
+    expect(await rolledUpClicks(env.sql, link!)).toBe(3);
+    expect(await dimensionTotals(env.sql, link!, 'platform')).toEqual({ android: 1, ios: 1, desktop: 1 });
     expect(await producer.queue.getFailedCount()).toBe(0);
   });
 
@@ -140,8 +129,8 @@ describe('click batch worker', () => {
     // And once more after both finished, as a producer retrying a lost acknowledgement would.
     await producer.add(batch, { jobId: 'dup-1-c' });
     await waitForIdle(producer.queue);
-    expect(await totalClicks(env.sql, link!)).toBe(7);
-    expect(await dimension(env.sql, link!, 'platform')).toEqual({ desktop: 7 });
+    expect(await rolledUpClicks(env.sql, link!)).toBe(7);
+    expect(await dimensionTotals(env.sql, link!, 'platform')).toEqual({ desktop: 7 });
     expect(await producer.queue.getFailedCount()).toBe(0);
   });
 
@@ -164,8 +153,8 @@ describe('click batch worker', () => {
       await producer.add({ batchId: 'retry-1', clicks: Array.from({ length: 5 }, () => click(link!)) });
       await waitForIdle(producer.queue);
       expect(attempts).toEqual([2]); // completed on the second attempt
-      expect(await totalClicks(env.sql, link!)).toBe(5);
-      expect(await dimension(env.sql, link!, 'device')).toEqual({ Desktop: 5 });
+      expect(await rolledUpClicks(env.sql, link!)).toBe(5);
+      expect(await dimensionTotals(env.sql, link!, 'device')).toEqual({ Desktop: 5 });
       expect(captured.lines.some((l) => l.msg === 'batch attempt failed, will retry')).toBe(true);
     } finally {
       await env.sql.unsafe('DROP TRIGGER fail_once ON click_hourly_dimensions; DROP FUNCTION fail_once; DROP SEQUENCE fail_once');
@@ -181,7 +170,7 @@ describe('click batch worker', () => {
       clicks: [click(kept!), click(deleted!), click(deleted!, { userAgent: UA.androidChrome }), click(kept!)],
     });
     await waitForIdle(producer.queue);
-    expect(await totalClicks(env.sql, kept!)).toBe(2);
+    expect(await rolledUpClicks(env.sql, kept!)).toBe(2);
     const [rows] = await env.sql<{ n: number }[]>`
       SELECT (SELECT count(*) FROM click_hourly WHERE link_id = ${deleted!})::int
            + (SELECT count(*) FROM click_hourly_dimensions WHERE link_id = ${deleted!})::int AS n`;
@@ -196,7 +185,7 @@ describe('click batch worker', () => {
     await producer.add({ batchId: 'bots-1', clicks: [click(link!, { userAgent: UA.googlebot }), click(link!, { userAgent: UA.curl })] });
     await waitForIdle(producer.queue);
     expect(await batchRecorded('bots-1')).toBe(true);
-    expect(await totalClicks(env.sql, link!)).toBe(0);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(0);
   });
 
   it('keeps finished jobs out of Redis, since their data holds client addresses', async () => {

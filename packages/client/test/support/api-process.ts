@@ -1,58 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { createTestEnvironment, type TestEnvironment } from '../../../../test/support/environment.js';
-
-const repoRoot = join(import.meta.dirname, '../../../..');
+import { freePort, healthy, startService, type ServiceProcess } from '../../../../test/support/processes.js';
 
 export interface ApiProcess {
   /** `{base_url}`: the API's address including `/api`. */
   baseUrl: string;
-  child: ChildProcess;
+  service: ServiceProcess;
   /** Kills the process (SIGKILL: an abrupt outage) and waits until it is gone. */
   kill(): Promise<void>;
 }
 
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** Starts the real API process (`node --import tsx services/api/src/main.ts`) and waits for /healthz. */
+/** Starts the real API process from source on a spare port and waits for /healthz. */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/api/src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, API_HOST: '127.0.0.1', API_PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API exited with code ${child.exitCode}: ${stderr}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the API did not become healthy within 30 s: ${stderr}`);
-    }
-    const healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-    if (healthy) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const origin = `http://127.0.0.1:${port}`;
+  const service = await startService('api', { ...env, API_HOST: '127.0.0.1', API_PORT: String(port) }, healthy(origin), 30_000);
   return {
-    baseUrl: `http://127.0.0.1:${port}/api`,
-    child,
+    baseUrl: `${origin}/api`,
+    service,
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      await service.stop('SIGKILL');
     },
   };
 }

@@ -8,6 +8,12 @@ export interface ReportRange {
   start: Date;
   end: Date;
   timeBucket: TimeBucket;
+  /**
+   * IANA zone whose local midnights start day, week and month buckets; UTC when absent. The zone
+   * must be a whole number of hours from UTC over the range (the caller checks), so hour buckets
+   * are UTC hours whatever the zone.
+   */
+  timezone?: string;
 }
 
 /** Clicks of one dimension value (or of everything, for `total`) in one bucket. */
@@ -33,6 +39,8 @@ export interface LinkReportData {
   previews: number;
   /** Clicks per bucket start (epoch ms), for the buckets that had any; the caller zero-fills the rest. */
   series: Map<number, number>;
+  /** Distinct visitors per bucket start, the bucket's hourly (or daily) sketches merged; same keys as `series`. */
+  uniqueSeries: Map<number, number>;
   dimensions: DimensionTotal[];
 }
 
@@ -67,6 +75,17 @@ export function wholeDaysOf({ start, end }: Pick<ReportRange, 'start' | 'end'>):
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
+/** The zone buckets are cut in: hours are always UTC hours (the zone is whole hours from UTC). */
+const bucketZone = ({ timeBucket, timezone }: Pick<ReportRange, 'timeBucket' | 'timezone'>) =>
+  timeBucket === 'hour' || !timezone ? 'UTC' : timezone;
+
+/**
+ * The spans of a range read from daily rows when rows are grouped into its buckets: the whole UTC
+ * days, unless buckets are hours or start at another zone's midnight (daily rows are UTC days).
+ */
+export const bucketedDaysOf = (range: ReportRange): WholeDays =>
+  range.timeBucket === 'hour' || bucketZone(range) !== 'UTC' ? { start: range.end, end: range.end } : wholeDaysOf(range);
+
 /**
  * Read-only queries over the rollups (and links, for the summary). A range is read from the daily
  * tables for its whole UTC days and from the hourly tables for the hours at either edge, so a year
@@ -76,15 +95,26 @@ const isoDay = (date: Date) => date.toISOString().slice(0, 10);
  * depend on the session's TimeZone; every range condition is on the tables' primary keys.
  */
 export function analyticsRepository(sql: Sql) {
-  /** Start of the UTC bucket that contains a row's `bucket`, as timestamptz. */
-  const bucketOf = (unit: TimeBucket) => sql`(date_trunc(${unit}::text, bucket AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
+  /**
+   * Start of the bucket that contains a row's `bucket`, as timestamptz: truncated on the wall
+   * clock of the range's zone, so days start at its local midnight whatever their length.
+   */
+  const bucketOf = (range: Pick<ReportRange, 'timeBucket' | 'timezone'>) => {
+    const zone = bucketZone(range);
+    return sql`(date_trunc(${range.timeBucket}::text, bucket AT TIME ZONE ${zone}::text) AT TIME ZONE ${zone}::text)`;
+  };
 
   /** Every bucket start of the range, including the first bucket when it starts before the range. */
-  const bucketSeries = ({ start, end, timeBucket }: ReportRange) => sql`
-    SELECT generate_series(
-      date_trunc(${timeBucket}::text, ${start}::timestamptz AT TIME ZONE 'UTC'),
-      (${end}::timestamptz AT TIME ZONE 'UTC') - interval '1 microsecond',
-      ${`1 ${timeBucket}`}::interval) AT TIME ZONE 'UTC' AS bucket`;
+  const bucketSeries = (range: ReportRange) => {
+    const { start, end, timeBucket } = range;
+    const zone = bucketZone(range);
+    // Stepping on the wall clock, then back to instants: a local day is one step even when it lasts 23 or 25 hours.
+    return sql`
+      SELECT generate_series(
+        date_trunc(${timeBucket}::text, ${start}::timestamptz AT TIME ZONE ${zone}::text),
+        (${end}::timestamptz AT TIME ZONE ${zone}::text) - interval '1 microsecond',
+        ${`1 ${timeBucket}`}::interval) AT TIME ZONE ${zone}::text AS bucket`;
+  };
 
   /**
    * `columns` of one link's rows in the range, each with `bucket` (its hour, or its day's start):
@@ -135,14 +165,17 @@ export function analyticsRepository(sql: Sql) {
                    (SELECT coalesce(sum(previews), 0)::bigint FROM link_previews_hourly
                     WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}) AS previews
             FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r`,
-          // Two arrays instead of a row per bucket: a year by hour is 8760 buckets, and decoding
-          // rows one by one costs more than the query itself. Hours come from the hourly rows only.
-          tx<{ starts: number[] | null; clicks: number[] | null }[]>`
-            SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(clicks) AS clicks
+          // Arrays instead of a row per bucket: a year by hour is 8760 buckets, and decoding rows
+          // one by one costs more than the query itself. Hours come from the hourly rows only, and
+          // so do the days of a zone other than UTC. Unique visitors: the bucket's sketches merged.
+          tx<{ starts: number[] | null; clicks: number[] | null; uniques: number[] | null }[]>`
+            SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(clicks) AS clicks, array_agg(uniques) AS uniques
             FROM (${timeBucket === 'hour'
-              ? sql`SELECT bucket, clicks FROM click_hourly WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`
-              : sql`SELECT ${bucketOf(timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
-                    FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1`}) b`,
+              ? sql`SELECT bucket, clicks, round(hll_cardinality(visitors))::bigint AS uniques
+                    FROM click_hourly WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`
+              : sql`SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks,
+                           coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS uniques
+                    FROM (${totalRows(linkId, ['clicks', 'visitors'], range, bucketedDaysOf(range))}) r GROUP BY 1`}) b`,
           tx<DimensionTotal[]>`
             SELECT dimension, value, sum(clicks)::bigint AS clicks
             FROM (${dimensionRows(linkId, dimensions, range, days)}) r
@@ -153,6 +186,7 @@ export function analyticsRepository(sql: Sql) {
           uniqueClicks: totals!.uniqueClicks,
           previews: totals!.previews,
           series: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.clicks![i]!])),
+          uniqueSeries: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.uniques![i]!])),
           dimensions: [...counts],
         };
       });
@@ -164,17 +198,17 @@ export function analyticsRepository(sql: Sql) {
      * from hourly rows only; coarser ones from daily rows for whole days.
      */
     exportRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<BucketCount[]> {
-      const days = range.timeBucket === 'hour' ? { start: range.end, end: range.end } : wholeDaysOf(range);
+      const days = bucketedDaysOf(range);
       return sql<BucketCount[]>`
         SELECT bucket, dimension, value, clicks FROM (
           SELECT s.bucket, 'total' AS dimension, ${TOTAL_VALUE}::text AS value, coalesce(t.clicks, 0)::bigint AS clicks
           FROM (${bucketSeries(range)}) s
           LEFT JOIN (
-            SELECT ${bucketOf(range.timeBucket)} AS bucket, sum(clicks)::bigint AS clicks
+            SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks
             FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1
           ) t USING (bucket)
           UNION ALL
-          SELECT ${bucketOf(range.timeBucket)}, dimension, value, sum(clicks)::bigint
+          SELECT ${bucketOf(range)}, dimension, value, sum(clicks)::bigint
           FROM (${dimensionRows(linkId, CLICK_DIMENSIONS, range, days)}) r
           GROUP BY 1, 2, 3
         ) rows

@@ -2,12 +2,10 @@ import type { CachedLink } from '../redis/link-cache.js';
 import type { Platform } from './platform.js';
 import { parseAppUrl, parseWebUrl } from './safe-url.js';
 
-/** Where a visit goes: a 302, the iOS "try the app" page, or no destination at all. */
-export type Destination =
+/** Where a visit to a live link goes: a 302, the iOS "try the app" page, or no destination at all. */
+export type Route =
   | { kind: 'redirect'; location: string }
   | { kind: 'app-page'; appUrl: string; fallbackUrl: string }
-  /** The link has expired: answer 410. */
-  | { kind: 'expired' }
   /** Nothing safe to send the visitor to (a corrupt record): answer 404. */
   | { kind: 'unavailable' };
 
@@ -19,19 +17,13 @@ const playStoreUrl = (appPackage: string) =>
 const appStoreUrl = (appStoreId: string | undefined) =>
   appStoreId === undefined ? undefined : `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
-/** Where a live (not expired) link sends a platform. */
-export type Route = Exclude<Destination, { kind: 'expired' }>;
-
+/** Whether the link has expired at `now` (epoch ms): visits then get 410. Checked per visit, apart from the route. */
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
 
-/** Applies the routing rules (see docs/redirect.md) to one visit. Pure: no I/O, no clock. */
-export function resolveDestination(link: CachedLink, platform: Platform, now: number): Destination {
-  return isExpired(link, now) ? { kind: 'expired' } : routeFor(link, platform);
-}
-
 /**
- * The platform's route of a link, whatever the time: depends on nothing but its arguments, so a
- * caller may keep it for as long as it keeps the link record.
+ * The routing rules (see docs/redirect.md): the platform's route of a link, whatever the time.
+ * Pure: depends on nothing but its arguments, so a caller may keep it for as long as it keeps the
+ * link record.
  */
 export function routeFor(link: CachedLink, platform: Platform): Route {
   const params = link.customParameters;

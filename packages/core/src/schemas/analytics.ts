@@ -4,20 +4,50 @@ import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js
 export const TIME_BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
 
-const dateParam = isoDateTimeOrDate('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T10:00:00Z)').optional();
+const dateParam = (description: string, example: string) =>
+  isoDateTimeOrDate('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T10:00:00Z)').optional().meta({ description, example });
+
+/** True when the runtime knows `name` as an IANA time zone (fixed offsets such as +02:00 are not names). */
+export const isTimeZoneName = (name: string): boolean => {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An IANA time zone name; UTC when absent. */
+export const timezoneParam = z
+  .string()
+  .refine(isTimeZoneName, 'must be an IANA time zone name such as Europe/Paris or America/New_York')
+  .default('UTC')
+  .meta({
+    description:
+      'IANA time zone: day, week and month buckets start at its local midnight (a day may last 23 or 25 hours around a DST change) ' +
+      'and bare dates in startDate/endDate are its local dates; timeSeries dates stay UTC instants. Zones a whole number of hours ' +
+      'from UTC only (Asia/Kolkata, UTC+05:30, is refused with 400): clicks are counted per UTC hour',
+    example: 'Europe/Paris',
+  });
+
+const timeBucketParam = z.enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUCKETS.join(', ')}` }).default('day')
+  .meta({ description: 'Granularity of timeSeries (and of export rows): hour, day, week (ISO, from Monday) or month', example: 'day' });
+
+/** The range parameters every analytics request shares. */
+const rangeParams = {
+  startDate: dateParam('First day (a bare date: its local midnight) or instant of the range, inclusive; default 29 days before endDate', '2026-03-01'),
+  endDate: dateParam('Last day of the range, included whole, or an instant, included; default today', '2026-03-31'),
+  timeBucket: timeBucketParam,
+  timezone: timezoneParam,
+};
 
 /**
- * Range and granularity of a link report. A bare date means the whole UTC day; endDate is
- * inclusive. Defaults: the last 30 days, by day. Semantic checks (start after end, too many
- * buckets) happen where the range is resolved.
+ * Range and granularity of a link report. A bare date means the whole day in `timezone` (UTC by
+ * default); endDate is inclusive. Defaults: the last 30 days, by day. Semantic checks (start after
+ * end, too many buckets, a zone off the whole hour) happen where the range is resolved.
  */
-export const linkAnalyticsQuerySchema = z
-  .object({
-    startDate: dateParam,
-    endDate: dateParam,
-    timeBucket: z.enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUCKETS.join(', ')}` }).default('day'),
-  })
-  .strict();
+export const linkAnalyticsQuerySchema = z.object(rangeParams).strict();
 export type LinkAnalyticsQuery = z.infer<typeof linkAnalyticsQuerySchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
@@ -39,7 +69,14 @@ export const linkAnalyticsSchema = z
     devices: counts('Mobile, Desktop'),
     referrers: counts('Referring hosts: the top 10, the rest as Other; direct for visits without a referrer'),
     timeSeries: z
-      .array(z.object({ date: timestampSchema, clicks: z.number().int() }))
+      .array(z.object({
+        date: timestampSchema.meta({ description: "Start of the bucket, a UTC instant (local midnight of the range's timezone for day, week and month)" }),
+        clicks: z.number().int().meta({ description: 'Clicks in the bucket', example: 42 }),
+        uniqueClicks: z.number().int().meta({
+          description: "Distinct visitors in the bucket: the bucket's hourly sketches merged (HyperLogLog estimate, at most clicks)",
+          example: 30,
+        }),
+      }))
       .meta({ description: 'One entry per bucket across the whole range, zero-filled; the clicks add up to totalClicks' }),
     range: z
       .object({ startDate: timestampSchema, endDate: timestampSchema, timeBucket: z.enum(TIME_BUCKETS) })

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import type { AnalyticsExportRow, BucketCount } from '@deeplink/core';
+import type { AnalyticsExportRow } from '@deeplink/core';
+import type { BucketCount } from '@deeplink/core/db';
 import { csvLine } from './csv.js';
 
 /** Columns of the CSV export, in order; the JSON export uses the same names. */

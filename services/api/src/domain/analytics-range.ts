@@ -1,4 +1,5 @@
 import { invalidRequest, type LinkAnalyticsQuery, type TimeBucket } from '@deeplink/core';
+import { assertWholeHour, clockOf, type ZoneClock } from './time-zone.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -16,6 +17,8 @@ export interface AnalyticsRange {
   start: Date;
   end: Date;
   timeBucket: TimeBucket;
+  /** The IANA zone whose local midnights start day, week and month buckets; `UTC` by default. */
+  timezone: string;
   /** Start (epoch ms) of every bucket the range touches; the first may start before the range. */
   buckets: number[];
 }
@@ -52,12 +55,23 @@ const nextBucket = (start: number, bucket: TimeBucket) => {
   return monthStart(date.getUTCFullYear(), date.getUTCMonth() + 1);
 };
 
-/** The bucket starts of [start, end), or undefined as soon as there would be more than `limit`. */
-function bucketStarts(start: number, end: number, bucket: TimeBucket, limit: number): number[] | undefined {
+/**
+ * The bucket starts of [start, end), or undefined as soon as there would be more than `limit`.
+ * Day, week and month buckets start at the zone's local midnight (so a day may last 23 or 25
+ * hours); hours are UTC hours, which are the zone's hours too, as its offset is whole hours.
+ */
+function bucketStarts(start: number, end: number, bucket: TimeBucket, limit: number, clock: ZoneClock): number[] | undefined {
   const starts: number[] = [];
-  for (let at = bucketStart(start, bucket); at < end; at = nextBucket(at, bucket)) {
+  const localBucket = (at: number) => clock.fromLocal(bucketStart(clock.toLocal(at), bucket));
+  let at = bucket === 'hour' ? bucketStart(start, bucket) : localBucket(start);
+  for (; at < end; at = bucket === 'hour' ? at + HOUR : clock.fromLocal(nextBucket(bucketStart(clock.toLocal(at), bucket), bucket))) {
     if (starts.length === limit) return undefined;
+    if (bucket !== 'hour') assertWholeHour(at, clock);
     starts.push(at);
+  }
+  // Hour buckets: the offset checked once a (local) day, enough to see any change of it.
+  if (bucket === 'hour' && clock.zone !== 'UTC') {
+    for (let day = start; day < end; day += DAY) assertWholeHour(localBucket(day), clock);
   }
   return starts;
 }
@@ -80,18 +94,31 @@ export function bucketIsoStrings(starts: readonly number[]): string[] {
   });
 }
 
+/** The query fields a range is made of; `timezone` defaults to UTC. */
+export type RangeQuery = Omit<LinkAnalyticsQuery, 'timezone'> & { timezone?: string };
+
 /**
- * Turns the query into a range. A bare startDate means 00:00 UTC of that day; a bare endDate
- * includes its whole UTC day and a date-time endDate includes that instant. Both ends are then
- * widened to whole hours, because clicks are stored per hour. Defaults: the DEFAULT_RANGE_DAYS
- * UTC days ending with today (today included). Throws INVALID_REQUEST naming the bad field.
+ * Turns the query into a range. A bare startDate means local midnight of that day in `timezone`
+ * (UTC by default); a bare endDate includes its whole local day and a date-time endDate includes
+ * that instant. Both ends are then widened to whole hours, because clicks are stored per hour.
+ * Defaults: the DEFAULT_RANGE_DAYS local days ending with today (today included). Throws
+ * INVALID_REQUEST naming the bad field.
  */
-export function resolveRange(query: LinkAnalyticsQuery, now: Date): AnalyticsRange {
+export function resolveRange(query: RangeQuery, now: Date): AnalyticsRange {
   const { startDate, endDate, timeBucket } = query;
-  const endExclusive = endDate === undefined ? floorTo(now.getTime(), DAY) + DAY
-    : isBareDate(endDate) ? Date.parse(endDate) + DAY
+  const clock = clockOf(query.timezone ?? 'UTC');
+  const localMidnight = (localDay: number) => {
+    const instant = clock.fromLocal(localDay);
+    assertWholeHour(instant, clock);
+    return instant;
+  };
+  const today = floorTo(clock.toLocal(now.getTime()), DAY);
+  const endExclusive = endDate === undefined ? localMidnight(today + DAY)
+    : isBareDate(endDate) ? localMidnight(Date.parse(endDate) + DAY)
     : Date.parse(endDate) + 1;
-  const startInclusive = startDate === undefined ? endExclusive - DEFAULT_RANGE_DAYS * DAY : Date.parse(startDate);
+  const startInclusive = startDate === undefined ? clock.fromLocal(clock.toLocal(endExclusive) - DEFAULT_RANGE_DAYS * DAY)
+    : isBareDate(startDate) ? localMidnight(Date.parse(startDate))
+    : Date.parse(startDate);
   if (endExclusive > LATEST_END) {
     throw invalidRequest('The date range ends too late', [{ field: 'endDate', message: 'must be before 9999-12-31' }]);
   }
@@ -102,7 +129,7 @@ export function resolveRange(query: LinkAnalyticsQuery, now: Date): AnalyticsRan
   }
   const start = floorTo(startInclusive, HOUR);
   const end = ceilTo(endExclusive, HOUR);
-  const buckets = bucketStarts(start, end, timeBucket, MAX_BUCKETS);
+  const buckets = bucketStarts(start, end, timeBucket, MAX_BUCKETS, clock);
   if (!buckets) {
     throw invalidRequest('The report would have too many time buckets', [
       {
@@ -111,5 +138,5 @@ export function resolveRange(query: LinkAnalyticsQuery, now: Date): AnalyticsRan
       },
     ]);
   }
-  return { start: new Date(start), end: new Date(end), timeBucket, buckets };
+  return { start: new Date(start), end: new Date(end), timeBucket, timezone: clock.zone, buckets };
 }

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
-import type {
-  AnalyticsExportQuery, AnalyticsRepository, LinkAnalytics, LinkAnalyticsQuery, LinksRepository, SummaryAnalytics,
-} from '@deeplink/core';
+import type { AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics } from '@deeplink/core';
+import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
@@ -20,6 +19,33 @@ export interface AnalyticsExport {
 }
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
+
+/** Index of the last of the ascending `starts` at or before `instant` (the bucket holding it). */
+function bucketIndex(starts: readonly number[], instant: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle]! <= instant) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/**
+ * The zero-filled series of a range. Each bucket the database reported goes to the range's bucket
+ * holding its start (the same instant, unless a zone's clock change makes the two calendars
+ * resolve a missing local midnight differently), so no click is ever left out.
+ */
+function timeSeries(range: AnalyticsRange, clicks: Map<number, number>, uniques: Map<number, number>): LinkAnalytics['timeSeries'] {
+  const series = bucketIsoStrings(range.buckets).map((date) => ({ date, clicks: 0, uniqueClicks: 0 }));
+  for (const [start, count] of clicks) {
+    const entry = series[bucketIndex(range.buckets, start)]!;
+    entry.clicks += count;
+    entry.uniqueClicks += uniques.get(start) ?? 0;
+  }
+  return series;
+}
 
 /** Per-link reports, exports and the account summary, each checked against the caller. */
 export function analyticsService(deps: {
@@ -59,7 +85,7 @@ export function analyticsService(deps: {
         browsers: topN(counts('browser')),
         devices: withLabels(['Mobile', 'Desktop'], counts('device')),
         referrers: topN(counts('referrer')),
-        timeSeries: bucketIsoStrings(range.buckets).map((date, i) => ({ date, clicks: report.series.get(range.buckets[i]!) ?? 0 })),
+        timeSeries: timeSeries(range, report.series, report.uniqueSeries),
         range: rangeOf(range),
       };
     },

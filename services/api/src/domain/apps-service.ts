@@ -1,7 +1,6 @@
-import {
-  AppError, AppTakenError, cacheLink, ErrorCode, forbidden, notFound,
-  type App, type AppRecord, type AppsRepository, type CreateAppInput, type LinksRepository, type RedisClient, type RedisKeys,
-} from '@deeplink/core';
+import { type App, conflict, type CreateAppInput, forbidden, notFound, type RedisKeys } from '@deeplink/core';
+import { type AppRecord, type AppsRepository, AppTakenError, type LinksRepository } from '@deeplink/core/db';
+import { cacheLink, type RedisClient } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
 import type { DomainRecords } from './domain-records.js';
@@ -45,7 +44,7 @@ export function appsService(deps: {
       } catch (error) {
         if (!(error instanceof AppTakenError)) throw error;
         const field = body.platform === 'ios' ? 'bundleId' : 'packageName';
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'You registered this app already', [{ field, message: 'is already registered' }]);
+        throw conflict('You registered this app already', [{ field, message: 'is already registered' }]);
       }
       await republish(app);
       return toApp(app);

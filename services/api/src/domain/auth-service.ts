@@ -1,11 +1,8 @@
-import {
-  AppError, ErrorCode, forbidden, notFound, unauthorized,
-  type ApiKey, type ApiKeyListItem, type ApiKeyRecord, type ApiKeysRepository, type AuthResult, type ChangePasswordBody, type LoginBody, type RegisterBody, type User,
-  type UserRecord, type UsersRepository,
-} from '@deeplink/core';
+import { type ApiKey, type ApiKeyListItem, type AuthResult, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
+import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { TokenVersions } from './token-versions.js';
-import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, verifyAccessToken } from './tokens.js';
+import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';
 
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
 const UNKNOWN_KEYS_MAX = 10_000;
@@ -30,8 +27,11 @@ export function authService(deps: {
   tokenVersions: TokenVersions;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  /** The clock token expiry is read against (tests move it). */
+  now?: () => number;
 }) {
   const { users, apiKeys, tokenVersions } = deps;
+  const tokens = tokenVerifier(deps.jwtSecret, { now: deps.now });
   const issue = (user: UserRecord, version = user.tokenVersion): AuthResult => ({
     user: toUser(user),
     token: signAccessToken(user.id, version, deps.jwtSecret, deps.jwtTtlSeconds),
@@ -54,7 +54,7 @@ export function authService(deps: {
     async register(body: RegisterBody): Promise<AuthResult> {
       const user = await users.create({ name: body.name, email: body.email, passwordHash: await hashPassword(body.password) });
       if (!user) {
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'An account with this email already exists', [
+        throw conflict('An account with this email already exists', [
           { field: 'email', message: 'is already registered' },
         ]);
       }
@@ -91,9 +91,17 @@ export function authService(deps: {
         await recordUse(key);
         return { userId: key.userId, apiKeyId: key.id };
       }
-      const claims = verifyAccessToken(credential, deps.jwtSecret);
+      const claims = tokens.verify(credential);
       if (!claims) return undefined;
       return (await tokenVersions.current(claims.userId)) === claims.version ? { userId: claims.userId } : undefined;
+    },
+
+    /**
+     * Whether the credential is a login token this process has verified before: resolving it then
+     * costs no lookup, so the guard against addresses guessing credentials can be skipped.
+     */
+    isKnownToken(credential: string): boolean {
+      return tokens.knows(credential);
     },
 
     /** Ends every login token of the caller ("log out everywhere"); API keys stay valid. */
@@ -108,7 +116,7 @@ export function authService(deps: {
       const user = await users.findById(principal.userId);
       if (!user) throw unauthorized('The account behind these credentials no longer exists');
       if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
-        throw new AppError(400, ErrorCode.INVALID_REQUEST, 'The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
+        throw invalidRequest('The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
       }
       const version = await tokenVersions.revoke(user.id, await hashPassword(body.newPassword));
       return issue(user, version);

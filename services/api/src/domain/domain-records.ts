@@ -1,6 +1,6 @@
-import {
-  appsRepository, cacheDomain, toCachedDomain, type DomainRecord, type DomainsRepository, type RedisClient, type RedisKeys, type Sql,
-} from '@deeplink/core';
+import type { RedisKeys } from '@deeplink/core';
+import { appsRepository, type DomainRecord, type DomainsRepository, type Sql, toCachedDomain } from '@deeplink/core/db';
+import { cacheDomain, type RedisClient } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**

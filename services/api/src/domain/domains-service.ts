@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import {
-  AppError, challengeName, DomainInUseError, DomainTakenError, ErrorCode, forbidden, HostnameActiveElsewhereError, invalidRequest, notFound,
-  uncacheDomain, type Domain, type DomainRecord, type DomainsRepository, type RedisClient, type RedisKeys,
-} from '@deeplink/core';
+import { challengeName, conflict, type Domain, forbidden, invalidRequest, notFound, type RedisKeys } from '@deeplink/core';
+import { DomainInUseError, type DomainRecord, type DomainsRepository, DomainTakenError, HostnameActiveElsewhereError } from '@deeplink/core/db';
+import { type RedisClient, uncacheDomain } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
 import type { DomainRecords } from './domain-records.js';
@@ -49,7 +47,7 @@ export function domainsService(deps: {
         return toDomain(await deps.domains.create(principal.userId, body.hostname, token, body.notFoundUrl));
       } catch (error) {
         if (!(error instanceof DomainTakenError)) throw error;
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'You added this domain already', [{ field: 'hostname', message: 'is already one of your domains' }]);
+        throw conflict('You added this domain already', [{ field: 'hostname', message: 'is already one of your domains' }]);
       }
     },
 
@@ -82,7 +80,7 @@ export function domainsService(deps: {
         active = await deps.domains.activate(domain.id);
       } catch (error) {
         if (!(error instanceof HostnameActiveElsewhereError)) throw error;
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
+        throw conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
       }
       if (!active) throw notFound('Domain not found');
       await deps.records.write(active);
@@ -105,7 +103,7 @@ export function domainsService(deps: {
         deleted = await deps.domains.delete(id);
       } catch (error) {
         if (!(error instanceof DomainInUseError)) throw error;
-        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'Links use this domain; delete them first', [{ field: 'id', message: 'has links' }]);
+        throw conflict('Links use this domain; delete them first', [{ field: 'id', message: 'has links' }]);
       }
       if (deleted?.verifiedAt) {
         await uncacheDomain(deps.redis, deps.keys, deleted.hostname).catch((error: unknown) =>

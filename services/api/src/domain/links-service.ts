@@ -1,11 +1,6 @@
-import type { RedisClient } from '@deeplink/core';
-import {
-  AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
-  notFound, toErrorDetails, cacheLink, uncacheLink, linkCacheId, type DomainsRepository,
-  type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
-  type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
-} from '@deeplink/core';
-import { oversizedDestinations } from '@deeplink/core/routing/resolve-destination';
+import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, type LinkFields, linkCacheId, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodeTakenError } from '@deeplink/core/db';
+import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
 import { findOwnedLink } from './owned-link.js';
@@ -89,7 +84,7 @@ export function linksService(deps: {
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
-            throw new AppError(409, ErrorCode.INVALID_REQUEST, 'This slug is already taken', [
+            throw conflict('This slug is already taken', [
               { field: 'slug', message: 'is already taken' },
             ]);
           }
@@ -157,7 +152,7 @@ export function linksService(deps: {
       } catch (error) {
         if (!(error instanceof ForeignLinksError)) throw error;
         const foreign = new Set(error.ids);
-        throw new AppError(403, ErrorCode.FORBIDDEN, 'Some of these links belong to another account; nothing was deleted',
+        throw forbidden('Some of these links belong to another account; nothing was deleted',
           ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])));
       }
       await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));

@@ -1,4 +1,5 @@
-import { forbidden, notFound, type LinkRecord, type LinksRepository } from '@deeplink/core';
+import { forbidden, notFound } from '@deeplink/core';
+import type { LinkRecord, LinksRepository } from '@deeplink/core/db';
 import type { Principal } from './auth-service.js';
 
 /** The link with this id if the caller owns it: 404 when there is none, 403 when it is someone else's. */

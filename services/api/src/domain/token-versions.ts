@@ -1,4 +1,6 @@
-import type { RedisClient, RedisKeys, UsersRepository } from '@deeplink/core';
+import type { RedisKeys } from '@deeplink/core';
+import type { UsersRepository } from '@deeplink/core/db';
+import type { RedisClient } from '@deeplink/core/redis';
 
 /** How long Redis keeps a user's token version: also how long a revocation made while Redis was unreachable can take to hold. */
 const CACHE_SECONDS = 5 * 60;

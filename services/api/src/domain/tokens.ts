@@ -17,14 +17,55 @@ export function signAccessToken(userId: string, version: number, secret: string,
   return jwt.sign({ ver: version }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });
 }
 
+/** What a valid login token says: whose it is and which of the user's token versions it belongs to. */
+export interface TokenClaims {
+  userId: string;
+  version: number;
+}
+
 /** The claims of a valid, unexpired token, or undefined. Only HS256 is accepted. */
-export function verifyAccessToken(token: string, secret: string): { userId: string; version: number } | undefined {
+export function verifyAccessToken(token: string, secret: string, now = Date.now()): (TokenClaims & { expiresAtMs: number }) | undefined {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
-    if (typeof payload !== 'object' || typeof payload.sub !== 'string') return undefined;
+    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(now / 1000) });
+    if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
     // Tokens from before versions existed carry none: version 0, which the first revocation ends.
-    return { userId: payload.sub, version: typeof payload.ver === 'number' ? payload.ver : 0 };
+    return { userId: payload.sub, version: typeof payload.ver === 'number' ? payload.ver : 0, expiresAtMs: payload.exp * 1000 };
   } catch {
     return undefined;
   }
 }
+
+/** Distinct valid tokens one process remembers: a few hundred bytes each, so at most a few MB. */
+export const VERIFIED_TOKENS_MAX = 10_000;
+
+/**
+ * verifyAccessToken with a memory: each distinct valid token is verified once per process and then
+ * answered from a bounded map until its `exp`. An HMAC check costs about a quarter of a millisecond,
+ * more than the rest of a cached read; a signature that was valid stays valid, so only expiry needs
+ * checking again. Revocation is not decided here (see tokenVersions). Invalid tokens are not
+ * remembered: the credential-failure limit stops an address that keeps sending them.
+ */
+export function tokenVerifier(secret: string, options: { max?: number; now?: () => number } = {}) {
+  const max = options.max ?? VERIFIED_TOKENS_MAX;
+  const now = options.now ?? Date.now;
+  const verified = new Map<string, TokenClaims & { expiresAtMs: number }>();
+  return {
+    verify(token: string): TokenClaims | undefined {
+      const at = now();
+      const known = verified.get(token);
+      if (known && known.expiresAtMs > at) return known;
+      if (known) verified.delete(token);
+      const claims = verifyAccessToken(token, secret, at);
+      if (!claims) return undefined;
+      // Oldest first out: Map keeps insertion order.
+      if (verified.size >= max) verified.delete(verified.keys().next().value!);
+      verified.set(token, claims);
+      return claims;
+    },
+    /** Whether the token's claims are remembered (it was verified before and has not expired). */
+    knows(token: string): boolean {
+      return (verified.get(token)?.expiresAtMs ?? 0) > now();
+    },
+  };
+}
+export type TokenVerifier = ReturnType<typeof tokenVerifier>;

@@ -1,5 +1,6 @@
 import { unauthorized } from '@deeplink/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AuthService, Principal } from '../domain/auth-service.js';
 import type { CredentialFailures } from './rate-limit.js';
 
@@ -13,29 +14,32 @@ declare module 'fastify' {
 }
 
 /**
- * Reads `Authorization: Bearer <API key or login token>` on every request, so rate limits can be
- * per user; it never refuses by itself: requirePrincipal does that on the protected routes.
+ * Reads `Authorization: Bearer <API key or login token>` on the routes that use a caller (all but
+ * the health checks, register and login), so rate limits can be per user; it never refuses by
+ * itself: requirePrincipal does that on the protected routes.
  */
-export function registerAuthentication(app: FastifyInstance, auth: AuthService, failures: CredentialFailures): void {
+export const authentication = fp<{ auth: AuthService; failures: CredentialFailures }>(async (app, { auth, failures }) => {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('authProblem', undefined);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    if (!header) return;
+    // Routes limited per address or not at all never look at the caller: resolving credentials there would be wasted work.
+    if (!header || request.routeOptions.config.rateLimitScope) return;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) {
       request.authProblem = 'The Authorization header must be "Bearer <API key or token>"';
       return;
     }
-    // An address that keeps sending bad credentials is stopped before its next lookup.
-    await failures.check(request.ip);
+    // An address that keeps sending bad credentials is stopped before its next lookup (a token
+    // verified before needs none).
+    if (!auth.isKnownToken(match[1]!)) await failures.check(request.ip);
     request.principal = await auth.authenticate(match[1]!);
     if (!request.principal) {
       request.authProblem = 'The API key or token is invalid, expired or revoked';
       await failures.record(request.ip);
     }
   });
-}
+}, { name: 'authentication' });
 
 /** onRequest hook for the protected subtree: 401 unless the request is authenticated. */
 export async function requirePrincipal(request: FastifyRequest): Promise<void> {

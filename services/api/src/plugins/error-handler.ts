@@ -1,5 +1,6 @@
-import { AppError, ErrorCode, type ErrorDetail, type ErrorEnvelope } from '@deeplink/core';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind, errorKindOf, ERRORS } from '@deeplink/core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = []): ErrorEnvelope => ({
@@ -7,8 +8,9 @@ const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = [])
   error: { code, message, details },
 });
 
-export const sendError = (reply: FastifyReply, status: number, code: ErrorCode, message: string, details: ErrorDetail[] = []) =>
-  reply.status(status).type('application/json').send(envelope(code, message, details));
+/** Answers with the envelope, the status and code of `kind` (see ERRORS). */
+export const sendError = (reply: FastifyReply, kind: ErrorKind, message: string, details: ErrorDetail[] = [], status: number = ERRORS[kind].status) =>
+  reply.status(status).type('application/json').send(envelope(ERRORS[kind].code, message, details));
 
 const LOCATION_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
 
@@ -28,19 +30,19 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
  * The one place that turns anything thrown into the spec's error envelope. Client errors keep
  * their message; server errors are logged with their cause and answered without stack or SQL.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export const errorHandling = fp(async (app) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       reply.headers(error.headers);
-      return sendError(reply, error.status, error.code, error.message, error.details);
+      return sendError(reply, error.kind, error.message, error.details);
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = LOCATION_NAMES[error.validationContext ?? 'body'] ?? 'request';
-      return sendError(reply, 400, ErrorCode.INVALID_REQUEST, `The ${where} is not valid`, validationDetails(error));
+      return sendError(reply, 'invalid', `The ${where} is not valid`, validationDetails(error));
     }
     const status = error.statusCode ?? 500;
     if (status === 413) {
-      return sendError(reply, 413, ErrorCode.INVALID_REQUEST, 'The request body is larger than the 1 MiB limit');
+      return sendError(reply, 'tooLarge', 'The request body is larger than the 1 MiB limit');
     }
     if (status >= 400 && status < 500) {
       // Fastify's own client errors: malformed JSON, wrong content type, empty body.
@@ -49,19 +51,23 @@ export function registerErrorHandling(app: FastifyInstance): void {
         : error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
           ? `The request body is not valid JSON: ${error.message}`
           : error.message;
-      return sendError(reply, status, ErrorCode.INVALID_REQUEST, message);
+      // A status the table does not name (405, 431, …) keeps its number, with the code of a bad request.
+      const kind = errorKindOf(status);
+      return kind ? sendError(reply, kind, message) : sendError(reply, 'invalid', message, [], status);
     }
     request.log.error({ err: error }, 'request failed');
     if (isBackingServiceDown(error)) {
-      return sendError(reply, 503, ErrorCode.INTERNAL_ERROR, 'A backing service is unavailable; try again shortly');
+      return sendError(reply, 'unavailable', 'A backing service is unavailable; try again shortly');
     }
-    return sendError(reply, 500, ErrorCode.INTERNAL_ERROR, 'Internal server error');
+    return sendError(reply, 'internal', 'Internal server error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, ErrorCode.NOT_FOUND, `No route for ${request.method} ${request.url.split('?')[0]}`),
-  );
-}
+  app.setNotFoundHandler(sendNotFound);
+}, { name: 'error-handling' });
+
+/** The 404 envelope of a path no route serves. */
+export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`);
 
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED']);
 

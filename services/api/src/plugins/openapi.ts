@@ -1,10 +1,10 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /** The OpenAPI document, generated from the route schemas: JSON at /api/docs/json, a browsable page at /api/docs. */
-export async function registerOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
+export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -27,4 +27,4 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
-}
+}, { name: 'openapi' });

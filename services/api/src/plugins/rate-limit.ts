@@ -1,6 +1,7 @@
-import { AppError, ErrorCode, type RedisKeys } from '@deeplink/core';
-import type { FastifyReply } from 'fastify';
-import type { RedisClient } from '@deeplink/core';
+import { type Config, rateLimited, type RedisKeys } from '@deeplink/core';
+import type { RedisClient } from '@deeplink/core/redis';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 
 export interface RateLimitRule {
   /** Counter namespace: `user`, `anonymous` or `auth`. */
@@ -27,9 +28,7 @@ export function rateLimiter(redis: RedisClient, keys: RedisKeys) {
     reply.header('X-RateLimit-Reset', resetAt);
     if (count > rule.max) {
       const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw new AppError(429, ErrorCode.RATE_LIMITED, `Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, [], {
-        'Retry-After': String(retryAfter),
-      });
+      throw rateLimited(`Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, retryAfter);
     }
   };
 }
@@ -53,9 +52,7 @@ export function credentialFailures(redis: RedisClient, keys: RedisKeys, rule: { 
       const count = Number(await redis.get(keys.credentialFailures(address, window)).catch(() => null));
       if (count < rule.max) return;
       const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw new AppError(429, ErrorCode.RATE_LIMITED, `Too many failed credentials from this address; retry in ${retryAfter}s`, [], {
-        'Retry-After': String(retryAfter),
-      });
+      throw rateLimited(`Too many failed credentials from this address; retry in ${retryAfter}s`, retryAfter);
     },
     async record(address: string): Promise<void> {
       const key = keys.credentialFailures(address, current().window);
@@ -64,3 +61,56 @@ export function credentialFailures(redis: RedisClient, keys: RedisKeys, rule: { 
   };
 }
 export type CredentialFailures = ReturnType<typeof credentialFailures>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
+    rateLimitScope?: 'auth' | 'none';
+    /**
+     * How many requests this one counts as against the caller's rate limit, read once the body is
+     * validated (a bulk request: one per link it touches). Default 1.
+     */
+    rateLimitUnits?: (request: FastifyRequest) => number;
+  }
+}
+
+/**
+ * The API's limits as hooks on every route: per user when authenticated, per address otherwise,
+ * per address and strict on register and login (`rateLimitScope`), none on health checks. A route
+ * worth more than one request says so with `rateLimitUnits`.
+ */
+export const rateLimits = fp<{ limit: RateLimiter; config: Config }>(async (app, { limit, config }) => {
+  const window = config.RATE_LIMIT_WINDOW_SECONDS;
+  const rules = {
+    auth: { scope: 'auth', max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: window },
+    user: { scope: 'user', max: config.RATE_LIMIT_MAX, windowSeconds: window },
+    anonymous: { scope: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_MAX, windowSeconds: window },
+  } satisfies Record<string, RateLimitRule>;
+
+  const ruleOf = (request: FastifyRequest): [RateLimitRule, string] | undefined => {
+    const scope = request.routeOptions.config.rateLimitScope;
+    if (scope === 'none') return undefined;
+    return scope === 'auth' ? [rules.auth, request.ip]
+      : request.principal ? [rules.user, request.principal.userId]
+      : [rules.anonymous, request.ip];
+  };
+  const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
+    const applies = ruleOf(request);
+    if (!applies || units <= 0) return;
+    try {
+      await limit(applies[0], applies[1], reply, units);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'RATE_LIMITED') throw error;
+      // Redis unreachable: serve the request rather than fail it; limits resume with Redis.
+      request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
+    }
+  };
+
+  // Every request counts once on arrival, before its body is read…
+  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
+  // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
+  app.addHook('preHandler', async (request, reply) => {
+    const units = request.routeOptions.config.rateLimitUnits;
+    if (units) await charge(request, reply, units(request) - 1);
+  });
+}, { name: 'rate-limits', dependencies: ['authentication'] });

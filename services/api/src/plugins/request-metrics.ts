@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
  * Request count and duration by route pattern (`/api/links/:id`, never the raw URL, so ids do not
  * explode the series) and status. Requests that match no route count under `route="unmatched"`.
  */
-export function registerRequestMetrics(app: FastifyInstance, registry: Registry): void {
+export const requestMetrics = fp<{ registry: Registry }>(async (app, { registry }) => {
   const labelNames = ['method', 'route', 'status'];
   const requests = new Counter({ name: 'api_http_requests_total', help: 'API requests answered, by route and status.', labelNames, registers: [registry] });
   const duration = new Histogram({
@@ -20,4 +20,4 @@ export function registerRequestMetrics(app: FastifyInstance, registry: Registry)
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
   });
-}
+}, { name: 'request-metrics' });

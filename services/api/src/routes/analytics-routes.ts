@@ -1,7 +1,4 @@
-import {
-  analyticsExportQuerySchema, idParamsSchema, linkAnalyticsQuerySchema, linkAnalyticsResponseSchema,
-  summaryAnalyticsResponseSchema,
-} from '@deeplink/core';
+import { analyticsExportQuerySchema, idParamsSchema, linkAnalyticsQuerySchema, linkAnalyticsResponseSchema, summaryAnalyticsResponseSchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AnalyticsService } from '../domain/analytics-service.js';

@@ -1,7 +1,4 @@
-import {
-  apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema,
-  loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema,
-} from '@deeplink/core';
+import { apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema, loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AuthService } from '../domain/auth-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';

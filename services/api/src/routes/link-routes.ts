@@ -1,7 +1,4 @@
-import {
-  bulkDeleteBodySchema, bulkDeleteResponseSchema, tagListResponseSchema, createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema,
-  nullDataSchema, updateLinkBodySchema,
-} from '@deeplink/core';
+import { bulkDeleteBodySchema, bulkDeleteResponseSchema, createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema, nullDataSchema, tagListResponseSchema, updateLinkBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { LinksService } from '../domain/links-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';

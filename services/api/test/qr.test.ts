@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeQrPng } from '../../../test/support/qr.js';
+import { createApiHarness, type ApiHarness } from './harness.js';
+
+let api: ApiHarness;
+let owner: { token: string };
+let link: { id: string; url: string };
+beforeAll(async () => {
+  api = await createApiHarness();
+  owner = await api.registerUser('Owner');
+  const created = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Poster', defaultUrl: 'https://example.com/poster' } });
+  link = created.json().data.link;
+});
+afterAll(() => api.close());
+
+describe('GET /api/links/:id/qr', () => {
+  it('answers an SVG of the short URL by default', async () => {
+    const response = await api.request({ method: 'GET', url: `/api/links/${link.id}/qr`, token: owner.token });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(response.headers['cache-control']).toBe('private, no-cache');
+    expect(response.body).toMatch(/^<svg[^>]+viewBox="0 0 \d+ \d+"/);
+    expect(response.body).toContain('width="512"');
+  });
+
+  it('answers a PNG of the requested size that a reader decodes back to the short URL', async () => {
+    const response = await api.request({ method: 'GET', url: `/api/links/${link.id}/qr?format=png&size=300&margin=2`, token: owner.token });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('image/png');
+    expect(response.headers['content-disposition']).toMatch(/^inline; filename="qr-[0-9A-Za-z]+\.png"$/);
+    const decoded = decodeQrPng(response.rawPayload);
+    expect(decoded.width).toBe(300);
+    expect(decoded.text).toBe(link.url);
+  });
+
+  it('refuses an unknown format and sizes or margins out of bounds, naming each field', async () => {
+    const response = await api.request({ method: 'GET', url: `/api/links/${link.id}/qr?format=gif&size=10&margin=99`, token: owner.token });
+    expect(response.statusCode).toBe(400);
+    const { error } = response.json();
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['format', 'margin', 'size']);
+  });
+
+  it("answers another account's link as GET /links/:id does (403), an unknown id with 404, no credentials with 401", async () => {
+    const stranger = await api.registerUser('Stranger');
+    const foreign = await api.request({ method: 'GET', url: `/api/links/${link.id}/qr`, token: stranger.token });
+    const sameAsLink = await api.request({ method: 'GET', url: `/api/links/${link.id}`, token: stranger.token });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json()).toEqual(sameAsLink.json());
+    const unknown = await api.request({ method: 'GET', url: '/api/links/00000000-0000-4000-8000-000000000000/qr', token: owner.token });
+    expect(unknown.statusCode).toBe(404);
+    expect((await api.request({ method: 'GET', url: `/api/links/${link.id}/qr` })).statusCode).toBe(401);
+  });
+});

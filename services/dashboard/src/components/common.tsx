@@ -1,0 +1,69 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { followLink } from '../lib/router.js';
+
+/** An in-app link: navigates without reloading the page. */
+export function AppLink({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
+  return <a href={href} class={className} onClick={followLink}>{children}</a>;
+}
+
+/** Copies `text` to the clipboard and says so for two seconds (politely, for screen readers too). */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(text);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 2000);
+  };
+  return (
+    <button type="button" class="secondary small" onClick={copy} aria-label={`${label}: ${text}`}>
+      <span aria-live="polite">{copied ? 'Copied' : label}</span>
+    </button>
+  );
+}
+
+/**
+ * A chart with its "Show as table" alternative: the same numbers, readable without the picture.
+ * The table is built only when shown (a year by hour is 8,760 rows).
+ */
+export function ChartCard({ title, chart, table, actions }: { title: string; chart: ComponentChildren; table: () => ComponentChildren; actions?: ComponentChildren }) {
+  const [asTable, setAsTable] = useState(false);
+  const id = `card-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <section class="card" aria-labelledby={id}>
+      <div class="card-head">
+        <h2 id={id}>{title}</h2>
+        <div class="card-actions">
+          {actions}
+          <button type="button" class="secondary small" aria-pressed={asTable} onClick={() => setAsTable(!asTable)}>
+            {asTable ? 'Show as chart' : 'Show as table'}
+          </button>
+        </div>
+      </div>
+      {asTable ? <div class="table-scroll">{table()}</div> : chart}
+    </section>
+  );
+}
+
+/** A message for the whole page: an error from the API or a hint. */
+export function Notice({ kind = 'error', children }: { kind?: 'error' | 'info'; children: ComponentChildren }) {
+  return <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>{children}</p>;
+}
+
+/** What went wrong, in words a person can act on. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Saves `content` as a file the browser downloads. */
+export function download(content: Blob | string, filename: string, type = 'text/plain'): void {
+  const blob = typeof content === 'string' ? new Blob([content], { type }) : content;
+  const url = URL.createObjectURL(blob);
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = filename;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,158 @@
+import type { CreateLinkInput, Link, UpdateLinkInput } from '@deeplink/client';
+
+/** The link form's values: every field as the text its input holds. */
+export interface LinkFormValues {
+  title: string;
+  defaultUrl: string;
+  desktopUrl: string;
+  /** A datetime-local value (the browser's time zone), '' for none. */
+  expirationDate: string;
+  android: { url: string; appPackageName: string; minimumVersion: string; fallbackUrl: string };
+  ios: { url: string; bundleId: string; minimumVersion: string; fallbackUrl: string };
+  parameters: { key: string; value: string }[];
+  /** Comma- or space-separated. */
+  tags: string;
+}
+
+/** The UTM parameters the form's helper fills in, in the order marketers think of them. */
+export const UTM_FIELDS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** An ISO instant as a datetime-local value in the browser's time zone. */
+export function toLocalInput(iso: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A datetime-local value (browser's time zone) as an ISO instant; '' stays ''; text that is no date is sent as it is for the API to name. */
+export function fromLocalInput(value: string): string {
+  if (!value) return '';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString();
+}
+
+/** The form's values for a link, or an empty form. */
+export function formValues(link?: Link): LinkFormValues {
+  return {
+    title: link?.title ?? '',
+    defaultUrl: link?.defaultUrl ?? '',
+    desktopUrl: link?.desktopUrl ?? '',
+    expirationDate: toLocalInput(link?.expirationDate),
+    android: {
+      url: link?.androidLink?.url ?? '',
+      appPackageName: link?.androidLink?.appPackageName ?? '',
+      minimumVersion: link?.androidLink?.minimumVersion ?? '',
+      fallbackUrl: link?.androidLink?.fallbackUrl ?? '',
+    },
+    ios: {
+      url: link?.iosLink?.url ?? '',
+      bundleId: link?.iosLink?.bundleId ?? '',
+      minimumVersion: link?.iosLink?.minimumVersion ?? '',
+      fallbackUrl: link?.iosLink?.fallbackUrl ?? '',
+    },
+    parameters: Object.entries(link?.customParameters ?? {}).map(([key, value]) => ({ key, value })),
+    tags: (link?.tags ?? []).join(', '),
+  };
+}
+
+/** The tags of the form's text: lower-cased, split on commas and spaces, without repeats. */
+export function parseTags(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).map((tag) => tag.trim().toLowerCase()).filter(Boolean))];
+}
+
+/** The parameter rows as an object; rows without a key are left out (a later row wins). */
+export function parameterObject(rows: LinkFormValues['parameters']): Record<string, string> {
+  return Object.fromEntries(rows.filter((row) => row.key.trim() !== '').map((row) => [row.key.trim(), row.value]));
+}
+
+/** The fields of a platform section that hold text, or undefined when it is empty (no such destination). */
+function section<T extends Record<string, string>>(fields: T): Partial<T> | undefined {
+  const filled = Object.entries(fields).filter(([, value]) => value.trim() !== '');
+  return filled.length === 0 ? undefined : (Object.fromEntries(filled.map(([key, value]) => [key, value.trim()])) as Partial<T>);
+}
+
+/**
+ * The create body: empty optional fields are left out. A platform section with anything filled in
+ * is sent as it is, so the API names whatever required field is still missing.
+ */
+export function createInput(values: LinkFormValues): CreateLinkInput {
+  const input: CreateLinkInput = { title: values.title.trim(), defaultUrl: values.defaultUrl.trim() };
+  if (values.desktopUrl.trim()) input.desktopUrl = values.desktopUrl.trim();
+  if (values.expirationDate) input.expirationDate = fromLocalInput(values.expirationDate);
+  const android = section(values.android);
+  if (android) input.androidLink = android as CreateLinkInput['androidLink'];
+  const ios = section(values.ios);
+  if (ios) input.iosLink = ios as CreateLinkInput['iosLink'];
+  const parameters = parameterObject(values.parameters);
+  if (Object.keys(parameters).length > 0) input.customParameters = parameters;
+  const tags = parseTags(values.tags);
+  if (tags.length > 0) input.tags = tags;
+  return input;
+}
+
+/** What changed in one platform section, as merge-patch fields: a cleared optional field is null. */
+function sectionPatch(before: object | undefined, after: Record<string, string>, required: readonly string[]): Record<string, string | null> | null | undefined {
+  const filled = section(after);
+  if (!filled) return before ? null : undefined; // emptied: the destination goes
+  if (!before) return filled as Record<string, string>; // new destination: every field
+  const patch: Record<string, string | null> = {};
+  for (const [key, raw] of Object.entries(after)) {
+    const value = raw.trim();
+    if (value === ((before as Record<string, string | undefined>)[key] ?? '')) continue;
+    // A required field cleared is sent empty, so the API says it is required.
+    patch[key] = value === '' && !required.includes(key) ? null : value;
+  }
+  return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+/**
+ * The PUT body for the changes from `link` to `values`, and nothing else (SPEC's merge rules):
+ * unchanged fields are left out, cleared optional fields are null, a platform section sends only
+ * the fields that changed, and custom parameters only the keys added, changed (value) or removed (null).
+ */
+export function updateInput(link: Link, values: LinkFormValues): UpdateLinkInput {
+  const patch: UpdateLinkInput = {};
+  const title = values.title.trim();
+  if (title !== link.title) patch.title = title;
+  const defaultUrl = values.defaultUrl.trim();
+  if (defaultUrl !== link.defaultUrl) patch.defaultUrl = defaultUrl;
+  const desktopUrl = values.desktopUrl.trim();
+  if (desktopUrl !== (link.desktopUrl ?? '')) patch.desktopUrl = desktopUrl === '' ? null : desktopUrl;
+  if (values.expirationDate !== toLocalInput(link.expirationDate)) {
+    patch.expirationDate = values.expirationDate === '' ? null : fromLocalInput(values.expirationDate);
+  }
+  const android = sectionPatch(link.androidLink, values.android, ['url', 'appPackageName']);
+  if (android !== undefined) patch.androidLink = android as UpdateLinkInput['androidLink'];
+  const ios = sectionPatch(link.iosLink, values.ios, ['url', 'bundleId']);
+  if (ios !== undefined) patch.iosLink = ios as UpdateLinkInput['iosLink'];
+
+  const before = link.customParameters ?? {};
+  const after = parameterObject(values.parameters);
+  if (Object.keys(after).length === 0 && Object.keys(before).length > 0) patch.customParameters = null;
+  else {
+    const changes: Record<string, string | null> = {};
+    for (const [key, value] of Object.entries(after)) if (before[key] !== value) changes[key] = value;
+    for (const key of Object.keys(before)) if (!(key in after)) changes[key] = null;
+    if (Object.keys(changes).length > 0) patch.customParameters = changes;
+  }
+
+  const tags = parseTags(values.tags);
+  const oldTags = link.tags ?? [];
+  if (tags.join('\n') !== oldTags.join('\n')) patch.tags = tags.length === 0 ? null : tags;
+  return patch;
+}
+
+/**
+ * The API's field errors by form field: `androidLink.url` and the like are the inputs' names;
+ * `customParameters.<key>` goes to the parameters section; anything else to the form as a whole.
+ */
+export function fieldErrors(details: readonly { field: string; message: string }[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const { field, message } of details) {
+    const key = field.startsWith('customParameters') ? 'customParameters' : field.startsWith('tags') ? 'tags' : field;
+    errors[key] = errors[key] ? `${errors[key]}; ${message}` : message;
+  }
+  return errors;
+}

@@ -1,0 +1,158 @@
+import { ServiceValidationError, type Link } from '@deeplink/client';
+import { useEffect, useState } from 'preact/hooks';
+import { AppLink, errorText, Notice } from '../components/common.js';
+import { createInput, fieldErrors, formValues, updateInput, UTM_FIELDS, type LinkFormValues } from '../lib/link-form.js';
+import { navigate } from '../lib/router.js';
+import { api } from '../lib/session.js';
+
+type Errors = Record<string, string>;
+
+/** One labelled input, named after the API's field path so the API's `details[].field` finds it. */
+function Field({ name, label, value, onInput, errors, type = 'text', hint, required }: {
+  name: string; label: string; value: string; onInput: (value: string) => void; errors: Errors; type?: string; hint?: string; required?: boolean;
+}) {
+  const id = `field-${name.replace(/\./g, '-')}`;
+  const error = errors[name];
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}{required && <span aria-hidden="true"> *</span>}</label>
+      <input id={id} name={name} type={type} value={value} required={required} aria-invalid={error ? true : undefined} aria-describedby={described}
+        onInput={(event) => onInput(event.currentTarget.value)} />
+      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+    </div>
+  );
+}
+
+/** Create a link, or edit one (`id`): the same form; an edit sends only what changed. */
+export function LinkFormPage({ id }: { id?: string }) {
+  const [link, setLink] = useState<Link>();
+  const [values, setValues] = useState<LinkFormValues>(formValues());
+  const [errors, setErrors] = useState<Errors>({});
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!id) return;
+    api.links.get(id).then((loaded) => {
+      setLink(loaded);
+      setValues(formValues(loaded));
+    }).catch((caught) => setError(errorText(caught)));
+  }, [id]);
+
+  const set = <K extends keyof LinkFormValues>(key: K, value: LinkFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
+  const setAndroid = (key: keyof LinkFormValues['android']) => (value: string) => set('android', { ...values.android, [key]: value });
+  const setIos = (key: keyof LinkFormValues['ios']) => (value: string) => set('ios', { ...values.ios, [key]: value });
+  const setParameter = (index: number, row: { key: string; value: string }) =>
+    set('parameters', values.parameters.map((current, at) => (at === index ? row : current)));
+  const utmValue = (field: string) => values.parameters.find((row) => row.key === `utm_${field}`)?.value ?? '';
+  const setUtm = (field: string) => (value: string) => {
+    const key = `utm_${field}`;
+    const exists = values.parameters.some((row) => row.key === key);
+    set('parameters', value === '' ? values.parameters.filter((row) => row.key !== key)
+      : exists ? values.parameters.map((row) => (row.key === key ? { key, value } : row)) : [...values.parameters, { key, value }]);
+  };
+
+  const submit = async (event: SubmitEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setError(undefined);
+    try {
+      let saved: Link;
+      if (link) {
+        const changes = updateInput(link, values);
+        saved = Object.keys(changes).length === 0 ? link : await api.links.update(link.id, changes);
+      } else {
+        saved = await api.links.create(createInput(values));
+      }
+      navigate(`/links/${saved.id}`);
+    } catch (caught) {
+      if (caught instanceof ServiceValidationError && caught.details.length > 0) {
+        setErrors(fieldErrors(caught.details));
+        setError('Some fields need attention: see the messages next to them.');
+      } else {
+        setError(errorText(caught));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (id && !link) return error ? <Notice>{error}</Notice> : <p class="muted">Loading…</p>;
+  const otherErrors = Object.entries(errors).filter(([field]) => !KNOWN_FIELDS.has(field));
+  return (
+    <section>
+      <div class="page-head">
+        <h1>{link ? `Edit “${link.title}”` : 'New link'}</h1>
+        {link && <AppLink href={`/links/${link.id}`}>Back to the link</AppLink>}
+      </div>
+      <form class="link-form" onSubmit={submit} noValidate>
+        <fieldset class="card">
+          <legend>Link</legend>
+          <Field name="title" label="Title" value={values.title} onInput={(value) => set('title', value)} errors={errors} required />
+          <Field name="defaultUrl" label="Default URL" type="url" value={values.defaultUrl} onInput={(value) => set('defaultUrl', value)} errors={errors} required
+            hint="Where every visitor goes when no platform below applies." />
+          <Field name="desktopUrl" label="Desktop URL" type="url" value={values.desktopUrl} onInput={(value) => set('desktopUrl', value)} errors={errors} />
+          <Field name="expirationDate" label="Expiration date" type="datetime-local" value={values.expirationDate} onInput={(value) => set('expirationDate', value)} errors={errors}
+            hint="In your time zone. Leave empty for a link that never expires." />
+          <Field name="tags" label="Tags" value={values.tags} onInput={(value) => set('tags', value)} errors={errors} hint="Separated by commas: spring, email" />
+        </fieldset>
+        <div class="platforms">
+          <fieldset class="card">
+            <legend>Android</legend>
+            <Field name="androidLink.url" label="App link URL" value={values.android.url} onInput={setAndroid('url')} errors={errors} hint="e.g. shop://sale" />
+            <Field name="androidLink.appPackageName" label="Package name" value={values.android.appPackageName} onInput={setAndroid('appPackageName')} errors={errors} hint="e.g. com.example.shop" />
+            <Field name="androidLink.minimumVersion" label="Minimum version" value={values.android.minimumVersion} onInput={setAndroid('minimumVersion')} errors={errors} />
+            <Field name="androidLink.fallbackUrl" label="Fallback URL" type="url" value={values.android.fallbackUrl} onInput={setAndroid('fallbackUrl')} errors={errors} />
+          </fieldset>
+          <fieldset class="card">
+            <legend>iOS</legend>
+            <Field name="iosLink.url" label="App link URL" value={values.ios.url} onInput={setIos('url')} errors={errors} hint="e.g. shop://sale" />
+            <Field name="iosLink.bundleId" label="Bundle ID" value={values.ios.bundleId} onInput={setIos('bundleId')} errors={errors} hint="e.g. com.example.shop" />
+            <Field name="iosLink.minimumVersion" label="Minimum version" value={values.ios.minimumVersion} onInput={setIos('minimumVersion')} errors={errors} />
+            <Field name="iosLink.fallbackUrl" label="Fallback URL" type="url" value={values.ios.fallbackUrl} onInput={setIos('fallbackUrl')} errors={errors} />
+          </fieldset>
+        </div>
+        <fieldset class="card">
+          <legend>Custom parameters</legend>
+          <p class="hint">Added to the destination's query string. The UTM fields fill in the usual campaign parameters.</p>
+          <div class="utm">
+            {UTM_FIELDS.map((field) => (
+              <Field key={field} name={`utm-${field}`} label={`UTM ${field}`} value={utmValue(field)} onInput={setUtm(field)} errors={{}} />
+            ))}
+          </div>
+          <table class="parameters">
+            <thead><tr><th scope="col">Key</th><th scope="col">Value</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+            <tbody>
+              {values.parameters.map((row, index) => (
+                <tr key={index}>
+                  <td><input aria-label={`Parameter ${index + 1} key`} value={row.key} onInput={(event) => setParameter(index, { ...row, key: event.currentTarget.value })} /></td>
+                  <td><input aria-label={`Parameter ${index + 1} value`} value={row.value} onInput={(event) => setParameter(index, { ...row, value: event.currentTarget.value })} /></td>
+                  <td><button type="button" class="secondary small" aria-label={`Remove parameter ${row.key || index + 1}`}
+                    onClick={() => set('parameters', values.parameters.filter((_, at) => at !== index))}>Remove</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" class="secondary small" onClick={() => set('parameters', [...values.parameters, { key: '', value: '' }])}>Add parameter</button>
+          {errors.customParameters && <p class="field-error" role="alert">{errors.customParameters}</p>}
+        </fieldset>
+        {otherErrors.map(([field, message]) => <Notice key={field}>{field}: {message}</Notice>)}
+        {error && <Notice>{error}</Notice>}
+        <div class="form-actions">
+          <button type="submit" disabled={busy}>{link ? 'Save changes' : 'Create link'}</button>
+          <AppLink href={link ? `/links/${link.id}` : '/links'} class="button secondary">Cancel</AppLink>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** Fields with a place of their own in the form; errors for any other go above the buttons. */
+const KNOWN_FIELDS = new Set([
+  'title', 'defaultUrl', 'desktopUrl', 'expirationDate', 'tags', 'customParameters',
+  ...['url', 'appPackageName', 'minimumVersion', 'fallbackUrl'].map((key) => `androidLink.${key}`),
+  ...['url', 'bundleId', 'minimumVersion', 'fallbackUrl'].map((key) => `iosLink.${key}`),
+]);

@@ -1,0 +1,225 @@
+import type { Link, LinkAnalytics, TimeBucket } from '@deeplink/client';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Breakdown } from '../components/breakdown.js';
+import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
+import { TimeChart } from '../components/time-chart.js';
+import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../lib/chart-data.js';
+import { allowedBuckets, defaultBucket, localDay, PRESETS, rangeQuery, resolveRange, type RangePreset } from '../lib/ranges.js';
+import { navigate } from '../lib/router.js';
+import { api } from '../lib/session.js';
+
+const numberFormat = new Intl.NumberFormat('en');
+
+/** A link: its short URL and QR code, where each platform goes, and its clicks. */
+export function LinkPage({ id }: { id: string }) {
+  const [link, setLink] = useState<Link>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    api.links.get(id).then(setLink).catch((caught) => setError(errorText(caught)));
+  }, [id]);
+
+  if (error) return <Notice>{error}</Notice>;
+  if (!link) return <p class="muted">Loading…</p>;
+  const remove = async () => {
+    if (!confirm(`Delete “${link.title}” and its analytics? This cannot be undone.`)) return;
+    try {
+      await api.links.delete(link.id);
+      navigate('/links');
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+  return (
+    <section>
+      <div class="page-head">
+        <h1>{link.title}</h1>
+        <div class="card-actions">
+          <AppLink href={`/links/${link.id}/edit`} class="button secondary">Edit</AppLink>
+          <button type="button" class="danger" onClick={remove}>Delete</button>
+        </div>
+      </div>
+      <div class="link-top">
+        <section class="card" aria-labelledby="short-url-heading">
+          <h2 id="short-url-heading">Short URL</h2>
+          <p class="short-url"><a href={link.url} data-testid="short-url">{link.url}</a> <CopyButton text={link.url} /></p>
+          <Destinations link={link} />
+        </section>
+        <QrCard link={link} />
+      </div>
+      <Analytics link={link} />
+    </section>
+  );
+}
+
+/** Where each kind of visitor goes. */
+function Destinations({ link }: { link: Link }) {
+  const rows: [string, string][] = [];
+  if (link.androidLink) {
+    rows.push(['Android', `App ${link.androidLink.appPackageName}${link.androidLink.minimumVersion ? ` ≥ ${link.androidLink.minimumVersion}` : ''} at ${link.androidLink.url}; without it: ${link.androidLink.fallbackUrl ?? 'the Play Store'}`]);
+  } else rows.push(['Android', link.defaultUrl]);
+  if (link.iosLink) {
+    rows.push(['iOS', `App ${link.iosLink.bundleId}${link.iosLink.minimumVersion ? ` ≥ ${link.iosLink.minimumVersion}` : ''} at ${link.iosLink.url}; without it: ${link.iosLink.fallbackUrl ?? 'the App Store'}`]);
+  } else rows.push(['iOS', link.defaultUrl]);
+  rows.push(['Desktop', link.desktopUrl ?? link.defaultUrl], ['Everyone else', link.defaultUrl]);
+  const parameters = Object.entries(link.customParameters ?? {});
+  return (
+    <>
+      <h3>Where visitors go</h3>
+      <dl class="destinations">
+        {rows.map(([platform, where]) => <div key={platform}><dt>{platform}</dt><dd>{where}</dd></div>)}
+      </dl>
+      {parameters.length > 0 && <p class="muted">Adds {parameters.map(([key, value]) => `${key}=${value}`).join(', ')}</p>}
+      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}</p>}
+      {link.tags && link.tags.length > 0 && <p>{link.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</p>}
+    </>
+  );
+}
+
+/** The QR code of the short URL: an SVG preview, and PNG and SVG downloads. */
+function QrCard({ link }: { link: Link }) {
+  const [preview, setPreview] = useState<string>();
+  const [error, setError] = useState<string>();
+  const code = link.url.split('/').pop() ?? link.id;
+  useEffect(() => {
+    let url: string | undefined;
+    api.links.qr(link.id, { format: 'svg', size: 256 }).then((svg) => {
+      // Shown as an image (blob: URL), not as markup in the page.
+      url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+      setPreview(url);
+    }).catch((caught) => setError(errorText(caught)));
+    return () => url && URL.revokeObjectURL(url);
+  }, [link.id, link.url]);
+  const save = (format: 'png' | 'svg') => async () => {
+    try {
+      if (format === 'png') download(await api.links.qr(link.id, { format: 'png', size: 1024 }), `qr-${code}.png`);
+      else download(await api.links.qr(link.id, { format: 'svg' }), `qr-${code}.svg`, 'image/svg+xml');
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+  return (
+    <section class="card qr" aria-labelledby="qr-heading">
+      <h2 id="qr-heading">QR code</h2>
+      {preview ? <img src={preview} width={192} height={192} alt={`QR code for ${link.url}`} /> : <div class="qr-placeholder" />}
+      {error && <Notice>{error}</Notice>}
+      <div class="card-actions">
+        <button type="button" class="secondary small" onClick={save('png')}>Download PNG</button>
+        <button type="button" class="secondary small" onClick={save('svg')}>Download SVG</button>
+      </div>
+    </section>
+  );
+}
+
+/** The report: range, bucket, totals, the time series and the breakdowns, each with its table. */
+function Analytics({ link }: { link: Link }) {
+  const [preset, setPreset] = useState<RangePreset>('30d');
+  const [custom, setCustom] = useState(() => ({ from: localDay(new Date(Date.now() - 29 * 86_400_000)), to: localDay(new Date()) }));
+  const [bucket, setBucket] = useState<TimeBucket>('day');
+  const [report, setReport] = useState<LinkAnalytics>();
+  const [arrivedAt, setArrivedAt] = useState(0);
+  const [error, setError] = useState<string>();
+  const [reload, setReload] = useState(0);
+  const range = useMemo(() => resolveRange(preset, new Date(), custom), [preset, custom.from, custom.to, reload]);
+  const buckets = allowedBuckets(range);
+  const query = { ...rangeQuery(range), timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setError(undefined);
+    api.analytics.link(link.id, query, { signal: controller.signal }).then((data) => {
+      performance.mark('report-data');
+      setArrivedAt(performance.now());
+      setReport(data);
+    }).catch((caught) => controller.signal.aborted || setError(errorText(caught)));
+    return () => controller.abort();
+  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, reload]);
+
+  const choosePreset = (next: RangePreset) => {
+    setPreset(next);
+    if (next !== 'custom') setBucket(defaultBucket(next, resolveRange(next, new Date())));
+  };
+  const exportAs = (format: 'csv' | 'json') => async () => {
+    try {
+      const name = `clicks-${link.url.split('/').pop()}-${localDay(range.startDate)}-${localDay(range.endDate)}`;
+      if (format === 'csv') download(await api.analytics.export(link.id, { ...query, format: 'csv' }), `${name}.csv`, 'text/csv');
+      else download(JSON.stringify(await api.analytics.export(link.id, { ...query, format: 'json' }), null, 2), `${name}.json`, 'application/json');
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+
+  return (
+    <section class="analytics" aria-labelledby="analytics-heading">
+      <div class="page-head">
+        <h2 id="analytics-heading">Analytics</h2>
+        <div class="card-actions">
+          <button type="button" class="secondary small" onClick={() => setReload(reload + 1)}>Refresh</button>
+          <button type="button" class="secondary small" onClick={exportAs('csv')}>Export CSV</button>
+          <button type="button" class="secondary small" onClick={exportAs('json')}>Export JSON</button>
+        </div>
+      </div>
+      <div class="toolbar">
+        <fieldset class="presets">
+          <legend>Range</legend>
+          {[...PRESETS, { id: 'custom' as const, label: 'Custom' }].map((option) => (
+            <label key={option.id} class="chip">
+              <input type="radio" name="range" value={option.id} checked={preset === option.id} onChange={() => choosePreset(option.id)} />
+              {option.label}
+            </label>
+          ))}
+        </fieldset>
+        {preset === 'custom' && (
+          <>
+            <div class="field inline"><label for="range-from">From</label>
+              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => setCustom({ ...custom, from: event.currentTarget.value })} /></div>
+            <div class="field inline"><label for="range-to">To</label>
+              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => setCustom({ ...custom, to: event.currentTarget.value })} /></div>
+          </>
+        )}
+        <div class="field inline">
+          <label for="bucket">Bucket</label>
+          <select id="bucket" value={query.timeBucket} onChange={(event) => setBucket(event.currentTarget.value as TimeBucket)}>
+            {buckets.map((option) => <option key={option} value={option}>{option[0]!.toUpperCase() + option.slice(1)}</option>)}
+          </select>
+        </div>
+      </div>
+      {error && <Notice>{error}</Notice>}
+      {report && <Report report={report} arrivedAt={arrivedAt} />}
+    </section>
+  );
+}
+
+/** The numbers of one report. Buckets are UTC hours, days, weeks or months, labelled as such. */
+function Report({ report, arrivedAt }: { report: LinkAnalytics; arrivedAt: number }) {
+  const bucket = report.range.timeBucket;
+  // Hours read in the browser's time zone; whole days, weeks and months are the API's UTC ones.
+  const timeZone = bucket === 'hour' ? undefined : 'UTC';
+  const data = useMemo(() => seriesData(report.timeSeries), [report]);
+  const onDrawn = () => {
+    performance.mark('report-drawn');
+    performance.measure('report-draw', { start: arrivedAt, end: performance.now() });
+  };
+  const series = () => (
+    <table>
+      <thead><tr><th scope="col">{bucket[0]!.toUpperCase() + bucket.slice(1)}{timeZone ? ' (UTC)' : ''}</th><th scope="col" class="num">Clicks</th></tr></thead>
+      <tbody>{report.timeSeries.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th><td class="num">{point.clicks}</td></tr>)}</tbody>
+    </table>
+  );
+  return (
+    <>
+      <div class="totals">
+        <div class="card total"><span class="total-label" id="total-clicks">Total clicks</span><span class="total-value" aria-labelledby="total-clicks">{numberFormat.format(report.totalClicks)}</span></div>
+        <div class="card total"><span class="total-label" id="unique-clicks">Unique clicks</span><span class="total-value" aria-labelledby="unique-clicks">{numberFormat.format(report.uniqueClicks)}</span></div>
+      </div>
+      <ChartCard title="Clicks over time" table={series}
+        chart={<TimeChart data={data} label="Clicks" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
+      <div class="breakdowns">
+        <Breakdown title="Platforms" dimension="Platform" rows={breakdownRows(report.platforms, platformName)} />
+        <Breakdown title="Devices" dimension="Device" rows={breakdownRows(report.devices)} />
+        <Breakdown title="Browsers" dimension="Browser" rows={breakdownRows(report.browsers)} />
+        <Breakdown title="Countries" dimension="Country" rows={breakdownRows(report.countries, countryName)} />
+        <Breakdown title="Referrers" dimension="Referrer" rows={breakdownRows(report.referrers)} />
+      </div>
+    </>
+  );
+}

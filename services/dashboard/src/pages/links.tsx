@@ -1,0 +1,172 @@
+import type { LinkPage as LinkPageData, LinkSortField, TagCount } from '@deeplink/client';
+import { useEffect, useState } from 'preact/hooks';
+import { AppLink, CopyButton, errorText, Notice } from '../components/common.js';
+import { navigate, useLocation } from '../lib/router.js';
+import { api } from '../lib/session.js';
+
+const COLUMNS: { field?: LinkSortField; label: string }[] = [
+  { field: 'title', label: 'Title' },
+  { label: 'Short URL' },
+  { field: 'defaultUrl', label: 'Default URL' },
+  { label: 'Clicks' },
+  { label: 'Tags' },
+  { field: 'createdAt', label: 'Created' },
+];
+const PAGE_SIZE = 20;
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+
+/** The list state lives in the address (?q=&tag=&sort=&dir=&page=), so a view can be bookmarked and Back works. */
+function useListQuery() {
+  const { query } = useLocation();
+  const state = {
+    q: query.get('q') ?? '',
+    tag: query.get('tag') ?? '',
+    sortBy: (query.get('sort') as LinkSortField | null) ?? 'createdAt',
+    sortDirection: (query.get('dir') as 'asc' | 'desc' | null) ?? 'desc',
+    page: Number(query.get('page') ?? 1) || 1,
+  };
+  const update = (changes: Partial<typeof state>) => {
+    const next = { ...state, page: 1, ...changes };
+    const params = new URLSearchParams();
+    if (next.q) params.set('q', next.q);
+    if (next.tag) params.set('tag', next.tag);
+    if (next.sortBy !== 'createdAt') params.set('sort', next.sortBy);
+    if (next.sortDirection !== 'desc') params.set('dir', next.sortDirection);
+    if (next.page > 1) params.set('page', String(next.page));
+    const search = params.toString();
+    navigate(`/links${search ? `?${search}` : ''}`, { replace: true });
+  };
+  return [state, update] as const;
+}
+
+/** Every link: search, filter by tag, sort, page, copy a short URL, delete several at once. */
+export function LinksPage() {
+  const [state, update] = useListQuery();
+  const [data, setData] = useState<LinkPageData>();
+  const [tags, setTags] = useState<TagCount[]>([]);
+  const [error, setError] = useState<string>();
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [reload, setReload] = useState(0);
+  const [search, setSearch] = useState(state.q);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    api.links.list({
+      page: state.page, limit: PAGE_SIZE, sortBy: state.sortBy, sortDirection: state.sortDirection,
+      q: state.q || undefined, tag: state.tag || undefined, include: ['clicks', 'tags'],
+    }, { signal: controller.signal })
+      .then((page) => {
+        setData(page);
+        setError(undefined);
+      })
+      .catch((caught) => controller.signal.aborted || setError(errorText(caught)));
+    return () => controller.abort();
+  }, [state.page, state.sortBy, state.sortDirection, state.q, state.tag, reload]);
+  useEffect(() => {
+    api.tags.list().then(setTags).catch(() => setTags([]));
+  }, [reload]);
+
+  const sortBy = (field: LinkSortField) =>
+    update({ sortBy: field, sortDirection: state.sortBy === field && state.sortDirection === 'asc' ? 'desc' : 'asc' });
+
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+
+  const deleteSelected = async () => {
+    if (!confirm(`Delete ${selected.size} link${selected.size === 1 ? '' : 's'} and their analytics? This cannot be undone.`)) return;
+    try {
+      await api.links.bulkDelete([...selected]);
+      setSelected(new Set());
+      setReload(reload + 1);
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+
+  const links = data?.links ?? [];
+  const filtered = Boolean(state.q || state.tag);
+  return (
+    <section>
+      <div class="page-head">
+        <h1>Links</h1>
+        <AppLink href="/links/new" class="button">New link</AppLink>
+      </div>
+      <form class="toolbar" role="search" onSubmit={(event) => {
+        event.preventDefault();
+        update({ q: search.trim() });
+      }}>
+        <div class="field inline">
+          <label for="links-search">Search</label>
+          <input id="links-search" type="search" value={search} placeholder="Title, URL or code" onInput={(event) => setSearch(event.currentTarget.value)} />
+        </div>
+        <div class="field inline">
+          <label for="links-tag">Tag</label>
+          <select id="links-tag" value={state.tag} onChange={(event) => update({ tag: event.currentTarget.value })}>
+            <option value="">All tags</option>
+            {tags.map((tag) => <option key={tag.name} value={tag.name}>{tag.name} ({tag.links})</option>)}
+          </select>
+        </div>
+        <button type="submit" class="secondary">Search</button>
+        {selected.size > 0 && <button type="button" class="danger" onClick={deleteSelected}>Delete selected ({selected.size})</button>}
+      </form>
+      {error && <Notice>{error}</Notice>}
+      {data && links.length === 0 && (filtered
+        ? <Notice kind="info">No link matches. <button type="button" class="link" onClick={() => {
+          setSearch('');
+          update({ q: '', tag: '' });
+        }}>Clear the search</button></Notice>
+        : (
+          <div class="empty card">
+            <h2>No links yet</h2>
+            <p>Create your first link: give it a title and the page it should open. Add the Android and iOS apps it should open when you have them; every visit is counted from the first click.</p>
+            <AppLink href="/links/new" class="button">Create your first link</AppLink>
+          </div>
+        ))}
+      {links.length > 0 && (
+        <div class="table-scroll">
+          <table class="links">
+            <caption class="visually-hidden">Your links, {data!.pagination.total} in all</caption>
+            <thead>
+              <tr>
+                <th scope="col"><span class="visually-hidden">Select</span></th>
+                {COLUMNS.map((column) => (
+                  <th scope="col" key={column.label} aria-sort={column.field && state.sortBy === column.field ? (state.sortDirection === 'asc' ? 'ascending' : 'descending') : undefined}>
+                    {column.field
+                      ? <button type="button" class="sort" onClick={() => sortBy(column.field!)}>
+                        {column.label}{state.sortBy === column.field ? (state.sortDirection === 'asc' ? ' ▲' : ' ▼') : ''}
+                      </button>
+                      : column.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((link) => (
+                <tr key={link.id}>
+                  <td><input type="checkbox" aria-label={`Select ${link.title}`} checked={selected.has(link.id)} onChange={() => toggle(link.id)} /></td>
+                  <td><AppLink href={`/links/${link.id}`}>{link.title}</AppLink></td>
+                  <td class="nowrap"><code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} /></td>
+                  <td class="url">{link.defaultUrl}</td>
+                  <td class="num">{link.clicks ?? 0}</td>
+                  <td>{(link.tags ?? []).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
+                  <td class="nowrap">{dateFormat.format(new Date(link.createdAt))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data && data.pagination.pages > 1 && (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" class="secondary" disabled={state.page <= 1} onClick={() => update({ page: state.page - 1 })}>Previous</button>
+          <span>Page {data.pagination.page} of {data.pagination.pages}</span>
+          <button type="button" class="secondary" disabled={state.page >= data.pagination.pages} onClick={() => update({ page: state.page + 1 })}>Next</button>
+        </nav>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,279 @@
+/// <reference lib="dom" />
+// The callbacks given to page.evaluate() run in the page: they use the DOM's globals.
+// The dashboard in Debian's Chromium against the whole stack (API serving the dashboard, redirector,
+// worker, real Redis and PostgreSQL): what a marketer does, at phone width (360 px) and desktop
+// width (1280 px). Screenshots go to .screenshots/ (git-ignored).
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.js';
+import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
+import { decodeQrPng } from '../support/qr.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { UA } from '../support/user-agents.js';
+
+const screenshots = join(import.meta.dirname, '../../.screenshots');
+/** Public addresses the bundled GeoIP database places in these countries. */
+const ADDRESSES = { US: '8.8.8.8', GB: '81.2.69.160', JP: '133.1.0.1' };
+
+let env: TestEnvironment;
+let stack: Stack;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+beforeAll(async () => {
+  env = await createTestEnvironment({ TRUST_PROXY: '1', RATE_LIMIT_AUTH_MAX: '1000' });
+  stack = await startStack(env.env);
+  browser = await launchChromium();
+  mkdirSync(screenshots, { recursive: true });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await env?.close();
+});
+
+/** A page at `width`, failing the test on any Content-Security-Policy violation or script error. */
+async function openPage(width: number): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width, height: width < 600 ? 780 : 900 });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('dialog', (dialog) => void dialog.accept());
+  return { page, problems };
+}
+
+const shot = (page: Page, width: number, name: string) => page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
+
+/** The numbers of a table alternative, by its first column. */
+async function tableOf(page: Page, card: string): Promise<Record<string, number>> {
+  const section = page.getByRole('region', { name: card });
+  const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent!, Number(tr.children[1]!.textContent)] as const));
+  return Object.fromEntries(rows);
+}
+
+/** Switches a card to its table (waiting for the card to be there). */
+async function showTable(page: Page, card: string): Promise<void> {
+  const toggle = page.getByRole('region', { name: card }).getByRole('button', { name: /^Show as (table|chart)$/ });
+  if ((await toggle.textContent()) === 'Show as table') await toggle.click();
+}
+
+describe.each([1280, 360])('the dashboard at %i px', (width) => {
+  let page: Page;
+  let problems: string[];
+  let shortUrl: string;
+  const email = `marketer-${width}-${Date.now()}@example.com`;
+
+  beforeAll(async () => {
+    ({ page, problems } = await openPage(width));
+  });
+  afterAll(async () => {
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('creates an account, keeps the token out of localStorage, and signs out on a 401', async () => {
+    await page.goto(`${stack.apiUrl}/`);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByLabel('Name').fill('Mia Marketer');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a long enough password');
+    await shot(page, width, 'create-account');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session') ?? '{}').user?.email)).toBe(email);
+
+    // A token the API no longer accepts: the next call is a 401 and the dashboard signs out.
+    await page.evaluate(() => {
+      const session = JSON.parse(sessionStorage.getItem('deeplink.session')!);
+      sessionStorage.setItem('deeplink.session', JSON.stringify({ ...session, token: 'expired' }));
+    });
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('deeplink.session'))).toBeNull();
+
+    // Signing in again, with the keyboard alone.
+    await page.getByLabel('Email').focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('a long enough password');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true);
+  });
+
+  it('shows what to do first on an empty list, then creates a link with every platform, showing the API\'s field error first', async () => {
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await expect.poll(() => page.getByText('No links yet').isVisible()).toBe(true);
+    await shot(page, width, 'links-empty');
+    await page.getByRole('link', { name: 'Create your first link' }).click();
+
+    await page.getByLabel('Title').fill('Spring sale');
+    await page.getByLabel('Default URL').fill('https://example.com/sale');
+    const android = page.getByRole('group', { name: 'Android' });
+    await android.getByLabel('App link URL').fill('shop://sale');
+    // No package name yet: the API refuses, and says so next to the field.
+    await page.getByRole('button', { name: 'Create link', exact: true }).click();
+    const packageName = android.getByLabel('Package name');
+    await expect.poll(() => packageName.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await packageName.getAttribute('aria-describedby'))!;
+    expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toMatch(/\S/);
+    await shot(page, width, 'link-form-error');
+
+    await packageName.fill('com.example.shop');
+    await android.getByLabel('Minimum version').fill('2.1.0');
+    await android.getByLabel('Fallback URL').fill('https://example.com/android');
+    const ios = page.getByRole('group', { name: 'iOS' });
+    await ios.getByLabel('App link URL').fill('shop://sale');
+    await ios.getByLabel('Bundle ID').fill('com.example.shop');
+    await ios.getByLabel('Minimum version').fill('3.0');
+    await ios.getByLabel('Fallback URL').fill('https://example.com/ios');
+    await page.getByLabel('Desktop URL').fill('https://example.com/desktop');
+    await page.getByLabel('Expiration date').fill('2030-12-31T23:59');
+    await page.getByLabel('UTM source').fill('newsletter');
+    await page.getByLabel('UTM campaign').fill('spring');
+    await page.getByLabel('Tags').fill('spring, email');
+    await page.getByRole('button', { name: 'Create link', exact: true }).click();
+
+    await expect.poll(() => page.getByRole('heading', { name: 'Spring sale' }).isVisible()).toBe(true);
+    shortUrl = (await page.getByTestId('short-url').textContent())!;
+    expect(shortUrl).toMatch(new RegExp(`^${stack.shortUrlBase}/[0-9A-Za-z]{7}$`));
+    expect(await page.locator('.destinations').textContent()).toContain('com.example.shop');
+  });
+
+  it('counts visits from Android, iPhone and desktop on the link page, by the tables\' numbers', async () => {
+    const visit = (userAgent: string, address: string) => fetch(shortUrl, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
+    const androidVisit = await visit(UA.androidChrome, ADDRESSES.US);
+    expect(androidVisit.status).toBe(302);
+    expect(androidVisit.headers.get('location')).toMatch(/^intent:\/\/sale#Intent;scheme=shop;package=com\.example\.shop;/);
+    const iphoneVisit = await visit(UA.iphoneSafari, ADDRESSES.GB);
+    expect(iphoneVisit.status).toBe(200);
+    expect(await iphoneVisit.text()).toContain('shop://sale');
+    const desktopVisit = await visit(UA.windowsChrome, ADDRESSES.JP);
+    expect(desktopVisit.status).toBe(302);
+    expect(desktopVisit.headers.get('location')).toMatch(/^https:\/\/example\.com\/desktop\?/);
+
+    await page.getByLabel('24 h').check();
+    await showTable(page, 'Platforms');
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(300);
+      return tableOf(page, 'Platforms');
+    }, { timeout: 20_000, interval: 500 }).toEqual({ Android: 1, iOS: 1, Desktop: 1 });
+    await showTable(page, 'Countries');
+    expect(await tableOf(page, 'Countries')).toEqual({ 'Japan (JP)': 1, 'United Kingdom (GB)': 1, 'United States (US)': 1 });
+    await expect.poll(() => page.locator('.total-value').first().textContent()).toBe('3');
+    expect(await page.getByLabel('Unique clicks').textContent()).toBe('3');
+    await showTable(page, 'Clicks over time');
+    const hourly = await tableOf(page, 'Clicks over time');
+    expect(Object.keys(hourly)).toHaveLength(24);
+    expect(Object.values(hourly).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
+    await shot(page, width, 'link-page-tables');
+
+    // Another bucket: the same clicks, by day, over the last 7 days.
+    await page.getByLabel('7 d').check();
+    await page.getByLabel('Bucket').selectOption('day');
+    const seriesHead = page.getByRole('region', { name: 'Clicks over time' }).locator('thead');
+    await expect.poll(() => seriesHead.textContent()).toContain('Day (UTC)');
+    const daily = await tableOf(page, 'Clicks over time');
+    expect(Object.keys(daily).length).toBeLessThanOrEqual(8);
+    expect(Object.values(daily).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
+    await page.getByRole('region', { name: 'Clicks over time' }).getByRole('button', { name: 'Show as chart' }).click();
+    await shot(page, width, 'link-page');
+  });
+
+  it('downloads the CSV export and the QR code, which decodes to the short URL', async () => {
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await csvDownload.path())!, 'utf8').trimEnd().split(/\r?\n/);
+    expect(csv[0]).toBe('bucket,dimension,value,clicks');
+    const rows = csv.slice(1).map((line) => line.split(','));
+    expect(rows.filter((row) => row[1] === 'total').reduce((sum, row) => sum + Number(row[3]), 0)).toBe(3);
+    expect(rows.filter((row) => row[1] === 'platform').map((row) => `${row[2]}=${row[3]}`).sort()).toEqual(['android=1', 'desktop=1', 'ios=1']);
+    expect(csvDownload.suggestedFilename()).toMatch(/\.csv$/);
+    const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8')) as { dimension: string; clicks: number }[];
+    expect(json.filter((row) => row.dimension === 'total').reduce((sum, row) => sum + row.clicks, 0)).toBe(3);
+
+    const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
+    const qr = decodeQrPng(readFileSync((await pngDownload.path())!));
+    expect(qr.text).toBe(shortUrl);
+    expect(await page.getByRole('img', { name: `QR code for ${shortUrl}` }).evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+  });
+
+  it('edits the link, sending only what changed', async () => {
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel('Desktop URL').fill('');
+    await page.getByRole('group', { name: 'Android' }).getByLabel('Minimum version').fill('2.2.0');
+    const [put] = await Promise.all([
+      page.waitForRequest((request) => request.method() === 'PUT'),
+      page.getByRole('button', { name: 'Save changes' }).click(),
+    ]);
+    expect(put.postDataJSON()).toEqual({ desktopUrl: null, androidLink: { minimumVersion: '2.2.0' } });
+    await expect.poll(() => page.locator('.destinations').textContent()).toContain('≥ 2.2.0');
+    const destinations = await page.locator('.destinations').textContent();
+    expect(destinations).toContain('Desktophttps://example.com/sale');
+    expect(destinations).toContain('com.example.shop ≥ 3.0');
+  });
+
+  it('draws a year by hour (8,760 points) and prints how long it took after the data arrived', async () => {
+    await page.getByLabel('1 y').check();
+    await expect.poll(() => page.getByLabel('Bucket').inputValue()).toBe('day');
+    // Changing the bucket aborts any report still on its way: the measures from here on are the hourly report's.
+    const before = await page.evaluate(() => performance.now());
+    await page.getByLabel('Bucket').selectOption('hour');
+    const drawn = () => page.evaluate((since) => performance.getEntriesByName('report-draw').filter((entry) => entry.startTime >= since).map((entry) => entry.duration), before);
+    await expect.poll(async () => (await drawn()).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    const ms = (await drawn()).at(-1)!;
+    await showTable(page, 'Clicks over time');
+    const hourly = await tableOf(page, 'Clicks over time');
+    expect(Object.keys(hourly)).toHaveLength(8760);
+    await page.getByRole('region', { name: 'Clicks over time' }).getByRole('button', { name: 'Show as chart' }).click();
+    console.log(`[browser ${width} px] a one-year hourly report (8,760 points) drew ${ms.toFixed(0)} ms after its data arrived`);
+    expect(await page.locator('.time-chart canvas').count()).toBe(1);
+  });
+
+  it('creates an API key shown once, which works until it is revoked', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('CRM sync');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').textContent())!;
+    expect(key).toMatch(/^dlk_/);
+    expect(await page.getByText('shown only this once').isVisible()).toBe(true);
+    await shot(page, width, 'api-keys');
+    const me = () => fetch(`${stack.apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.status);
+    expect(await me()).toBe(200);
+    await page.getByRole('button', { name: 'Revoke CRM sync' }).click();
+    await expect.poll(() => page.getByText('No API keys yet').isVisible()).toBe(true);
+    expect(await me()).toBe(401);
+  });
+
+  it('lists the link with its clicks and tags, and deletes the selected ones', async () => {
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    const row = page.getByRole('row', { name: /Spring sale/ });
+    await expect.poll(() => row.isVisible()).toBe(true);
+    expect(await row.locator('td.num').textContent()).toBe('3');
+    expect(await row.locator('.tag').allTextContents()).toEqual(['spring', 'email']);
+    await page.getByRole('button', { name: 'Title' }).click();
+    expect(page.url()).toContain('sort=title');
+    await shot(page, width, 'links');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => page.getByText('Total links').isVisible()).toBe(true);
+    await showTable(page, 'Top links');
+    expect(await tableOf(page, 'Top links')).toEqual({ 'Spring sale': 3 });
+    await shot(page, width, 'overview');
+    // Dark mode follows the system setting.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(17, 20, 24)');
+    await shot(page, width, 'overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(246, 247, 249)');
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await page.getByLabel('Select Spring sale').check();
+    await page.getByRole('button', { name: /Delete selected/ }).click();
+    await expect.poll(() => page.getByText('No links yet').isVisible()).toBe(true);
+  });
+});
