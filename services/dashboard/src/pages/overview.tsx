@@ -8,6 +8,8 @@ import { rangeQuery, resolveRange } from '../lib/ranges.js';
 import { api } from '../lib/session.js';
 
 const numberFormat = new Intl.NumberFormat('en');
+type DailyClicks = Pick<LinkAnalytics['timeSeries'][number], 'date' | 'clicks'>;
+
 /** Links whose daily series are added up for the account's last 30 days. */
 const SERIES_LINKS = 100;
 
@@ -17,7 +19,7 @@ const SERIES_LINKS = 100;
  */
 export function OverviewPage() {
   const [summary, setSummary] = useState<SummaryAnalytics>();
-  const [daily, setDaily] = useState<LinkAnalytics['timeSeries']>();
+  const [daily, setDaily] = useState<DailyClicks[]>();
   const [error, setError] = useState<string>();
   useEffect(() => {
     api.analytics.summary().then(setSummary).catch((caught) => setError(errorText(caught)));
@@ -56,8 +58,8 @@ export function OverviewPage() {
   );
 }
 
-/** Adds daily series up by date; with no links, a zero series over the range. */
-function sumSeries(series: LinkAnalytics['timeSeries'][], range: { startDate: Date; endDate: Date }): LinkAnalytics['timeSeries'] {
+/** Adds daily series up by date (clicks only: visitors of different links cannot be added); with no links, a zero series over the range. */
+function sumSeries(series: LinkAnalytics['timeSeries'][], range: { startDate: Date; endDate: Date }): DailyClicks[] {
   const totals = new Map<string, number>();
   const DAY = 86_400_000;
   for (let day = Math.floor(range.startDate.getTime() / DAY) * DAY; day < range.endDate.getTime(); day += DAY) totals.set(new Date(day).toISOString(), 0);
