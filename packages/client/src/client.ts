@@ -3,6 +3,7 @@ import type {
   AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
   LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery, LoginInput, QrQuery, RegisterInput,
   SummaryAnalytics, TagCount, UpdateLinkInput, User,
+  App, CreateAppInput, CreateDomainInput, Domain, UpdateDomainInput,
 } from './types.js';
 
 /** Options of createClient. Send either an API key or a login token; both travel as `Authorization: Bearer`. */
@@ -122,6 +123,30 @@ export function createClient(options: ClientOptions) {
         send<null>({ method: 'DELETE', path: path`/auth/api-keys/${id}` }, opts).then(() => {}),
     },
     links,
+    apps: {
+      /** Registers an iOS or Android app: served in the association files of the account's domains. */
+      create: (input: CreateAppInput, opts?: RequestOptions) =>
+        send<{ app: App }>({ method: 'POST', path: '/apps', body: input }, opts).then((data) => data.app),
+      list: (opts?: RequestOptions) => send<{ apps: App[] }>({ method: 'GET', path: '/apps' }, opts).then((data) => data.apps),
+      delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/apps/${id}` }, opts).then(() => {}),
+    },
+
+    domains: {
+      /** Adds a pending domain; publish its `verification` TXT record, then call verify(). */
+      create: (input: CreateDomainInput, opts?: RequestOptions) =>
+        send<{ domain: Domain }>({ method: 'POST', path: '/domains', body: input }, opts).then((data) => data.domain),
+      list: (opts?: RequestOptions) => send<{ domains: Domain[] }>({ method: 'GET', path: '/domains' }, opts).then((data) => data.domains),
+      get: (id: string, opts?: RequestOptions) =>
+        send<{ domain: Domain }>({ method: 'GET', path: path`/domains/${id}` }, opts).then((data) => data.domain),
+      /** Looks the TXT record up now: the domain comes back active when it holds the token, else still pending. */
+      verify: (id: string, opts?: RequestOptions) =>
+        send<{ domain: Domain }>({ method: 'POST', path: path`/domains/${id}/verify` }, opts).then((data) => data.domain),
+      update: (id: string, changes: UpdateDomainInput, opts?: RequestOptions) =>
+        send<{ domain: Domain }>({ method: 'PUT', path: path`/domains/${id}`, body: changes }, opts).then((data) => data.domain),
+      /** Removes a domain; refused (ConflictError) while links use it. */
+      delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/domains/${id}` }, opts).then(() => {}),
+    },
+
     tags: {
       /** Every tag on the caller's links with how many links carry it, by name. */
       list: (opts?: RequestOptions) => send<{ tags: TagCount[] }>({ method: 'GET', path: '/tags' }, opts).then((data) => data.tags),

@@ -99,6 +99,8 @@ export interface Link {
   /** Where the link sends visitors once it has expired (instead of the 410 page). */
   expiredUrl?: string;
   socialPreview?: SocialPreview;
+  /** The custom domain the link is on; absent on the default domain. */
+  domain?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -140,6 +142,8 @@ export interface CreateLinkInput {
   socialPreview?: SocialPreview;
   /** Custom short code instead of a generated one. */
   slug?: string;
+  /** One of your active custom domains (the default domain when omitted); fixed once the link exists. */
+  domain?: string;
 }
 
 /**
@@ -263,4 +267,46 @@ export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_RE
 export interface ErrorDetail {
   field: string;
   message: string;
+}
+
+/** An app of the account: an iOS app (teamId, bundleId) or an Android app (packageName, fingerprints). */
+export interface App {
+  id: string;
+  platform: 'ios' | 'android';
+  name?: string;
+  teamId?: string;
+  bundleId?: string;
+  appStoreId?: string;
+  packageName?: string;
+  sha256CertFingerprints?: string[];
+  createdAt: string;
+}
+
+/** Body of `apps.create()`. */
+export type CreateAppInput =
+  | { platform: 'ios'; name?: string; teamId: string; bundleId: string; appStoreId?: string }
+  | { platform: 'android'; name?: string; packageName: string; sha256CertFingerprints: string[] };
+
+/** A custom short-link domain: pending until its TXT record holds `verification.value`, then active. */
+export interface Domain {
+  id: string;
+  hostname: string;
+  status: 'pending' | 'active';
+  verification: { type: 'TXT'; name: string; value: string };
+  notFoundUrl?: string;
+  verifiedAt?: string;
+  createdAt: string;
+}
+
+/** Body of `domains.create()`. */
+export interface CreateDomainInput {
+  hostname: string;
+  /** Where unknown codes on the domain go (instead of the 404 page). */
+  notFoundUrl?: string;
+}
+
+/** Body of `domains.update()`. */
+export interface UpdateDomainInput {
+  /** null: the 404 page again. */
+  notFoundUrl: string | null;
 }

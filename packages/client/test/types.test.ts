@@ -27,6 +27,8 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.LinkAnalytics>().toEqualTypeOf<Core.LinkAnalytics>();
     expectTypeOf<Client.SummaryAnalytics>().toEqualTypeOf<Core.SummaryAnalytics>();
     expectTypeOf<Client.AnalyticsExportRow>().toEqualTypeOf<Core.AnalyticsExportRow>();
+    expectTypeOf<Client.App>().toEqualTypeOf<Core.App>();
+    expectTypeOf<Client.Domain>().toEqualTypeOf<Core.Domain>();
     expectTypeOf<Client.ErrorCode>().toEqualTypeOf<Core.ErrorEnvelope['error']['code']>();
     expectTypeOf<Client.ErrorDetail>().toEqualTypeOf<Core.ErrorEnvelope['error']['details'][number]>();
   });
@@ -37,6 +39,9 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.CreateApiKeyInput>().toEqualTypeOf<z.input<typeof Core.createApiKeyBodySchema>>();
     expectTypeOf<Client.CreateLinkInput>().toEqualTypeOf<WithDates<Core.CreateLinkBody, 'expirationDate'>>();
     expectTypeOf<Client.UpdateLinkInput>().toEqualTypeOf<WithDates<Core.UpdateLinkBody, 'expirationDate'>>();
+    expectTypeOf<Client.CreateAppInput>().toEqualTypeOf<Core.CreateAppBody>();
+    expectTypeOf<Client.CreateDomainInput>().toEqualTypeOf<Core.CreateDomainBody>();
+    expectTypeOf<Client.UpdateDomainInput>().toEqualTypeOf<z.input<typeof Core.updateDomainBodySchema>>();
     expectTypeOf<Client.LinkSortField>().toEqualTypeOf<Core.LinkSortField>();
     // The API coerces page and limit from the query string (its input type is unknown) and reads
     // include from text; the client sends numbers and names the extras.

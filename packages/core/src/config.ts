@@ -90,6 +90,16 @@ const envSchema = z.object({
       return apps ?? [];
     }),
 
+  /**
+   * The DNS servers the API asks for custom domains' TXT records (`ip` or `ip:port`,
+   * comma-separated); the system's resolvers when unset.
+   */
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((value) => value?.split(',').map((server) => server.trim()).filter(Boolean))
+    .refine((servers) => servers === undefined || servers.every((server) => /^(\[[0-9a-f:.]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-f:]+$/i.test(server)), 'must be comma-separated ip or ip:port entries'),
+
   /** The product name the redirector's pages (404, 410, the iOS page, previews) show. */
   BRAND_NAME: z.string().trim().min(1).max(60).default('Deeplink'),
 

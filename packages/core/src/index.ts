@@ -11,6 +11,8 @@ export * from './schemas/auth.js';
 export * from './schemas/links.js';
 export * from './schemas/analytics.js';
 export * from './schemas/qr.js';
+export * from './schemas/apps.js';
+export * from './schemas/domains.js';
 export * from './routing/platform.js';
 export * from './routing/safe-url.js';
 export * from './routing/resolve-destination.js';

@@ -1,5 +1,7 @@
 import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
-import { analyticsRepository, analyticsWithReplica, apiKeysRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
+import {
+  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository,
+} from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -9,6 +11,10 @@ import { analyticsService, type AnalyticsService } from './domain/analytics-serv
 import { authService, type AuthService } from './domain/auth-service.js';
 import { tokenVersions } from './domain/token-versions.js';
 import { linksService, type LinksService } from './domain/links-service.js';
+import { appsService, type AppsService } from './domain/apps-service.js';
+import { txtLookup } from './domain/dns-challenge.js';
+import { domainRecords } from './domain/domain-records.js';
+import { domainsService, type DomainsService } from './domain/domains-service.js';
 import { authentication } from './plugins/authentication.js';
 import { dashboard } from './plugins/dashboard.js';
 import { errorHandling } from './plugins/error-handler.js';
@@ -20,6 +26,7 @@ import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
 import { qrRoutes } from './routes/qr-routes.js';
+import { appDomainRoutes } from './routes/app-domain-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -67,7 +74,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
-  const links = linksService({ links: linksRepository(sql), redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log });
+  const domainRows = domainsRepository(sql);
+  const links = linksService({
+    links: linksRepository(sql), domains: domainRows, redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log,
+  });
+  const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
+  const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
+  const domains = domainsService({
+    domains: domainRows, records, redis, keys, lookupTxt: txtLookup(config.DNS_SERVERS), shortUrlBase: config.SHORT_URL_BASE, log: app.log,
+  });
   const analytics = analyticsService({
     links: linksRepository(sql),
     analytics: deps.readSql
@@ -84,16 +99,20 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
-  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics });
+  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
 
 /** Everything under /api. */
-async function apiRoutes(api: FastifyInstance, { auth, links, analytics }: { auth: AuthService; links: LinksService; analytics: AnalyticsService }): Promise<void> {
+async function apiRoutes(
+  api: FastifyInstance,
+  { auth, links, analytics, apps, domains }: { auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService },
+): Promise<void> {
   await api.register(publicAuthRoutes, { auth });
   await api.register(accountRoutes, { auth });
   await api.register(linkRoutes, { links });
   await api.register(qrRoutes, { links });
   await api.register(analyticsRoutes, { analytics });
+  await api.register(appDomainRoutes, { apps, domains });
 }

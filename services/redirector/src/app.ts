@@ -1,4 +1,4 @@
-import { appleAppSiteAssociation, assetLinks, clientAddressResolver, type Config, deadEndPages, detectPlatform, isExpired, isPreviewCrawler, PAGE_CSP, redisKeys } from '@deeplink/core';
+import { clientAddressResolver, type Config, deadEndPages, detectPlatform, isExpired, isPreviewCrawler, PAGE_CSP, redisKeys } from '@deeplink/core';
 import type { Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } from '@deeplink/core/runtime';
@@ -9,6 +9,8 @@ import { clientAddress } from './client-address.js';
 import { createMissLimiter } from './miss-limiter.js';
 import { linkAnswer } from './link-answers.js';
 import { createLinkLookup, type LinkEntry } from './link-lookup.js';
+import { createDomainLookup, domainAnswers, type DomainAnswers } from './domain-lookup.js';
+import { createHostnames } from './hostnames.js';
 import { Metrics } from './metrics.js';
 import { uwsImplementation } from './native-check.js';
 import { byteLength, wire } from './wire.js';
@@ -42,6 +44,7 @@ const HEADER = {
   userAgent: wire('user-agent'),
   referer: wire('referer'),
   forwardedFor: wire('x-forwarded-for'),
+  host: wire('host'),
   contentSecurityPolicy: wire('Content-Security-Policy'),
 };
 /** Every HTML page: only its own style and the iOS page's script may apply (see PAGE_CSP). */
@@ -85,6 +88,10 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), lruBytes: () => lookup.bytes(), spoolBytes: () => spool.bytes(), native });
   const keys = redisKeys(config.REDIS_PREFIX);
   const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
+  const domains = createDomainLookup({ config, keys, redis, subscriber, sql, logger });
+  const hostnames = createHostnames(config.SHORT_URL_BASE);
+  /** The default domain's answers: the operator's apps (DEFAULT_DOMAIN_APPS) and NOT_FOUND_URL. */
+  const defaultSite = domainAnswers(config.DEFAULT_DOMAIN_APPS, config.NOT_FOUND_URL);
   const clicks = createClickBuffer({ config, connection: queueConnection, spool, metrics, logger });
   const warnLookup = rateLimitedLog(logger, 'warn');
   const resolveAddress = clientAddressResolver(config.TRUST_PROXY);
@@ -121,11 +128,12 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     res.end(undefined, closing);
   }
 
-  // No-store like every answer: the code may be created later.
-  const notFoundUrl = config.NOT_FOUND_URL === undefined ? undefined : wire(config.NOT_FOUND_URL);
-  /** An unknown code: the operator's NOT_FOUND_URL when set, else the 404 page. */
-  function notFound(res: HttpResponse, head: boolean) {
-    if (notFoundUrl !== undefined) return redirect(res, notFoundUrl);
+  /**
+   * An unknown code: the domain's not-found URL when set (NOT_FOUND_URL on the default domain),
+   * else the 404 page. No-store like every answer: the code may be created later.
+   */
+  function notFound(res: HttpResponse, head: boolean, site: DomainAnswers | null) {
+    if (site?.notFoundUrl !== undefined) return redirect(res, site.notFoundUrl);
     metrics.response(404);
     send(res, 404, TYPE.html, PAGE.notFound, head);
   }
@@ -135,8 +143,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     clicks.push(linkId, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
   }
 
-  function answer(res: HttpResponse, code: string, visit: Visit, { link, answers }: LinkEntry, now: number) {
-    if (link === null) return notFound(res, visit.head);
+  function answer(res: HttpResponse, code: string, visit: Visit, site: DomainAnswers, { link, answers }: LinkEntry, now: number) {
+    if (link === null) return notFound(res, visit.head, site);
     if (isExpired(link, now)) {
       if (answers.expired !== undefined) return redirect(res, answers.expired);
       metrics.response(410);
@@ -152,7 +160,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     const found = linkAnswer(link, answers, detectPlatform(visit.userAgent), config.BRAND_NAME);
     if (found.kind === 'unavailable') {
       warnLookup({ code }, 'link has no safe destination');
-      return notFound(res, visit.head);
+      return notFound(res, visit.head, site);
     }
     if (!visit.head) record(res, link.id, visit, now);
     if (found.kind === 'redirect') {
@@ -163,41 +171,82 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     }
   }
 
-  function shortLink(res: HttpResponse, req: HttpRequest, head: boolean) {
-    const url = req.getUrl();
-    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
-    const code = query === -1 ? url.slice(1) : url.slice(1, query);
-    if (!CODE.test(code)) return notFound(res, head);
-    const visit: Visit = {
-      head,
-      userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
-      referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
-      forwardedFor: config.TRUST_PROXY !== false ? req.getHeader(HEADER.forwardedFor) : '',
-    };
+  /**
+   * Calls `then` with the answers of the domain the Host header names: at once for the default
+   * domain and for custom domains this process knows, after a lookup otherwise; null for a host
+   * no account holds active. Reads the header: call before any await (uWS rule).
+   */
+  function withSite(res: HttpResponse, req: HttpRequest, head: boolean, then: (site: DomainAnswers | null, now: number, hostname: string) => void) {
     const now = Date.now();
-    const cached = lookup.peek(code, now);
-    if (cached !== undefined) return answer(res, code, visit, cached, now);
-
-    // Beyond the caches: a scan of random codes reaches PostgreSQL at most at UNKNOWN_CODE_RATE per address.
-    const address = (visit.address = clientAddress(res, visit.forwardedFor, resolveAddress));
+    const hostname = hostnames.custom(req.getHeader(HEADER.host));
+    if (hostname === '') return then(defaultSite, now, hostname);
+    const known = domains.peek(hostname, now);
+    if (known !== undefined) return then(known.answers, now, hostname);
+    // An unknown hostname costs a lookup: bounded per address like unknown codes.
+    const address = clientAddress(res, config.TRUST_PROXY !== false ? req.getHeader(HEADER.forwardedFor) : '', resolveAddress);
     if (!misses.allows(address, now)) {
       metrics.lookupsThrottled++;
-      return notFound(res, head);
+      return then(null, now, hostname);
     }
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
     });
     inFlight++;
-    lookup.load(code).then(
+    domains.load(hostname).then(
+      (entry) => {
+        if (entry.answers === null) misses.spend(address, Date.now());
+        if (!aborted) res.cork(() => then(entry.answers, Date.now(), hostname));
+      },
+      (error: unknown) => {
+        warnLookup({ err: error }, 'domain lookup failed');
+        metrics.response(503);
+        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
+      },
+    ).finally(() => inFlight--);
+  }
+
+  function shortLink(res: HttpResponse, req: HttpRequest, head: boolean) {
+    const url = req.getUrl();
+    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const code = query === -1 ? url.slice(1) : url.slice(1, query);
+    const visit: Visit = {
+      head,
+      userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
+      referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
+      forwardedFor: config.TRUST_PROXY !== false ? req.getHeader(HEADER.forwardedFor) : '',
+    };
+    withSite(res, req, head, (site, now, hostname) => {
+      if (site === null || !CODE.test(code)) return notFound(res, head, site);
+      // Links of custom domains are cached as hostname/code (see linkCacheId).
+      linkOnSite(res, hostname === '' ? code : `${hostname}/${code}`, visit, site, now);
+    });
+  }
+
+  function linkOnSite(res: HttpResponse, id: string, visit: Visit, site: DomainAnswers, now: number) {
+    const cached = lookup.peek(id, now);
+    if (cached !== undefined) return answer(res, id, visit, site, cached, now);
+
+    // Beyond the caches: a scan of random codes reaches PostgreSQL at most at UNKNOWN_CODE_RATE per address.
+    const address = (visit.address = clientAddress(res, visit.forwardedFor, resolveAddress));
+    if (!misses.allows(address, now)) {
+      metrics.lookupsThrottled++;
+      return notFound(res, visit.head, site);
+    }
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    inFlight++;
+    lookup.load(id).then(
       (entry) => {
         if (entry.link === null) misses.spend(address, Date.now());
-        if (!aborted) res.cork(() => answer(res, code, visit, entry, Date.now()));
+        if (!aborted) res.cork(() => answer(res, id, visit, site, entry, Date.now()));
       },
       (error: unknown) => {
         warnLookup({ err: error }, 'link lookup failed');
         metrics.response(503);
-        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
+        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, visit.head, [['Retry-After', '5']]));
       },
     ).finally(() => inFlight--);
   }
@@ -213,15 +262,16 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     });
   }
 
-  // The association files of the apps the operator lists, built once: apps verify them at install.
-  const associationFile = (body: string, has: boolean) => (res: HttpResponse, head: boolean) => {
-    metrics.response(has ? 200 : 404);
-    if (has) send(res, 200, TYPE.json, body, head);
-    else send(res, 404, TYPE.html, PAGE.notFound, head);
-  };
-  const apps = config.DEFAULT_DOMAIN_APPS;
-  const appleAssociation = associationFile(appleAppSiteAssociation(apps), apps.some((app) => app.platform === 'ios'));
-  const androidAssociation = associationFile(assetLinks(apps), apps.some((app) => app.platform === 'android'));
+  /** An association file of the requested domain (built when its record is read), or a 404. */
+  const associationFile = (file: 'apple' | 'android') => (res: HttpResponse, req: HttpRequest, head: boolean) =>
+    withSite(res, req, head, (site) => {
+      const body = site?.[file];
+      metrics.response(body === undefined ? 404 : 200);
+      if (body === undefined) send(res, 404, TYPE.html, PAGE.notFound, head);
+      else send(res, 200, TYPE.json, body, head);
+    });
+  const appleAssociation = associationFile('apple');
+  const androidAssociation = associationFile('android');
 
   /** A bug must cost one request, not the process. */
   const guarded =
@@ -245,8 +295,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       (head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head)));
     route('/healthz', (res) => send(res, 200, TYPE.json, '{"status":"ok"}', head));
     route('/readyz', (res) => publicReadiness(res, head));
-    route('/.well-known/apple-app-site-association', (res) => appleAssociation(res, head));
-    route('/.well-known/assetlinks.json', (res) => androidAssociation(res, head));
+    route('/.well-known/apple-app-site-association', (res, req) => appleAssociation(res, req, head));
+    route('/.well-known/assetlinks.json', (res, req) => androidAssociation(res, req, head));
     route('/*', (res, req) => shortLink(res, req, head));
   }
   app.any('/*', (res) => send(res, 405, TYPE.text, 'Method Not Allowed\n', false, [['Allow', 'GET, HEAD']]));
@@ -286,6 +336,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       (app as { close?: () => void }).close?.();
       await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
       lookup.close();
+      domains.close();
     },
 
     /** stopAccepting, then drain: what tests and the bench call. */

@@ -121,7 +121,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   async function fromDatabase(code: string, load: Pending): Promise<string> {
     let record;
     try {
-      record = await withTimeout(links.findByCode(code), DB_TIMEOUT_MS, 'database lookup');
+      record = await withTimeout(links.findByCacheId(code), DB_TIMEOUT_MS, 'database lookup');
     } catch (error) {
       metrics.lookupErrors.db++;
       throw error;

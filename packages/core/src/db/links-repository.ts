@@ -1,5 +1,7 @@
 import type { LinkFields, LinkSortField, AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
 import type { Sql, TransactionSql } from './client.js';
+import { isUniqueViolation } from './errors.js';
+import { linkCacheId, parseLinkCacheId } from '../redis/keys.js';
 import { isUuid } from './uuid.js';
 
 /** What the link's owner registered about the app its iosLink opens (see POST /apps). */
@@ -23,6 +25,8 @@ export interface LinkRecord {
   tags: string[];
   expiredUrl: string | null;
   socialPreview: SocialPreview | null;
+  /** The custom domain's hostname; null on the default domain. */
+  domain: string | null;
   /** The owner's registered iOS app of iosLink.bundleId, if any. */
   iosApp: RegisteredIosApp | null;
   createdAt: Date;
@@ -67,6 +71,7 @@ const columns = (sql: Sql) => sql`
   id, user_id AS "userId", code, title, default_url AS "defaultUrl", android_link AS "androidLink",
   ios_link AS "iosLink", desktop_url AS "desktopUrl", custom_parameters AS "customParameters",
   expires_at AS "expiresAt", tags, expired_url AS "expiredUrl", social_preview AS "socialPreview", created_at AS "createdAt", updated_at AS "updatedAt",
+  (SELECT d.hostname FROM domains d WHERE d.id = links.domain_id) AS domain,
   (SELECT jsonb_strip_nulls(jsonb_build_object('name', a.name, 'appStoreId', a.app_store_id)) FROM apps a
     WHERE a.user_id = links.user_id AND a.platform = 'ios' AND a.bundle_id = links.ios_link->>'bundleId') AS "iosApp"`;
 
@@ -77,9 +82,6 @@ const UUID_ARRAY = 2950;
 /** `text` matched literally inside an ILIKE pattern. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
-const isUniqueViolation = (error: unknown, constraint: string) =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === '23505' &&
-  'constraint_name' in error && error.constraint_name === constraint;
 
 /** Links: the management rows. SQL for links lives here and nowhere else. */
 export function linksRepository(sql: Sql) {
@@ -121,14 +123,17 @@ export function linksRepository(sql: Sql) {
   };
 
   return {
-    /** Inserts a link; throws ShortCodeTakenError when `code` is already in use. */
-    async create(userId: string, code: string, fields: LinkFields): Promise<LinkRecord> {
+    /**
+     * Inserts a link, on a custom domain when `domainId` is given; throws ShortCodeTakenError when
+     * `code` is already in use on that domain.
+     */
+    async create(userId: string, code: string, fields: LinkFields, domainId: string | null = null): Promise<LinkRecord> {
       try {
-        const values = { user_id: userId, code, ...fieldValues(fields) };
+        const values = { user_id: userId, code, domain_id: domainId, ...fieldValues(fields) };
         const [row] = await sql<LinkRecord[]>`INSERT INTO links ${sql(values)} RETURNING ${columns(sql)}`;
         return row!;
       } catch (error) {
-        if (isUniqueViolation(error, 'links_code_key')) throw new ShortCodeTakenError(code);
+        if (isUniqueViolation(error, 'links_code_key') || isUniqueViolation(error, 'links_domain_code_key')) throw new ShortCodeTakenError(code);
         throw error;
       }
     },
@@ -139,9 +144,20 @@ export function linksRepository(sql: Sql) {
       return row;
     },
 
-    async findByCode(code: string): Promise<LinkRecord | undefined> {
-      const [row] = await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE code = ${code}`;
+    /** The link of a code on the default domain, or on the active custom domain `hostname`. */
+    async findByCode(code: string, hostname?: string): Promise<LinkRecord | undefined> {
+      const [row] = hostname === undefined
+        ? await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE code = ${code} AND domain_id IS NULL`
+        : await sql<LinkRecord[]>`
+            SELECT ${columns(sql)} FROM links
+            WHERE code = ${code} AND domain_id = (SELECT id FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL)`;
       return row;
+    },
+
+    /** The link a cache id names (see linkCacheId). */
+    async findByCacheId(id: string): Promise<LinkRecord | undefined> {
+      const { code, hostname } = parseLinkCacheId(id);
+      return this.findByCode(code, hostname);
     },
 
     /** Replaces every editable field (the caller has already merged the changes) and bumps updatedAt. */
@@ -155,33 +171,34 @@ export function linksRepository(sql: Sql) {
       return row;
     },
 
-    /** Deletes a link and its rollups in one transaction; returns the deleted row's code. */
+    /** Deletes a link and its rollups in one transaction; returns the deleted row's cache id (see linkCacheId). */
     async delete(id: string): Promise<string | undefined> {
       return sql.begin(async (tx) => {
-        const [row] = await tx<{ code: string }[]>`DELETE FROM links WHERE id = ${id} RETURNING code`;
+        const [row] = await tx<{ code: string; domain: string | null }[]>`
+          DELETE FROM links WHERE id = ${id} RETURNING code, (SELECT hostname FROM domains d WHERE d.id = links.domain_id) AS domain`;
         if (!row) return undefined;
         await deleteRollups(tx, [id]);
-        return row.code;
+        return linkCacheId(row.code, row.domain);
       });
     },
 
     /**
      * Deletes those of `ids` that exist, with their rollups, in one transaction, and returns their
-     * codes. Throws ForeignLinksError, deleting nothing, when any of them is another user's.
+     * cache ids (see linkCacheId). Throws ForeignLinksError, deleting nothing, when any of them is another user's.
      * Malformed and unknown ids are skipped.
      */
     async deleteOwned(userId: string, ids: string[]): Promise<string[]> {
       const wellFormed = [...new Set(ids.filter(isUuid))];
       if (wellFormed.length === 0) return [];
       return sql.begin(async (tx) => {
-        const rows = await tx<{ id: string; userId: string; code: string }[]>`
+        const rows = await tx<{ id: string; userId: string; code: string; domain: string | null }[]>`
           DELETE FROM links WHERE id = ANY(${tx.array(wellFormed, UUID_ARRAY)})
-          RETURNING id, user_id AS "userId", code`;
+          RETURNING id, user_id AS "userId", code, (SELECT hostname FROM domains d WHERE d.id = links.domain_id) AS domain`;
         const foreign = rows.filter((row) => row.userId !== userId).map((row) => row.id);
         // Throwing rolls the whole transaction back: the caller's own links stay too.
         if (foreign.length > 0) throw new ForeignLinksError(foreign);
         await deleteRollups(tx, rows.map((row) => row.id));
-        return rows.map((row) => row.code);
+        return rows.map((row) => linkCacheId(row.code, row.domain));
       });
     },
 
@@ -211,6 +228,11 @@ export function linksRepository(sql: Sql) {
       return { links, total: count?.total ?? 0 };
     },
 
+    /** A user's links whose iosLink opens `bundleId`: their cached records name the registered app. */
+    async listByIosBundle(userId: string, bundleId: string): Promise<LinkRecord[]> {
+      return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
+    },
+
     /** Every tag of a user's links with the number of links carrying it, by name. */
     async tagCounts(userId: string): Promise<{ name: string; links: number }[]> {
       return sql<{ name: string; links: number }[]>`
@@ -220,15 +242,15 @@ export function linksRepository(sql: Sql) {
         GROUP BY tag ORDER BY tag COLLATE "C"`;
     },
 
-    /** Every link, a page at a time in code order, for rebuilding the Redis link cache. */
+    /** Every link, a page at a time in (code, id) order (a code may repeat across domains), for rebuilding the Redis link cache. */
     async *allInBatches(batchSize = 1000): AsyncGenerator<LinkRecord[]> {
-      let after = '';
+      let after = { code: '', id: '00000000-0000-0000-0000-000000000000' };
       for (;;) {
         const rows = await sql<LinkRecord[]>`
-          SELECT ${columns(sql)} FROM links WHERE code > ${after} ORDER BY code LIMIT ${batchSize}`;
+          SELECT ${columns(sql)} FROM links WHERE (code, id) > (${after.code}, ${after.id}::uuid) ORDER BY code, id LIMIT ${batchSize}`;
         if (rows.length === 0) return;
         yield rows;
-        after = rows.at(-1)!.code;
+        after = rows.at(-1)!;
       }
     },
   };

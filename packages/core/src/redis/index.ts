@@ -4,4 +4,5 @@ export * from './client.js';
 export * from './delete-keys.js';
 export * from './multi-key.js';
 export * from './link-cache.js';
+export * from './domain-cache.js';
 export * from './reconcile-link-cache.js';

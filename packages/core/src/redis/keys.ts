@@ -12,12 +12,16 @@
  * used together in its scripts and must share a slot, so its prefix carries a tag (queuePrefix).
  */
 export const redisKeys = (prefix: string) => ({
-  /** The routing record of a link, by short code (JSON, see CachedLink), or MISSING_LINK. */
-  link: (code: string) => `${prefix}link:${code}`,
+  /** The routing record of a link, by cache id (see linkCacheId; JSON, see CachedLink), or MISSING_LINK. */
+  link: (id: string) => `${prefix}link:${id}`,
   /** Pattern matching every link key, for SCAN. */
   linkPattern: `${prefix}link:*`,
-  /** Pub/sub channel; each message is a short code whose routing record changed. */
+  /** Pub/sub channel; each message is the cache id of a link whose routing record changed. */
   linkInvalidations: `${prefix}link-invalidations`,
+  /** What the redirector needs of an active custom domain, by hostname (JSON, see CachedDomain), or MISSING_LINK. */
+  domain: (hostname: string) => `${prefix}domain:${hostname}`,
+  /** Pub/sub channel; each message is a hostname whose domain record changed. */
+  domainInvalidations: `${prefix}domain-invalidations`,
   /** Fixed-window rate-limit counter. */
   rateLimit: (scope: string, subject: string, window: number) => `${prefix}ratelimit:${scope}:${subject}:${window}`,
   /** A user's current login token version (see the API's token-versions.ts). */
@@ -46,6 +50,18 @@ export function hashTagOf(key: string): string | undefined {
  */
 export const queuePrefix = (prefix: string, cluster: boolean): string =>
   cluster && hashTagOf(prefix) === undefined ? `{${prefix}}` : prefix;
+
+/**
+ * A link's name in the caches: its code on the default domain, `hostname/code` on a custom domain
+ * (a code never holds a slash, so the two cannot meet).
+ */
+export const linkCacheId = (code: string, hostname?: string | null): string => (hostname ? `${hostname}/${code}` : code);
+
+/** The code and (on a custom domain) hostname a cache id names. */
+export function parseLinkCacheId(id: string): { code: string; hostname?: string } {
+  const slash = id.lastIndexOf('/');
+  return slash === -1 ? { code: id } : { code: id.slice(slash + 1), hostname: id.slice(0, slash) };
+}
 
 /** Value stored under a link key for a code known not to exist (negative cache). */
 export const MISSING_LINK = '-';

@@ -1,7 +1,7 @@
 import type { RedisClient } from './client.js';
 import type { LinkRecord, RegisteredIosApp } from '../db/links-repository.js';
 import type { AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
-import { MISSING_LINK, type RedisKeys } from './keys.js';
+import { linkCacheId, MISSING_LINK, type RedisKeys } from './keys.js';
 
 /** What the redirector needs to route a visit: nothing else of the link is cached. */
 export interface CachedLink {
@@ -52,12 +52,12 @@ export function parseCachedLink(value: string | null): CachedLink | null | undef
 export async function cacheLink(redis: RedisClient, keys: RedisKeys, link: LinkRecord): Promise<void> {
   await redis
     .multi()
-    .set(keys.link(link.code), JSON.stringify(toCachedLink(link)))
-    .publish(keys.linkInvalidations, link.code)
+    .set(keys.link(linkCacheId(link.code, link.domain)), JSON.stringify(toCachedLink(link)))
+    .publish(keys.linkInvalidations, linkCacheId(link.code, link.domain))
     .exec();
 }
 
-/** Removes a link's routing record (deleted link) and tells every redirector. */
-export async function uncacheLink(redis: RedisClient, keys: RedisKeys, code: string): Promise<void> {
-  await redis.multi().del(keys.link(code)).publish(keys.linkInvalidations, code).exec();
+/** Removes a link's routing record (deleted link), by cache id, and tells every redirector. */
+export async function uncacheLink(redis: RedisClient, keys: RedisKeys, id: string): Promise<void> {
+  await redis.multi().del(keys.link(id)).publish(keys.linkInvalidations, id).exec();
 }

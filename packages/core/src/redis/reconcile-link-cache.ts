@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Sql } from '../db/client.js';
 import { linksRepository } from '../db/links-repository.js';
 import type { RedisClient } from './client.js';
-import { MISSING_LINK, type RedisKeys } from './keys.js';
+import { linkCacheId, MISSING_LINK, type RedisKeys } from './keys.js';
 import { cacheLink, parseCachedLink, toCachedLink, uncacheLink } from './link-cache.js';
 import { getMany, scanKeys } from './multi-key.js';
 
@@ -35,15 +35,16 @@ export async function reconcileLinkCache(
   const existing = new Set<string>();
 
   for await (const page of links.allInBatches(PAGE_SIZE)) {
-    const cached = await getMany(redis, page.map((link) => keys.link(link.code)));
+    const cached = await getMany(redis, page.map((link) => keys.link(linkCacheId(link.code, link.domain))));
     await Promise.all(
       page.map(async (link, index) => {
-        existing.add(link.code);
+        const id = linkCacheId(link.code, link.domain);
+        existing.add(id);
         const value = cached[index] ?? null;
         if (link.expiresAt && link.expiresAt.getTime() <= now.getTime()) {
           // A negative marker is left alone: it answers the same way and expires by itself.
           if (value !== null && value !== MISSING_LINK) {
-            await uncacheLink(redis, keys, link.code);
+            await uncacheLink(redis, keys, id);
             result.evicted++;
           }
         } else if (!isDeepStrictEqual(parseCachedLink(value), toCachedLink(link))) {
@@ -55,7 +56,7 @@ export async function reconcileLinkCache(
     result.links += page.length;
   }
 
-  // Records whose code was not among the links read above. A link created since then is
+  // Records whose cache id was not among the links read above. A link created since then is
   // looked up again before anything is removed, so only records of deleted links go.
   const codeStart = keys.link('').length;
   for await (const found of scanKeys(redis, keys.linkPattern)) {
@@ -65,7 +66,7 @@ export async function reconcileLinkCache(
     for (const [index, code] of unknown.entries()) {
       const value = values[index] ?? null;
       if (value === null || value === MISSING_LINK) continue;
-      if (await links.findByCode(code)) continue;
+      if (await links.findByCacheId(code)) continue;
       await uncacheLink(redis, keys, code);
       result.removed++;
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hostnameSchema } from './domains.js';
 import { appUrlSchema, isoDateTimeOrDate, MAX_URL_BYTES, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** Path segments the short-link host serves itself, so no custom slug may take them. */
@@ -121,7 +122,12 @@ export const linkFieldsSchema = z
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
 
-export const createLinkBodySchema = linkFieldsSchema.extend({ slug: slugSchema.optional() }).strict();
+export const createLinkBodySchema = linkFieldsSchema
+  .extend({
+    slug: slugSchema.optional(),
+    domain: hostnameSchema.optional().meta({ description: 'One of your active custom domains; the default domain when omitted. Fixed once the link exists' }),
+  })
+  .strict();
 export type CreateLinkBody = z.input<typeof createLinkBodySchema>;
 export type CreateLinkInput = z.output<typeof createLinkBodySchema>;
 
@@ -188,6 +194,7 @@ export const linkSchema = z
     tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, lower-case; absent when it has none', example: ['spring'] }),
     expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
     socialPreview: socialPreviewSchema.optional(),
+    domain: z.string().optional().meta({ description: 'The custom domain the link is on; absent on the default domain' }),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })

@@ -1,5 +1,5 @@
-import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
-import { ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodeTakenError } from '@deeplink/core/db';
+import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, type LinkFields, linkCacheId, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodeTakenError } from '@deeplink/core/db';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
@@ -11,6 +11,7 @@ const CODE_ATTEMPTS = 5;
 /** Links: create, read, merge-update, delete and list, each checked against the caller. */
 export function linksService(deps: {
   links: LinksRepository;
+  domains: DomainsRepository;
   redis: RedisClient;
   keys: RedisKeys;
   shortUrlBase: string;
@@ -20,10 +21,13 @@ export function linksService(deps: {
 }) {
   const { links } = deps;
   const base = deps.shortUrlBase.replace(/\/+$/, '');
+  // Custom domains are served on SHORT_URL_BASE's scheme (https in production).
+  const { protocol } = new URL(deps.shortUrlBase);
+  const shortUrl = (link: LinkRecord) => (link.domain ? `${protocol}//${link.domain}/${link.code}` : `${base}/${link.code}`);
 
   const toSummary = (link: LinkRecord): LinkSummary => ({
     id: link.id,
-    url: `${base}/${link.code}`,
+    url: shortUrl(link),
     title: link.title,
     defaultUrl: link.defaultUrl,
     createdAt: link.createdAt.toISOString(),
@@ -40,11 +44,12 @@ export function linksService(deps: {
     ...(link.tags.length > 0 && { tags: link.tags }),
     ...(link.expiredUrl && { expiredUrl: link.expiredUrl }),
     ...(link.socialPreview && { socialPreview: link.socialPreview }),
+    ...(link.domain && { domain: link.domain }),
   });
 
   /** The editable fields of a link as a client would send them, for merging a PUT into. */
   const editableFields = (link: LinkRecord) => {
-    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, ...fields } = toLink(link);
+    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, domain: _domain, ...fields } = toLink(link);
     return fields;
   };
 
@@ -68,12 +73,14 @@ export function linksService(deps: {
 
   return {
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
-      const { slug, ...fields } = body;
+      const { slug, domain, ...fields } = body;
       assertDestinationSizes(fields);
+      const domainId = domain === undefined ? null : (await deps.domains.findActive(principal.userId, domain))?.id;
+      if (domainId === undefined) throw invalidRequest('The link\'s domain is not usable', [{ field: 'domain', message: 'is not an active domain of yours' }]);
       let record: LinkRecord | undefined;
       for (let attempt = 0; !record; attempt++) {
         try {
-          record = await links.create(principal.userId, slug ?? generateShortCode(), fields);
+          record = await links.create(principal.userId, slug ?? generateShortCode(), fields, domainId);
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
@@ -85,7 +92,7 @@ export function linksService(deps: {
         }
       }
       const created = record;
-      await writeThrough(() => cacheLink(deps.redis, deps.keys, created), created.code);
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, created), linkCacheId(created.code, created.domain));
       return toLink(created);
     },
 
@@ -100,7 +107,7 @@ export function linksService(deps: {
       assertDestinationSizes(merged.data);
       const updated = await links.update(id, merged.data);
       if (!updated) throw notFound('Link not found');
-      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), updated.code);
+      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), linkCacheId(updated.code, updated.domain));
       return toLink(updated);
     },
 

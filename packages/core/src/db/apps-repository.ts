@@ -1,0 +1,70 @@
+import type { AssociatedApp } from '../apps/association.js';
+import type { CreateAppInput } from '../schemas/apps.js';
+import type { Sql } from './client.js';
+import { isUniqueViolation } from './errors.js';
+import { isUuid } from './uuid.js';
+
+export interface AppRecord {
+  id: string;
+  userId: string;
+  platform: 'ios' | 'android';
+  name: string | null;
+  teamId: string | null;
+  bundleId: string | null;
+  appStoreId: string | null;
+  packageName: string | null;
+  sha256CertFingerprints: string[] | null;
+  createdAt: Date;
+}
+
+/** Thrown by create when the account already registered this bundle id or package name. */
+export class AppTakenError extends Error {
+  override name = 'AppTakenError';
+}
+
+const columns = (sql: Sql) => sql`
+  id, user_id AS "userId", platform, name, team_id AS "teamId", bundle_id AS "bundleId", app_store_id AS "appStoreId",
+  package_name AS "packageName", sha256_cert_fingerprints AS "sha256CertFingerprints", created_at AS "createdAt"`;
+
+/** An app as the association files name it. */
+export const toAssociatedApp = (app: AppRecord): AssociatedApp =>
+  app.platform === 'ios'
+    ? { platform: 'ios', teamId: app.teamId!, bundleId: app.bundleId! }
+    : { platform: 'android', packageName: app.packageName!, sha256CertFingerprints: app.sha256CertFingerprints! };
+
+/** The apps accounts register. SQL for apps lives here and nowhere else. */
+export function appsRepository(sql: Sql) {
+  return {
+    /** Inserts an app; throws AppTakenError when the account has it already. */
+    async create(userId: string, app: CreateAppInput): Promise<AppRecord> {
+      const values =
+        app.platform === 'ios'
+          ? { user_id: userId, platform: 'ios', name: app.name ?? null, team_id: app.teamId, bundle_id: app.bundleId, app_store_id: app.appStoreId ?? null }
+          : { user_id: userId, platform: 'android', name: app.name ?? null, package_name: app.packageName, sha256_cert_fingerprints: app.sha256CertFingerprints };
+      try {
+        const [row] = await sql<AppRecord[]>`INSERT INTO apps ${sql(values)} RETURNING ${columns(sql)}`;
+        return row!;
+      } catch (error) {
+        if (isUniqueViolation(error, 'apps_user_bundle_key') || isUniqueViolation(error, 'apps_user_package_key')) throw new AppTakenError();
+        throw error;
+      }
+    },
+
+    async findById(id: string): Promise<AppRecord | undefined> {
+      if (!isUuid(id)) return undefined;
+      const [row] = await sql<AppRecord[]>`SELECT ${columns(sql)} FROM apps WHERE id = ${id}`;
+      return row;
+    },
+
+    /** A user's apps, oldest first (the order of their association file entries). */
+    async listByUser(userId: string): Promise<AppRecord[]> {
+      return sql<AppRecord[]>`SELECT ${columns(sql)} FROM apps WHERE user_id = ${userId} ORDER BY created_at, id`;
+    },
+
+    async delete(id: string): Promise<AppRecord | undefined> {
+      const [row] = await sql<AppRecord[]>`DELETE FROM apps WHERE id = ${id} RETURNING ${columns(sql)}`;
+      return row;
+    },
+  };
+}
+export type AppsRepository = ReturnType<typeof appsRepository>;

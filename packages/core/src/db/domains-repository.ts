@@ -1,0 +1,123 @@
+import type { AssociatedApp } from '../apps/association.js';
+import type { Sql } from './client.js';
+import { appsRepository, toAssociatedApp, type AppRecord } from './apps-repository.js';
+import { isForeignKeyViolation, isUniqueViolation } from './errors.js';
+import { isUuid } from './uuid.js';
+
+export interface DomainRecord {
+  id: string;
+  userId: string;
+  hostname: string;
+  verificationToken: string;
+  verifiedAt: Date | null;
+  notFoundUrl: string | null;
+  createdAt: Date;
+}
+
+/** What the redirector needs of an active custom domain (cached in Redis by hostname). */
+export interface CachedDomain {
+  id: string;
+  notFoundUrl?: string;
+  /** The owner's apps, whose association files the domain serves. */
+  apps: AssociatedApp[];
+}
+
+/** Thrown by create when the account already added this hostname. */
+export class DomainTakenError extends Error {
+  override name = 'DomainTakenError';
+}
+/** Thrown by activate when another account holds the hostname active. */
+export class HostnameActiveElsewhereError extends Error {
+  override name = 'HostnameActiveElsewhereError';
+}
+/** Thrown by delete while links are on the domain. */
+export class DomainInUseError extends Error {
+  override name = 'DomainInUseError';
+}
+
+const columns = (sql: Sql) => sql`
+  id, user_id AS "userId", hostname, verification_token AS "verificationToken", verified_at AS "verifiedAt",
+  not_found_url AS "notFoundUrl", created_at AS "createdAt"`;
+
+/** Custom short-link domains. SQL for domains lives here and nowhere else. */
+export function domainsRepository(sql: Sql) {
+  return {
+    /** Adds a pending domain; throws DomainTakenError when the account has it already. */
+    async create(userId: string, hostname: string, verificationToken: string, notFoundUrl: string | undefined): Promise<DomainRecord> {
+      try {
+        const [row] = await sql<DomainRecord[]>`
+          INSERT INTO domains (user_id, hostname, verification_token, not_found_url)
+          VALUES (${userId}, ${hostname}, ${verificationToken}, ${notFoundUrl ?? null})
+          RETURNING ${columns(sql)}`;
+        return row!;
+      } catch (error) {
+        if (isUniqueViolation(error, 'domains_user_hostname_key')) throw new DomainTakenError(hostname);
+        throw error;
+      }
+    },
+
+    async findById(id: string): Promise<DomainRecord | undefined> {
+      if (!isUuid(id)) return undefined;
+      const [row] = await sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE id = ${id}`;
+      return row;
+    },
+
+    /** The user's active domain of this hostname, if any. */
+    async findActive(userId: string, hostname: string): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`
+        SELECT ${columns(sql)} FROM domains WHERE user_id = ${userId} AND hostname = ${hostname} AND verified_at IS NOT NULL`;
+      return row;
+    },
+
+    async listByUser(userId: string): Promise<DomainRecord[]> {
+      return sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE user_id = ${userId} ORDER BY created_at, id`;
+    },
+
+    /** The user's active domains. */
+    async activeByUser(userId: string): Promise<DomainRecord[]> {
+      return sql<DomainRecord[]>`
+        SELECT ${columns(sql)} FROM domains WHERE user_id = ${userId} AND verified_at IS NOT NULL ORDER BY created_at, id`;
+    },
+
+    /** Marks the domain verified; throws HostnameActiveElsewhereError when another account holds the hostname. */
+    async activate(id: string): Promise<DomainRecord | undefined> {
+      try {
+        const [row] = await sql<DomainRecord[]>`
+          UPDATE domains SET verified_at = coalesce(verified_at, now()) WHERE id = ${id} RETURNING ${columns(sql)}`;
+        return row;
+      } catch (error) {
+        if (isUniqueViolation(error, 'domains_active_hostname_key')) throw new HostnameActiveElsewhereError();
+        throw error;
+      }
+    },
+
+    async setNotFoundUrl(id: string, notFoundUrl: string | null): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`UPDATE domains SET not_found_url = ${notFoundUrl} WHERE id = ${id} RETURNING ${columns(sql)}`;
+      return row;
+    },
+
+    /** Removes a domain; throws DomainInUseError while links are on it. */
+    async delete(id: string): Promise<DomainRecord | undefined> {
+      try {
+        const [row] = await sql<DomainRecord[]>`DELETE FROM domains WHERE id = ${id} RETURNING ${columns(sql)}`;
+        return row;
+      } catch (error) {
+        if (isForeignKeyViolation(error, 'links_domain_id_fkey')) throw new DomainInUseError();
+        throw error;
+      }
+    },
+
+    /** The redirector's record of an active hostname, or undefined when no account holds it active. */
+    async cachedDomain(hostname: string): Promise<CachedDomain | undefined> {
+      const [domain] = await sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL`;
+      if (!domain) return undefined;
+      return toCachedDomain(domain, await appsRepository(sql).listByUser(domain.userId));
+    },
+  };
+}
+export type DomainsRepository = ReturnType<typeof domainsRepository>;
+
+/** An active domain as the redirector reads it, with its owner's apps. */
+export function toCachedDomain(domain: DomainRecord, apps: AppRecord[]): CachedDomain {
+  return { id: domain.id, ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }), apps: apps.map(toAssociatedApp) };
+}

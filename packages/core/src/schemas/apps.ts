@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { BUNDLE_ID, PACKAGE_NAME, SHA256_FINGERPRINT, TEAM_ID } from '../apps/association.js';
+import { successEnvelope, timestampSchema } from './common.js';
+
+const appName = z.string().trim().min(1, 'must not be empty').max(100)
+  .meta({ description: 'Shown on the iOS page ("Open in …")', example: 'Acme Shop' });
+
+export const createIosAppBodySchema = z
+  .object({
+    platform: z.literal('ios'),
+    name: appName.optional(),
+    teamId: z.string().trim().regex(TEAM_ID, 'must be the 10-character Apple Developer team id').meta({ example: 'ABCDE12345' }),
+    bundleId: z.string().trim().max(255).regex(BUNDLE_ID, 'must be a bundle identifier such as com.example.app').meta({ example: 'com.acme.shop' }),
+    appStoreId: z.string().trim().regex(/^\d{1,15}$/, 'must be the numeric App Store id').optional()
+      .meta({ description: 'Visitors without the app go to its App Store page when a link has no iOS fallback', example: '1234567890' }),
+  })
+  .strict();
+
+export const createAndroidAppBodySchema = z
+  .object({
+    platform: z.literal('android'),
+    name: appName.optional(),
+    packageName: z.string().trim().max(255).regex(PACKAGE_NAME, 'must be a package name such as com.example.app').meta({ example: 'com.acme.shop' }),
+    sha256CertFingerprints: z
+      .array(z.string().trim().toUpperCase().regex(SHA256_FINGERPRINT, 'must be a SHA-256 fingerprint AA:BB:… (32 bytes)'))
+      .min(1, 'must name at least one fingerprint')
+      .max(10, 'must name at most 10 fingerprints')
+      .transform((prints) => [...new Set(prints)])
+      .meta({ description: "SHA-256 fingerprints of the app's signing certificates (keytool -list -v)" }),
+  })
+  .strict();
+
+/** POST /apps: an iOS or an Android app of the caller, told apart by `platform`. */
+export const createAppBodySchema = z.discriminatedUnion('platform', [createIosAppBodySchema, createAndroidAppBodySchema], {
+  error: 'platform must be ios or android',
+});
+export type CreateAppBody = z.input<typeof createAppBodySchema>;
+export type CreateAppInput = z.output<typeof createAppBodySchema>;
+
+export const appSchema = z
+  .object({
+    id: z.string(),
+    platform: z.enum(['ios', 'android']),
+    name: z.string().optional(),
+    teamId: z.string().optional(),
+    bundleId: z.string().optional(),
+    appStoreId: z.string().optional(),
+    packageName: z.string().optional(),
+    sha256CertFingerprints: z.array(z.string()).optional(),
+    createdAt: timestampSchema,
+  })
+  .meta({ id: 'App' });
+export type App = z.infer<typeof appSchema>;
+
+export const appResponseSchema = successEnvelope(z.object({ app: appSchema }));
+export const appListResponseSchema = successEnvelope(z.object({ apps: z.array(appSchema) }));

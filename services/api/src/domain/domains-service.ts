@@ -1,0 +1,115 @@
+import { challengeName, conflict, type Domain, forbidden, invalidRequest, notFound, type RedisKeys } from '@deeplink/core';
+import { DomainInUseError, type DomainRecord, type DomainsRepository, DomainTakenError, HostnameActiveElsewhereError } from '@deeplink/core/db';
+import { type RedisClient, uncacheDomain } from '@deeplink/core/redis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Principal } from './auth-service.js';
+import type { DomainRecords } from './domain-records.js';
+import type { TxtLookup } from './dns-challenge.js';
+
+/** Custom short-link domains: add (pending), verify by DNS TXT record (active), change, remove. */
+export function domainsService(deps: {
+  domains: DomainsRepository;
+  records: DomainRecords;
+  redis: RedisClient;
+  keys: RedisKeys;
+  lookupTxt: TxtLookup;
+  /** SHORT_URL_BASE: its hostname is the default domain, which nobody may claim. */
+  shortUrlBase: string;
+  log: FastifyBaseLogger;
+}) {
+  const defaultHostname = new URL(deps.shortUrlBase).hostname.toLowerCase();
+
+  const toDomain = (domain: DomainRecord): Domain => ({
+    id: domain.id,
+    hostname: domain.hostname,
+    status: domain.verifiedAt ? 'active' : 'pending',
+    verification: { type: 'TXT', name: challengeName(domain.hostname), value: domain.verificationToken },
+    ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }),
+    ...(domain.verifiedAt && { verifiedAt: domain.verifiedAt.toISOString() }),
+    createdAt: domain.createdAt.toISOString(),
+  });
+
+  const owned = async (principal: Principal, id: string): Promise<DomainRecord> => {
+    const domain = await deps.domains.findById(id);
+    if (!domain) throw notFound('Domain not found');
+    if (domain.userId !== principal.userId) throw forbidden('This domain belongs to another account');
+    return domain;
+  };
+
+  return {
+    async create(principal: Principal, body: { hostname: string; notFoundUrl?: string }): Promise<Domain> {
+      if (body.hostname === defaultHostname) {
+        throw invalidRequest('This is the service\'s own domain', [{ field: 'hostname', message: 'is the default short-link domain' }]);
+      }
+      try {
+        // 128 random bits: the TXT value proves control of the zone, so it must not be guessable.
+        const token = `deeplink-verification=${randomBytes(16).toString('hex')}`;
+        return toDomain(await deps.domains.create(principal.userId, body.hostname, token, body.notFoundUrl));
+      } catch (error) {
+        if (!(error instanceof DomainTakenError)) throw error;
+        throw conflict('You added this domain already', [{ field: 'hostname', message: 'is already one of your domains' }]);
+      }
+    },
+
+    async list(principal: Principal): Promise<Domain[]> {
+      return (await deps.domains.listByUser(principal.userId)).map(toDomain);
+    },
+
+    async get(principal: Principal, id: string): Promise<Domain> {
+      return toDomain(await owned(principal, id));
+    },
+
+    /**
+     * Looks the TXT record up now: the domain turns active when one of its strings is the token,
+     * and stays pending otherwise (a wrong or missing record is not an error). 409 when another
+     * account holds the hostname active.
+     */
+    async verify(principal: Principal, id: string): Promise<Domain> {
+      const domain = await owned(principal, id);
+      if (domain.verifiedAt) return toDomain(domain);
+      let found: string[];
+      try {
+        found = await deps.lookupTxt(challengeName(domain.hostname));
+      } catch (error) {
+        deps.log.warn({ err: error, hostname: domain.hostname }, 'TXT lookup failed');
+        return toDomain(domain);
+      }
+      if (!found.includes(domain.verificationToken)) return toDomain(domain);
+      let active: DomainRecord | undefined;
+      try {
+        active = await deps.domains.activate(domain.id);
+      } catch (error) {
+        if (!(error instanceof HostnameActiveElsewhereError)) throw error;
+        throw conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
+      }
+      if (!active) throw notFound('Domain not found');
+      await deps.records.write(active);
+      return toDomain(active);
+    },
+
+    async update(principal: Principal, id: string, body: { notFoundUrl: string | null }): Promise<Domain> {
+      await owned(principal, id);
+      const updated = await deps.domains.setNotFoundUrl(id, body.notFoundUrl);
+      if (!updated) throw notFound('Domain not found');
+      if (updated.verifiedAt) await deps.records.write(updated);
+      return toDomain(updated);
+    },
+
+    /** Removes a domain without links (409 while it has some). */
+    async delete(principal: Principal, id: string): Promise<void> {
+      await owned(principal, id);
+      let deleted: DomainRecord | undefined;
+      try {
+        deleted = await deps.domains.delete(id);
+      } catch (error) {
+        if (!(error instanceof DomainInUseError)) throw error;
+        throw conflict('Links use this domain; delete them first', [{ field: 'id', message: 'has links' }]);
+      }
+      if (deleted?.verifiedAt) {
+        await uncacheDomain(deps.redis, deps.keys, deleted.hostname).catch((error: unknown) =>
+          deps.log.warn({ err: error, hostname: deleted.hostname }, 'domain cache delete failed'));
+      }
+    },
+  };
+}
+export type DomainsService = ReturnType<typeof domainsService>;
