@@ -46,6 +46,20 @@ export class ShortCodeTakenError extends Error {
   override name = 'ShortCodeTakenError';
 }
 
+/** Thrown by createMany when chosen short codes are taken (by index in the input); nothing was created. */
+export class ShortCodesTakenError extends Error {
+  override name = 'ShortCodesTakenError';
+  constructor(readonly indexes: number[]) {
+    super(`short codes taken at ${indexes.join(', ')}`);
+  }
+}
+
+/** One link of createMany: fields, and a chosen short code, or a function that draws one. */
+export interface NewLink {
+  code: string | (() => string);
+  fields: LinkFields;
+}
+
 const SORT_COLUMNS: Record<LinkSortField, string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
@@ -117,6 +131,46 @@ export function linksRepository(sql: Sql) {
         if (isUniqueViolation(error, 'links_code_key')) throw new ShortCodeTakenError(code);
         throw error;
       }
+    },
+
+    /**
+     * Inserts every link in one transaction and returns them in input order. A drawn code that is
+     * taken is drawn again (up to `attempts` rounds); chosen codes that are taken throw
+     * ShortCodesTakenError, and then nothing is created.
+     */
+    async createMany(userId: string, links: NewLink[], attempts = 5): Promise<LinkRecord[]> {
+      return sql.begin(async (tx) => {
+        const created = new Array<LinkRecord | undefined>(links.length);
+        let pending = links.map((_, index) => index);
+        for (let round = 0; pending.length > 0; round++) {
+          const codes = pending.map((index) => {
+            const { code } = links[index]!;
+            return typeof code === 'string' ? code : code();
+          });
+          const rows = pending.map((index, i) => ({ user_id: userId, code: codes[i]!, ...fieldValues(links[index]!.fields) }));
+          // DO NOTHING instead of an error: a conflict would abort the whole transaction, and a
+          // taken code (or the same code twice in the batch) only needs another draw.
+          const inserted = await tx<LinkRecord[]>`
+            INSERT INTO links ${tx(rows)} ON CONFLICT (code) DO NOTHING RETURNING ${columns(sql)}`;
+          const byCode = new Map(inserted.map((row) => [row.code, row]));
+          const taken: number[] = [];
+          pending.forEach((index, i) => {
+            const row = byCode.get(codes[i]!);
+            if (row) {
+              created[index] = row;
+              byCode.delete(codes[i]!);
+            } else {
+              taken.push(index);
+            }
+          });
+          const chosen = taken.filter((index) => typeof links[index]!.code === 'string');
+          // Throwing rolls the transaction back: none of the links stays.
+          if (chosen.length > 0) throw new ShortCodesTakenError(chosen);
+          if (taken.length > 0 && round + 1 >= attempts) throw new ShortCodeTakenError('no free short code');
+          pending = taken;
+        }
+        return created as LinkRecord[];
+      });
     },
 
     async findById(id: string): Promise<LinkRecord | undefined> {

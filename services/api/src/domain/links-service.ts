@@ -1,6 +1,6 @@
 import type { RedisClient } from '@deeplink/core';
 import {
-  AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
+  AppError, ErrorCode, ForeignLinksError, ShortCodeTakenError, ShortCodesTakenError, generateShortCode, invalidRequest, linkFieldsSchema,
   notFound, toErrorDetails, cacheLink, uncacheLink,
   type CreateLinkInput, type Link, type LinkListItem, type LinkRecord, type LinkSummary, type LinksRepository, type ListLinksQuery,
   type LinkFields, type Pagination, type RedisKeys, type UpdateLinkBody,
@@ -62,11 +62,28 @@ export function linksService(deps: {
     }
   }
 
+  /** Destinations that would exceed MAX_DESTINATION_BYTES once their parameters are merged. */
+  const destinationProblems = (fields: LinkFields) => {
+    const { expirationDate: _expiry, ...routing } = fields;
+    return oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
+  };
+
   /** 400 when a destination would exceed MAX_DESTINATION_BYTES once its parameters are merged. */
   const assertDestinationSizes = (fields: LinkFields) => {
-    const { expirationDate: _expiry, ...routing } = fields;
-    const problems = oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
+    const problems = destinationProblems(fields);
     if (problems.length > 0) throw invalidRequest('A destination of this link would be too long', problems);
+  };
+
+  /** 400 naming `links.N.slug` for a slug that an earlier link of the same request already asks for. */
+  const assertDistinctSlugs = (inputs: CreateLinkInput[]) => {
+    const first = new Map<string, number>();
+    const problems = inputs.flatMap(({ slug }, index) => {
+      if (slug === undefined) return [];
+      const earlier = first.get(slug);
+      if (earlier === undefined) first.set(slug, index);
+      return earlier === undefined ? [] : [{ field: `links.${index}.slug`, message: `is the slug of links.${earlier} too` }];
+    });
+    if (problems.length > 0) throw invalidRequest('Two links of this request ask for the same slug; nothing was created', problems);
   };
 
   return {
@@ -90,6 +107,28 @@ export function linksService(deps: {
       const created = record;
       await writeThrough(() => cacheLink(deps.redis, deps.keys, created), created.code);
       return toLink(created);
+    },
+
+    /**
+     * Creates every link in one transaction, then writes them to the cache; any invalid link or
+     * taken slug: an error naming `links.N.<field>`, and nothing created.
+     */
+    async createMany(principal: Principal, inputs: CreateLinkInput[]): Promise<Link[]> {
+      const problems = inputs.flatMap((input, index) =>
+        destinationProblems(input).map((problem) => ({ ...problem, field: `links.${index}.${problem.field}` })));
+      if (problems.length > 0) throw invalidRequest('A destination of these links would be too long; nothing was created', problems);
+      assertDistinctSlugs(inputs);
+      let records: LinkRecord[];
+      try {
+        records = await links.createMany(principal.userId, inputs.map(({ slug, ...fields }) => ({ code: slug ?? generateShortCode, fields })));
+      } catch (error) {
+        if (!(error instanceof ShortCodesTakenError)) throw error;
+        throw new AppError(409, ErrorCode.INVALID_REQUEST, 'Some slugs are already taken; nothing was created',
+          error.indexes.map((index) => ({ field: `links.${index}.slug`, message: 'is already taken' })));
+      }
+      // Written through only after the commit, so the cache never holds a link that was rolled back.
+      await Promise.all(records.map((record) => writeThrough(() => cacheLink(deps.redis, deps.keys, record), record.code)));
+      return records.map(toLink);
     },
 
     async get(principal: Principal, id: string): Promise<Link> {
