@@ -82,7 +82,7 @@ describe('POST /links/bulk and the rate limit', () => {
     const refused = await send(3);
     expect(refused.statusCode).toBe(429);
     expect(refused.json().error.code).toBe('RATE_LIMITED');
-    const [{ n }] = await limited.env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE user_id = ${user.id}`;
-    expect(n).toBe(4);
+    const [row] = await limited.env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE user_id = ${user.id}`;
+    expect(row!.n).toBe(4);
   });
 });
