@@ -1,7 +1,5 @@
 import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
-import {
-  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository,
-} from '@deeplink/core/db';
+import { analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';

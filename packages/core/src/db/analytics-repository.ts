@@ -216,14 +216,20 @@ export function analyticsRepository(sql: Sql) {
         ORDER BY bucket, dimension <> 'total', dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
     },
 
-    /** Link counts, all-time clicks and the five most-clicked links of one user, from one snapshot. */
-    async accountSummary(userId: string): Promise<AccountSummaryData> {
+    /**
+     * Link counts, clicks and the five most-clicked links of one user, from one snapshot: of the
+     * links carrying `filter.tag` when given, clicks within `filter.range` when given (else all time).
+     */
+    async accountSummary(userId: string, filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {}): Promise<AccountSummaryData> {
+      const { tag, range } = filter;
+      const clicks = range
+        ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(TOTALS, ['clicks'], sql`link_id = l.id`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`
+        : sql`(SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id)`;
       const [row] = await sql<AccountSummaryData[]>`
         WITH per_link AS (
-          SELECT l.id, l.title, l.expires_at,
-                 coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id), 0)::bigint AS clicks
+          SELECT l.id, l.title, l.expires_at, coalesce(${clicks}, 0)::bigint AS clicks
           FROM links l
-          WHERE l.user_id = ${userId}
+          WHERE l.user_id = ${userId} ${tag === undefined ? sql`` : sql`AND l.tags @> ARRAY[${tag}]::text[]`}
         ), top AS (
           -- Ties go to the title, then the id, so the list is the same on every call.
           SELECT id, title, clicks FROM per_link WHERE clicks > 0 ORDER BY clicks DESC, title, id LIMIT 5

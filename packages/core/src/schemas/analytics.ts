@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
+import { tagSchema } from './links.js';
 
 export const TIME_BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
@@ -49,6 +50,20 @@ const rangeParams = {
  */
 export const linkAnalyticsQuerySchema = z.object(rangeParams).strict();
 export type LinkAnalyticsQuery = z.infer<typeof linkAnalyticsQuerySchema>;
+
+/**
+ * The account summary's filters: a tag, and a range. Without startDate and endDate the summary is
+ * all-time, as SPEC defines it; with either, its clicks are those of the range.
+ */
+export const summaryAnalyticsQuerySchema = z
+  .object({
+    tag: tagSchema.optional().meta({ description: 'Only the links carrying this tag (links, clicks and top links alike)', example: 'spring' }),
+    startDate: dateParam('Count clicks from this day (its local midnight) or instant on; without startDate and endDate, all time', '2026-03-01'),
+    endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
+    timezone: timezoneParam,
+  })
+  .strict();
+export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export const analyticsExportQuerySchema = linkAnalyticsQuerySchema

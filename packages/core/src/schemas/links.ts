@@ -287,6 +287,23 @@ export const tagListResponseSchema = successEnvelope(
 /** Most links one bulk request may create or delete. */
 export const MAX_BULK_LINKS = 100;
 
+export const bulkCreateBodySchema = z
+  .object({
+    links: z
+      .array(createLinkBodySchema)
+      .min(1, 'must hold at least one link')
+      .max(MAX_BULK_LINKS, `must hold at most ${MAX_BULK_LINKS} links`)
+      .meta({
+        description: `1-${MAX_BULK_LINKS} links, each as POST /links takes it; all are created in one transaction, or none`,
+        example: [{ title: 'Spring email', defaultUrl: 'https://example.com/spring', tags: ['spring'] }, { title: 'Spring ad', defaultUrl: 'https://example.com/spring?ad=1', slug: 'spring-ad' }],
+      }),
+  })
+  .strict();
+export type BulkCreateBody = z.input<typeof bulkCreateBodySchema>;
+export const bulkCreateResponseSchema = successEnvelope(
+  z.object({ links: z.array(linkSchema).meta({ description: 'The created links, in the order they were sent' }) }),
+);
+
 export const bulkDeleteBodySchema = z
   .object({
     ids: z

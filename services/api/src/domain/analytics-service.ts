@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics } from '@deeplink/core';
+import type { AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics, SummaryAnalyticsQuery } from '@deeplink/core';
 import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
@@ -90,9 +90,16 @@ export function analyticsService(deps: {
       };
     },
 
-    /** The caller's link counts, all-time clicks and five most-clicked links. */
-    async summary(principal: Principal): Promise<SummaryAnalytics> {
-      return deps.analytics.accountSummary(principal.userId);
+    /**
+     * The caller's link counts, clicks and five most-clicked links: of one tag's links when
+     * `tag` is given, over a range when startDate or endDate is (else all time).
+     */
+    async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
+      const { tag, startDate, endDate, timezone } = query;
+      // Month buckets only so that any range resolves: the summary has no series.
+      const range = startDate === undefined && endDate === undefined ? undefined
+        : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
+      return deps.analytics.accountSummary(principal.userId, { tag, range });
     },
 
     /** Every bucket's total and per-dimension counts for one link, as a CSV or JSON download. */

@@ -1,4 +1,4 @@
-import { analyticsExportQuerySchema, idParamsSchema, linkAnalyticsQuerySchema, linkAnalyticsResponseSchema, summaryAnalyticsResponseSchema } from '@deeplink/core';
+import { analyticsExportQuerySchema, idParamsSchema, linkAnalyticsQuerySchema, linkAnalyticsResponseSchema, summaryAnalyticsQuerySchema, summaryAnalyticsResponseSchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AnalyticsService } from '../domain/analytics-service.js';
@@ -40,8 +40,11 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ analytics: AnalyticsServic
     ({ success: true, data: { analytics: await analytics.linkReport(principalOf(request), request.params.id, request.query) } }) as const);
 
   app.get('/analytics/summary', {
-    schema: { tags, summary: "The caller's links and clicks, all time", response: { 200: summaryAnalyticsResponseSchema, ...authenticatedErrors } },
-  }, async (request) => ({ success: true, data: { summary: await analytics.summary(principalOf(request)) } }) as const);
+    schema: {
+      tags, querystring: summaryAnalyticsQuerySchema, response: { 200: summaryAnalyticsResponseSchema, ...authenticatedErrors },
+      summary: "The caller's links and clicks, all time unless a range is given; optionally only one tag's links",
+    },
+  }, async (request) => ({ success: true, data: { summary: await analytics.summary(principalOf(request), request.query) } }) as const);
 
   app.get('/analytics/links/:id/export', {
     schema: {
