@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { challengeName, conflict, type Domain, forbidden, invalidRequest, notFound, type RedisKeys } from '@deeplink/core';
 import { DomainInUseError, type DomainRecord, type DomainsRepository, DomainTakenError, HostnameActiveElsewhereError } from '@deeplink/core/db';
 import { type RedisClient, uncacheDomain } from '@deeplink/core/redis';
