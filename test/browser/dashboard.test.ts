@@ -37,6 +37,8 @@ afterAll(async () => {
 /** A page at `width`, failing the test on any Content-Security-Policy violation or script error. */
 async function openPage(width: number): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.context.newPage();
+  // A step that cannot happen fails in 10 s with what it waited for, rather than at the test's timeout.
+  page.setDefaultTimeout(10_000);
   await page.setViewportSize({ width, height: width < 600 ? 780 : 900 });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -112,7 +114,7 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await shot(page, width, 'links-empty');
     await page.getByRole('link', { name: 'Create your first link' }).click();
 
-    await page.getByLabel('Title').fill('Spring sale');
+    await page.getByLabel(/^Title/).fill('Spring sale');
     await page.getByLabel('Default URL').fill('https://example.com/sale');
     const android = page.getByRole('group', { name: 'Android' });
     await android.getByLabel('App link URL').fill('shop://sale');
@@ -137,12 +139,15 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await page.getByLabel('UTM source').fill('newsletter');
     await page.getByLabel('UTM campaign').fill('spring');
     await page.getByLabel('Tags').fill('spring, email');
+    await page.getByLabel('After expiry, send visitors to').fill('https://example.com/over');
+    await page.getByLabel('Preview title').fill('Half price this spring');
     await page.getByRole('button', { name: 'Create link', exact: true }).click();
 
     await expect.poll(() => page.getByRole('heading', { name: 'Spring sale' }).isVisible()).toBe(true);
     shortUrl = (await page.getByTestId('short-url').textContent())!;
     expect(shortUrl).toMatch(new RegExp(`^${stack.shortUrlBase}/[0-9A-Za-z]{7}$`));
     expect(await page.locator('.destinations').textContent()).toContain('com.example.shop');
+    expect(await page.getByText('Shared, it shows').textContent()).toContain('Half price this spring');
   });
 
   it('counts visits from Android, iPhone and desktop on the link page, by the tables\' numbers', async () => {

@@ -69,7 +69,8 @@ function Destinations({ link }: { link: Link }) {
         {rows.map(([platform, where]) => <div key={platform}><dt>{platform}</dt><dd>{where}</dd></div>)}
       </dl>
       {parameters.length > 0 && <p class="muted">Adds {parameters.map(([key, value]) => `${key}=${value}`).join(', ')}</p>}
-      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}</p>}
+      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}{link.expiredUrl ? `; then sends visitors to ${link.expiredUrl}` : ''}</p>}
+      {link.socialPreview && <p class="muted">Shared, it shows “{link.socialPreview.title}”{link.socialPreview.description ? `: ${link.socialPreview.description}` : ''}</p>}
       {link.tags && link.tags.length > 0 && <p>{link.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</p>}
     </>
   );

@@ -35,7 +35,9 @@ export function OverviewPage() {
 
   if (error) return <Notice>{error}</Notice>;
   if (!summary) return <p class="muted">Loading…</p>;
-  const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.title, link.clicks])));
+  // Keyed by id: two links may share a title.
+  const titles = new Map(summary.topLinks.map((link) => [link.id, link.title]));
+  const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.id, link.clicks])), (id) => titles.get(id) ?? id);
   return (
     <section>
       <h1>Overview</h1>
