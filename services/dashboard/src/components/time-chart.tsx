@@ -3,11 +3,12 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
 interface Props {
-  /** x in Unix seconds, y in clicks. */
-  data: [Float64Array, Float64Array];
+  /** x in Unix seconds, then one column per series. */
+  data: readonly Float64Array[];
   /** How the hovered bucket's time reads in the legend. */
   formatTime: (seconds: number) => string;
-  label: string;
+  /** The series' names, one per column after x; the first is drawn solid, the others dashed. */
+  labels: readonly string[];
   /** Called once the chart has drawn this data (the page measures from the data's arrival). */
   onDrawn?: () => void;
 }
@@ -19,7 +20,7 @@ const cssVar = (name: string) => getComputedStyle(document.documentElement).getP
  * 8,760 points, in a few milliseconds). Hovering a point shows its bucket and clicks in the legend
  * above the chart; the page offers the same numbers as a table.
  */
-export function TimeChart({ data, formatTime, label, onDrawn }: Props) {
+export function TimeChart({ data, formatTime, labels, onDrawn }: Props) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = host.current!;
@@ -40,7 +41,15 @@ export function TimeChart({ data, formatTime, label, onDrawn }: Props) {
         legend: { live: true },
         series: [
           { label: 'Time', value: (_u, value) => (value == null ? '—' : formatTime(value)) },
-          { label, stroke: accent, width: 2, fill: `${accent}22`, points: { show: data[0].length <= 120 }, value: (_u, value) => (value == null ? '—' : String(value)) },
+          ...labels.map((label, index) => ({
+            label,
+            stroke: index === 0 ? accent : text,
+            width: index === 0 ? 2 : 1.5,
+            dash: index === 0 ? undefined : [6, 4],
+            fill: index === 0 ? `${accent}22` : undefined,
+            points: { show: data[0]!.length <= 120 },
+            value: (_u: uPlot, value: number | null) => (value == null ? '—' : String(value)),
+          })),
         ],
         hooks: {
           draw: [() => {
@@ -60,6 +69,6 @@ export function TimeChart({ data, formatTime, label, onDrawn }: Props) {
       resize.disconnect();
       chart.destroy();
     };
-  }, [data, label]);
+  }, [data, labels.join('\n')]);
   return <div class="time-chart" ref={host} />;
 }
