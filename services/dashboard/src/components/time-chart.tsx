@@ -9,6 +9,8 @@ interface Props {
   formatTime: (seconds: number) => string;
   /** The series' names, one per column after x; the first is drawn solid, the others dashed. */
   labels: readonly string[];
+  /** The IANA zone the time axis reads in (default: the browser's). */
+  timeZone?: string;
   /** Called once the chart has drawn this data (the page measures from the data's arrival). */
   onDrawn?: () => void;
 }
@@ -20,7 +22,7 @@ const cssVar = (name: string) => getComputedStyle(document.documentElement).getP
  * 8,760 points, in a few milliseconds). Hovering a point shows its bucket and clicks in the legend
  * above the chart; the page offers the same numbers as a table.
  */
-export function TimeChart({ data, formatTime, labels, onDrawn }: Props) {
+export function TimeChart({ data, formatTime, labels, timeZone, onDrawn }: Props) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = host.current!;
@@ -32,6 +34,7 @@ export function TimeChart({ data, formatTime, labels, onDrawn }: Props) {
       {
         width: element.clientWidth || 320,
         height: 240,
+        ...(timeZone && { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), timeZone) }),
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         axes: [
           { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
@@ -69,6 +72,6 @@ export function TimeChart({ data, formatTime, labels, onDrawn }: Props) {
       resize.disconnect();
       chart.destroy();
     };
-  }, [data, labels.join('\n')]);
+  }, [data, labels.join('\n'), timeZone]);
   return <div class="time-chart" ref={host} />;
 }

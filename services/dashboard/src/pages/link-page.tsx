@@ -221,7 +221,7 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
         <div class="card total"><span class="total-label" id="unique-clicks">Unique clicks</span><span class="total-value" aria-labelledby="unique-clicks">{numberFormat.format(report.uniqueClicks)}</span></div>
       </div>
       <ChartCard title="Clicks over time" table={series}
-        chart={<TimeChart data={data} labels={['Clicks', 'Unique clicks']} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
+        chart={<TimeChart data={data} labels={['Clicks', 'Unique clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
       <div class="breakdowns">
         <Breakdown title="Platforms" dimension="Platform" rows={breakdownRows(report.platforms, platformName)} />
         <Breakdown title="Devices" dimension="Device" rows={breakdownRows(report.devices)} />
