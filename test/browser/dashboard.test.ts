@@ -49,7 +49,11 @@ async function openPage(width: number): Promise<{ page: Page; problems: string[]
   return { page, problems };
 }
 
-const shot = (page: Page, width: number, name: string) => page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
+/** Saves a screenshot, after checking the page fits its width (wide tables scroll inside their own box). */
+async function shot(page: Page, width: number, name: string): Promise<void> {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
+  await page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
+}
 
 /** The numbers of a table alternative, by its first column. */
 async function tableOf(page: Page, card: string): Promise<Record<string, number>> {
@@ -262,7 +266,7 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(await me()).toBe(401);
   });
 
-  it('lists the link with its clicks and tags, and deletes the selected ones', async () => {
+  it('lists the link with its clicks and tags, pages, searches, filters by tag, and deletes the selected links', async () => {
     await page.getByRole('link', { name: 'Links', exact: true }).click();
     const row = page.getByRole('row', { name: /Spring sale/ });
     await expect.poll(() => row.isVisible()).toBe(true);
@@ -271,6 +275,31 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await page.getByRole('button', { name: 'Title' }).click();
     expect(page.url()).toContain('sort=title');
     await shot(page, width, 'links');
+
+    // 21 more links (through the API, with the page's own token): two pages, a search and a tag filter.
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
+    for (let i = 1; i <= 21; i++) {
+      const created = await fetch(`${stack.apiUrl}/api/links`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Autumn ${String(i).padStart(2, '0')}`, defaultUrl: `https://example.com/autumn/${i}`, tags: i % 2 ? ['autumn'] : [] }),
+      });
+      expect(created.status).toBe(201);
+    }
+    await page.reload();
+    await expect.poll(() => page.getByText('Page 1 of 2').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => page.getByText('Page 2 of 2').isVisible()).toBe(true);
+    expect(await page.locator('table.links tbody tr').count()).toBe(2);
+    await page.getByLabel('Search', { exact: true }).fill('spring');
+    await page.getByLabel('Search', { exact: true }).press('Enter');
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(1);
+    expect(page.url()).toContain('q=spring');
+    await page.getByLabel('Search', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByLabel('Tag').selectOption('autumn');
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(11);
+    await page.getByLabel('Tag').selectOption('');
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.getByText('Total links').isVisible()).toBe(true);
     await showTable(page, 'Top links');
@@ -283,8 +312,14 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await page.emulateMedia({ colorScheme: 'light' });
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(246, 247, 249)');
     await page.getByRole('link', { name: 'Links', exact: true }).click();
+    // Newest first: the first link made is on the second page, with the first of the autumn ones.
+    await page.getByRole('button', { name: 'Next' }).click();
     await page.getByLabel('Select Spring sale').check();
-    await page.getByRole('button', { name: /Delete selected/ }).click();
-    await expect.poll(() => page.getByText('No links yet').isVisible()).toBe(true);
+    await page.getByLabel('Select Autumn 01').check();
+    await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    // The second page is gone: the list shows the last page there is.
+    await expect.poll(() => page.locator('table.links caption').textContent()).toContain('20 in all');
+    expect(page.url()).not.toContain('page=2');
+    expect(await page.getByText('Spring sale').count()).toBe(0);
   });
 });

@@ -56,6 +56,8 @@ export function LinksPage() {
       q: state.q || undefined, tag: state.tag || undefined, include: ['clicks', 'tags'],
     }, { signal: controller.signal })
       .then((page) => {
+        // Past the last page (links deleted from it): show the last page there is.
+        if (page.links.length === 0 && page.pagination.total > 0 && state.page > 1) return update({ page: page.pagination.pages });
         setData(page);
         setError(undefined);
       })
@@ -114,7 +116,7 @@ export function LinksPage() {
         {selected.size > 0 && <button type="button" class="danger" onClick={deleteSelected}>Delete selected ({selected.size})</button>}
       </form>
       {error && <Notice>{error}</Notice>}
-      {data && links.length === 0 && (filtered
+      {data && data.pagination.total === 0 && (filtered
         ? <Notice kind="info">No link matches. <button type="button" class="link" onClick={() => {
           setSearch('');
           update({ q: '', tag: '' });
