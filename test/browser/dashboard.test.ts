@@ -197,6 +197,13 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await expect.poll(() => seriesHead.textContent()).toContain('Day (Asia/Tokyo)');
     expect(Object.values(await tableOf(page, 'Clicks over time')).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
     expect(await page.getByLabel('Time zone').evaluate((select: HTMLSelectElement) => Array.from(select.options).some((option) => option.value === 'Asia/Kolkata'))).toBe(false);
+    // A custom range: the last 30 days by default, whole days in the chosen zone.
+    await page.getByLabel('Time zone').selectOption('Europe/Paris');
+    await page.getByLabel('Custom').check();
+    await expect.poll(() => page.getByRole('region', { name: 'Clicks over time' }).locator('tbody tr').count()).toBe(30);
+    expect(await seriesHead.textContent()).toContain('Day (Europe/Paris)');
+    expect(Object.values(await tableOf(page, 'Clicks over time')).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
+    expect(await page.getByLabel('From').inputValue()).toMatch(/^\d{4}-\d\d-\d\d$/);
     await page.getByRole('region', { name: 'Clicks over time' }).getByRole('button', { name: 'Show as chart' }).click();
     await shot(page, width, 'link-page');
   });
