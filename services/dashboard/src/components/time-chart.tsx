@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -17,6 +17,18 @@ interface Props {
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
+/** Whether the system is in dark mode, following changes: the canvas takes its colours when drawn. */
+function useDarkMode(): boolean {
+  const query = matchMedia('(prefers-color-scheme: dark)');
+  const [dark, setDark] = useState(query.matches);
+  useEffect(() => {
+    const change = () => setDark(query.matches);
+    query.addEventListener('change', change);
+    return () => query.removeEventListener('change', change);
+  }, []);
+  return dark;
+}
+
 /**
  * The clicks over time, drawn on a canvas by uPlot (about 50 KB, and it draws a year by hour,
  * 8,760 points, in a few milliseconds). Hovering a point shows its bucket and clicks in the legend
@@ -24,6 +36,7 @@ const cssVar = (name: string) => getComputedStyle(document.documentElement).getP
  */
 export function TimeChart({ data, formatTime, labels, timeZone, onDrawn }: Props) {
   const host = useRef<HTMLDivElement>(null);
+  const dark = useDarkMode();
   useEffect(() => {
     const element = host.current!;
     const text = cssVar('--text-muted');
@@ -72,6 +85,6 @@ export function TimeChart({ data, formatTime, labels, timeZone, onDrawn }: Props
       resize.disconnect();
       chart.destroy();
     };
-  }, [data, labels.join('\n'), timeZone]);
+  }, [data, labels.join('\n'), timeZone, dark]);
   return <div class="time-chart" ref={host} />;
 }
