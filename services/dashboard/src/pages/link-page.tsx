@@ -172,11 +172,12 @@ function Analytics({ link }: { link: Link }) {
           ))}
         </fieldset>
         {preset === 'custom' && (
+          // A cleared date keeps the one before: a range needs both ends.
           <>
             <div class="field inline"><label for="range-from">From</label>
-              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => setCustom({ ...custom, from: event.currentTarget.value })} /></div>
+              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, from: event.currentTarget.value })} /></div>
             <div class="field inline"><label for="range-to">To</label>
-              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => setCustom({ ...custom, to: event.currentTarget.value })} /></div>
+              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, to: event.currentTarget.value })} /></div>
           </>
         )}
         <div class="field inline">
