@@ -66,7 +66,7 @@ export function ApiKeysPage() {
               {keys.map((key) => (
                 <tr key={key.id}>
                   <th scope="row">{key.name}</th>
-                  <td><code>{key.prefix}…</code></td>
+                  <td class="nowrap"><code>{key.prefix}…</code></td>
                   <td class="nowrap">{dateFormat.format(new Date(key.createdAt))}</td>
                   <td class="nowrap">{key.lastUsedAt ? dateFormat.format(new Date(key.lastUsedAt)) : 'Never'}</td>
                   <td><button type="button" class="danger small" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>Revoke</button></td>
