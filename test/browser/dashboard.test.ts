@@ -152,6 +152,10 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(shortUrl).toMatch(new RegExp(`^${stack.shortUrlBase}/[0-9A-Za-z]{7}$`));
     expect(await page.locator('.destinations').textContent()).toContain('com.example.shop');
     expect(await page.getByText('Shared, it shows').textContent()).toContain('Half price this spring');
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.apiUrl });
+    await page.getByRole('button', { name: `Copy: ${shortUrl}` }).click();
+    await expect.poll(() => page.getByRole('button', { name: `Copy: ${shortUrl}` }).textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shortUrl);
   });
 
   it('counts visits from Android, iPhone and desktop on the link page, by the tables\' numbers', async () => {
