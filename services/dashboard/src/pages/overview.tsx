@@ -15,7 +15,7 @@ const SERIES_LINKS = 100;
 
 /**
  * The account at a glance: totals, the top links, and clicks by day over the last 30 days (the
- * sum of the links' own series, the most clicked 100 of them, until the API reports it for the account).
+ * sum of the daily series of the 100 most recent links, until the API reports it for the account).
  */
 export function OverviewPage() {
   const [summary, setSummary] = useState<SummaryAnalytics>();
@@ -24,7 +24,7 @@ export function OverviewPage() {
   useEffect(() => {
     api.analytics.summary().then(setSummary).catch((caught) => setError(errorText(caught)));
     const range = resolveRange('30d', new Date());
-    api.links.list({ limit: SERIES_LINKS, include: 'clicks' })
+    api.links.list({ limit: SERIES_LINKS })
       .then(async ({ links }) => {
         const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...rangeQuery(range, 'UTC'), timeBucket: 'day' })));
         setDaily(sumSeries(reports.map((report) => report.timeSeries), range));
@@ -51,7 +51,7 @@ export function OverviewPage() {
           <AppLink href="/links/new" class="button">Create your first link</AppLink></div>
       )}
       {data && daily && (
-        <ChartCard title="Clicks, last 30 days" chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone="UTC" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
+        <ChartCard title={summary.totalLinks > SERIES_LINKS ? `Clicks, last 30 days, of the ${SERIES_LINKS} newest links` : 'Clicks, last 30 days'} chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone="UTC" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
           table={() => <table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Clicks</th></tr></thead>
             <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', 'UTC')}</th><td class="num">{point.clicks}</td></tr>)}</tbody></table>} />
       )}
