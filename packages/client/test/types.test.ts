@@ -52,5 +52,9 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.TimeBucket>().toEqualTypeOf<Analytics.TimeBucket>();
     expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
     expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.AccountExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.accountExportQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.SummaryAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Analytics.summaryAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.ExportLayout>().toEqualTypeOf<Analytics.ExportLayout>();
+    expectTypeOf<{ links: Client.CreateLinkInput[] }>().toEqualTypeOf<{ links: WithDates<Links.CreateLinkBody, 'expirationDate'>[] }>();
   });
 });

@@ -66,9 +66,28 @@ export const summaryAnalyticsQuerySchema = z
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
+export const EXPORT_LAYOUTS = ['long', 'wide'] as const;
+export type ExportLayout = (typeof EXPORT_LAYOUTS)[number];
+
 export const analyticsExportQuerySchema = linkAnalyticsQuerySchema
-  .extend({ format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv') })
+  .extend({
+    format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv')
+      .meta({ description: 'csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)', example: 'csv' }),
+    layout: z.enum(EXPORT_LAYOUTS, { error: 'must be long or wide' }).default('long')
+      .meta({
+        description: 'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
+          '(link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile, desktop_device, then country_<code> ' +
+          'and browser_<name> columns for the top 10 of the whole export, with country_Other and browser_Other holding the rest)',
+        example: 'wide',
+      }),
+  })
   .strict();
+
+/** The account-wide export: every link of the caller, or those carrying `tag`. */
+export const accountExportQuerySchema = analyticsExportQuerySchema
+  .extend({ tag: tagSchema.optional().meta({ description: 'Only the links carrying this tag', example: 'spring' }) })
+  .strict();
+export type AccountExportQuery = z.infer<typeof accountExportQuerySchema>;
 export type AnalyticsExportQuery = z.infer<typeof analyticsExportQuerySchema>;
 
 const counts = (description: string) => z.record(z.string(), z.number().int()).meta({ description });
