@@ -37,7 +37,7 @@ const timeBucketParam = z.enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUC
 
 /** The range parameters every analytics request shares. */
 const rangeParams = {
-  startDate: dateParam('First day (a bare date: its local midnight) or instant of the range, inclusive; default 29 days before endDate', '2026-03-01'),
+  startDate: dateParam('First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days before the end of the range', '2026-03-01'),
   endDate: dateParam('Last day of the range, included whole, or an instant, included; default today', '2026-03-31'),
   timeBucket: timeBucketParam,
   timezone: timezoneParam,
