@@ -62,7 +62,8 @@ export const summaryAnalyticsQuerySchema = z
     endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
     timezone: timezoneParam,
   })
-  .strict();
+  // Not strict: SPEC's summary takes no parameters and ignored any it was sent; it still does.
+  .strip();
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;

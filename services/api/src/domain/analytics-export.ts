@@ -78,8 +78,11 @@ export interface WideLink {
  */
 export function wideLayout(countries: readonly string[], browsers: readonly string[]) {
   const columns = [...WIDE_COLUMNS, ...countries.map((value) => `country_${value}`), ...browsers.map((value) => `browser_${value}`)];
-  const FIXED = { 'platform android': 6, 'platform ios': 7, 'platform desktop': 8, 'device Mobile': 9, 'device Desktop': 10 } as Record<string, number>;
-  const positions = new Map<string, number>();
+  const at = (column: (typeof WIDE_COLUMNS)[number]) => WIDE_COLUMNS.indexOf(column);
+  const positions = new Map<string, number>([
+    ['platform android', at('android')], ['platform ios', at('ios')], ['platform desktop', at('desktop')],
+    ['device Mobile', at('mobile')], ['device Desktop', at('desktop_device')],
+  ]);
   countries.forEach((value, i) => positions.set(`country ${value}`, WIDE_COLUMNS.length + i));
   browsers.forEach((value, i) => positions.set(`browser ${value}`, WIDE_COLUMNS.length + countries.length + i));
   const otherOf = { country: positions.get(`country ${OTHER}`), browser: positions.get(`browser ${OTHER}`) } as Record<string, number | undefined>;
@@ -89,8 +92,8 @@ export function wideLayout(countries: readonly string[], browsers: readonly stri
     for (let i = values.length; i < columns.length; i++) values.push(0);
     bucket.dimensions.forEach((dimension, i) => {
       const key = `${dimension} ${bucket.values[i]}`;
-      const at = FIXED[key] ?? positions.get(key) ?? otherOf[dimension];
-      if (at !== undefined) values[at] = (values[at] as number) + bucket.counts[i]!;
+      const column = positions.get(key) ?? otherOf[dimension];
+      if (column !== undefined) values[column] = (values[column] as number) + bucket.counts[i]!;
     });
     return values;
   };
