@@ -34,7 +34,9 @@ const exportFileSchema = (scope: string) => z.any().meta({
 /** A filename as RFC 6266 wants it: an ASCII fallback, plus the exact UTF-8 name when they differ. */
 export function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^A-Za-z0-9._-]+/g, '_');
-  return ascii === filename ? `attachment; filename="${ascii}"` : `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  // RFC 5987 allows fewer bare characters than encodeURIComponent leaves: ' ( ) * are encoded too.
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return ascii === filename ? `attachment; filename="${ascii}"` : `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 const sendFile = (reply: FastifyReply, file: AnalyticsExport) =>
