@@ -95,8 +95,9 @@ export const tagsSchema = z
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
-    // zod counts characters (code points): 200 of them are at most 800 bytes.
-    title: z.string().trim().min(1, 'must not be empty').max(200),
+    // zod counts characters (code points): 200 of them are at most 800 bytes. PostgreSQL text
+    // cannot hold NUL, so it is refused here rather than failing the insert.
+    title: z.string().trim().min(1, 'must not be empty').max(200).refine((title) => !title.includes('\u0000'), 'must not contain NUL characters'),
     defaultUrl: webUrlSchema,
     androidLink: androidLinkSchema.optional(),
     iosLink: iosLinkSchema.optional(),
