@@ -212,6 +212,7 @@ export const listLinksQuerySchema = z
       .string()
       .trim()
       .max(200, 'must be at most 200 characters')
+      .refine((text) => !text.includes('\u0000'), 'must not contain NUL characters')
       .transform((text) => text || undefined)
       .optional()
       .meta({ description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search', example: 'sale' }),
