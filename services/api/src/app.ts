@@ -83,6 +83,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const analytics = analyticsService({
     links: linksRepository(sql),
+    shortUrlBase: config.SHORT_URL_BASE,
     analytics: deps.readSql
       ? analyticsWithReplica(analyticsRepository(sql), analyticsRepository(deps.readSql), {
           onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),

@@ -53,8 +53,9 @@ describe('GET /analytics/summary with tag and range', () => {
     });
     expect((await summary({ tag: 'Email' })).totalClicks).toBe(5);
     expect(await summary({ tag: 'autumn' })).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [] });
-    // Without filters: SPEC's all-time summary of every link.
+    // Without filters: SPEC's all-time summary of every link; parameters it does not know are ignored, as before.
     expect((await summary()).totalClicks).toBe(6);
+    expect(await summary({ unknown: '1' })).toEqual(await summary());
   });
 
   it('counts the clicks of a range, its bare dates read in the time zone', async () => {

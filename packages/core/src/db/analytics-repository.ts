@@ -24,6 +24,19 @@ export interface BucketCount {
   clicks: number;
 }
 
+/** One bucket of one link for the wide export: totals, and its counts per dimension value as parallel arrays. */
+export interface WideBucket {
+  bucket: Date;
+  clicks: number;
+  uniqueClicks: number;
+  dimensions: string[];
+  values: string[];
+  counts: number[];
+}
+
+/** Dimensions the wide export spreads into columns. */
+export const WIDE_DIMENSIONS = ['platform', 'device', 'country', 'browser'] as const satisfies readonly ClickDimension[];
+
 /** Clicks of one dimension value over a whole range. */
 export interface DimensionTotal {
   dimension: ClickDimension;
@@ -214,6 +227,41 @@ export function analyticsRepository(sql: Sql) {
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
         ORDER BY bucket, dimension <> 'total', dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
+    },
+
+    /**
+     * Every bucket of the range (zero-filled), in order, with its clicks, merged unique visitors and
+     * counts per WIDE_DIMENSIONS value, read through a cursor `batchSize` buckets at a time.
+     */
+    wideRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<WideBucket[]> {
+      const days = bucketedDaysOf(range);
+      return sql<WideBucket[]>`
+        SELECT s.bucket, coalesce(t.clicks, 0)::bigint AS clicks, coalesce(t.uniques, 0)::bigint AS "uniqueClicks",
+               coalesce(d.dimensions, '{}') AS dimensions, coalesce(d.values, '{}') AS values, coalesce(d.counts, '{}') AS counts
+        FROM (${bucketSeries(range)}) s
+        LEFT JOIN (
+          SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
+          FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r GROUP BY 1
+        ) t USING (bucket)
+        LEFT JOIN (
+          SELECT bucket, array_agg(dimension) AS dimensions, array_agg(value) AS values, array_agg(clicks) AS counts
+          FROM (
+            SELECT ${bucketOf(range)} AS bucket, dimension, value, sum(clicks)::bigint AS clicks
+            FROM (${dimensionRows(linkId, WIDE_DIMENSIONS, range, days)}) r GROUP BY 1, 2, 3
+          ) v GROUP BY bucket
+        ) d USING (bucket)
+        ORDER BY s.bucket`.cursor(batchSize);
+    },
+
+    /** Clicks per value of `dimensions` over the range, summed over several links (whole UTC days from daily rows). */
+    async dimensionTotals(linkIds: readonly string[], range: Pick<ReportRange, 'start' | 'end'>, dimensions: readonly ClickDimension[]): Promise<DimensionTotal[]> {
+      if (linkIds.length === 0) return [];
+      return sql<DimensionTotal[]>`
+        SELECT dimension, value, sum(clicks)::bigint AS clicks
+        FROM (${rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'],
+          sql`link_id = ANY(${linkIds as string[]}::uuid[]) AND dimension = ANY(${dimensions as string[]}::text[])`,
+          { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r
+        GROUP BY dimension, value`;
     },
 
     /**

@@ -292,6 +292,13 @@ export function linksRepository(sql: Sql) {
       return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
     },
 
+    /** Id, title and short code of each of a user's links (those carrying `tag` when given), oldest first. */
+    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string }[]> {
+      return sql<{ id: string; title: string; code: string }[]>`
+        SELECT id, title, code FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
+        ORDER BY created_at, id`;
+    },
+
     /** Every tag of a user's links with the number of links carrying it, by name. */
     async tagCounts(userId: string): Promise<{ name: string; links: number }[]> {
       return sql<{ name: string; links: number }[]>`

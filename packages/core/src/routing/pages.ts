@@ -56,11 +56,12 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const page = (brand: string, title: string, body: string, head = '') =>
+// A script comes last: a navigation it starts may stop the parser, and what follows it would be lost.
+const page = (brand: string, title: string, body: string, { head = '', script = '' } = {}) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">` +
   `<title>${escapeHtml(title)} · ${escapeHtml(brand)}</title>${head}<style>${STYLE}</style></head>` +
-  `<body><main>${body}</main><footer>${escapeHtml(brand)}</footer></body></html>`;
+  `<body><main>${body}</main><footer>${escapeHtml(brand)}</footer>${script}</body></html>`;
 
 /** What the iOS page says besides its two targets. */
 export interface AppPageText {
@@ -86,8 +87,8 @@ export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPage
     `<p class="code">${escapeHtml(opening)}</p>${heading}` +
       `<p>If nothing happens, open it with the button below.</p>` +
       `<a class="button" id="app" href="${escapeHtml(appUrl)}">${escapeHtml(text.appName ? `Open in ${text.appName}` : 'Open in the app')}</a>` +
-      `<a class="button secondary" id="fallback" href="${escapeHtml(fallbackUrl)}">Continue in the browser</a>` +
-      `<script>${APP_PAGE_SCRIPT}</script>`,
+      `<a class="button secondary" id="fallback" href="${escapeHtml(fallbackUrl)}">Continue in the browser</a>`,
+    { script: `<script>${APP_PAGE_SCRIPT}</script>` },
   );
 }
 
@@ -115,7 +116,7 @@ export function renderPreviewPage(preview: SocialPreview, destination: string, b
     brand,
     preview.title,
     `<h1>${escapeHtml(preview.title)}</h1>${description}<a class="button" href="${escapeHtml(destination)}">Continue</a>`,
-    head,
+    { head },
   );
 }
 
