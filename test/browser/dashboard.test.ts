@@ -315,6 +315,11 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await expect.poll(() => page.getByText('Total links').isVisible()).toBe(true);
     await showTable(page, 'Top links');
     expect(await tableOf(page, 'Top links')).toEqual({ 'Spring sale': 3 });
+    await showTable(page, 'Clicks, last 30 days');
+    const days = await tableOf(page, 'Clicks, last 30 days');
+    expect(Object.keys(days)).toHaveLength(30);
+    expect(Object.values(days).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
+    expect(await page.locator('.total', { hasText: 'Clicks, last 30 days' }).locator('.total-value').textContent()).toBe('3');
     await shot(page, width, 'overview');
     // Dark mode follows the system setting.
     await page.emulateMedia({ colorScheme: 'dark' });
