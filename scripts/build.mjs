@@ -205,7 +205,16 @@ export async function buildDashboard({ force = false } = {}) {
   if (!upToDate) {
     // Vite is a devDependency of the dashboard, loaded only when there is something to build.
     const { build: viteBuild } = await import('vite');
-    await viteBuild({ configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn' });
+    // Vite builds for whatever NODE_ENV says (vitest sets `test`, which keeps development-only code
+    // in): the dashboard is always built for production, whoever builds it.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await viteBuild({ configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn', mode: 'production' });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
     writeFileSync(DASHBOARD_STAMP, inputs);
   }
   return { ms: Math.round(performance.now() - started), skipped: upToDate, initialJsGzipBytes: initialJavaScriptGzipBytes(dist) };

@@ -68,6 +68,22 @@ describe('npm run build', () => {
     for (const name of ['api', 'worker']) expect(readdirSync(dist(name, 'migrations')).sort()).toEqual(migrations);
   });
 
+  it('builds the dashboard within its size budget, with no inline script and nothing from another origin', () => {
+    const line = /\[build\] dashboard .*: initial JavaScript ([\d.]+) KB gzipped/.exec(buildOutput);
+    expect(line, buildOutput).not.toBeNull();
+    expect(Number(line![1])).toBeLessThanOrEqual(150);
+    const dashboard = join(root, 'services/dashboard/dist');
+    const html = readFileSync(join(dashboard, 'index.html'), 'utf8');
+    expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
+    expect(html, 'every script is a file').not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html, 'no inline style').not.toMatch(/<style|\sstyle=/);
+    const styles = readdirSync(join(dashboard, 'assets')).filter((file) => file.endsWith('.css'));
+    expect(styles.length).toBeGreaterThan(0);
+    for (const file of ['index.html', ...styles.map((css) => `assets/${css}`)]) {
+      expect(readFileSync(join(dashboard, file), 'utf8'), file).not.toMatch(/(?:src|href)="https?:|url\(\s*["']?(?:https?:)?\/\//);
+    }
+  });
+
   it('the worker bundle migrates an empty database and answers /healthz', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;

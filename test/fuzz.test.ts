@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@deeplink/core';
-import { createApiHarness, type ApiHarness } from '../services/api/test/harness.js';
+import { harnessWithLink, type ApiHarness } from '../services/api/test/harness.js';
 import { createLink, createUser, startRedirector, type RedirectorProcess } from '../services/redirector/test/support.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 
@@ -27,9 +27,7 @@ describe('API fuzz', () => {
   let token: string;
   let linkId: string;
   beforeAll(async () => {
-    api = await createApiHarness();
-    ({ token } = await api.registerUser());
-    linkId = (await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'F', defaultUrl: 'https://example.com/' } })).json().data.link.id;
+    ({ api, token, linkId } = await harnessWithLink());
   });
   afterAll(() => api.close());
 

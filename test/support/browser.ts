@@ -19,7 +19,7 @@ export function ensureChromium(): void {
   if (!existsSync(CHROMIUM)) throw new Error(`the chromium package was installed but ${CHROMIUM} is still missing`);
 }
 
-/** Chromium on a fresh user-data directory (removed on close), downloads allowed. */
+/** Chromium on a fresh user-data directory (removed on close), downloads allowed, in Europe/Paris time. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   ensureChromium();
   const profile = mkdtempSync(join(tmpdir(), 'deeplink-chromium-'));
@@ -29,6 +29,8 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     args: FLAGS,
     acceptDownloads: true,
     viewport: { width: 1280, height: 900 },
+    // A zone other than the machine's (UTC), so "the browser's time zone" is visibly the browser's.
+    timezoneId: 'Europe/Paris',
   });
   return {
     context,

@@ -1,7 +1,8 @@
 import { createTransport, type RequestOptions } from './http.js';
 import type {
-  AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput, CreateApiKeyInput, CreateLinkInput, Link,
-  LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery, LoginInput, QrQuery, RegisterInput,
+  AccountExportQuery, AccountExportRow, AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput,
+  CreateApiKeyInput, CreateLinkInput, ExportLayout, Link, LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery,
+  LoginInput, QrQuery, RegisterInput, SummaryAnalyticsQuery, WideExportRow,
   SummaryAnalytics, TagCount, UpdateLinkInput, User,
   App, CreateAppInput, CreateDomainInput, Domain, UpdateDomainInput,
 } from './types.js';
@@ -44,12 +45,23 @@ export function createClient(options: ClientOptions) {
     return result;
   };
 
-  function exportAnalytics(id: string, query: AnalyticsExportQuery & { format: 'json' }, opts?: RequestOptions): Promise<AnalyticsExportRow[]>;
+  type Json<Q extends { layout?: ExportLayout }> = Q & { format: 'json' };
+  function exportAnalytics(query: Json<AccountExportQuery & { layout: 'wide' }>, opts?: RequestOptions): Promise<WideExportRow[]>;
+  function exportAnalytics(query: Json<AccountExportQuery & { layout?: 'long' }>, opts?: RequestOptions): Promise<AccountExportRow[]>;
+  function exportAnalytics(query?: AccountExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
+  function exportAnalytics(id: string, query: Json<AnalyticsExportQuery & { layout: 'wide' }>, opts?: RequestOptions): Promise<WideExportRow[]>;
+  function exportAnalytics(id: string, query: Json<AnalyticsExportQuery & { layout?: 'long' }>, opts?: RequestOptions): Promise<AnalyticsExportRow[]>;
   function exportAnalytics(id: string, query?: AnalyticsExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
-  function exportAnalytics(id: string, query: AnalyticsExportQuery = {}, opts?: RequestOptions): Promise<string | AnalyticsExportRow[]> {
-    const request = { method: 'GET', path: path`/analytics/links/${id}/export`, query: { ...query } } as const;
+  function exportAnalytics(
+    idOrQuery: string | AccountExportQuery = {},
+    queryOrOpts?: AnalyticsExportQuery | RequestOptions,
+    opts?: RequestOptions,
+  ): Promise<string | AnalyticsExportRow[] | AccountExportRow[] | WideExportRow[]> {
+    const [where, query, options] = typeof idOrQuery === 'string'
+      ? [path`/analytics/links/${idOrQuery}/export`, (queryOrOpts ?? {}) as AnalyticsExportQuery, opts]
+      : ['/analytics/export', idOrQuery, queryOrOpts as RequestOptions | undefined];
     // The export is a file download, not wrapped in the envelope.
-    return send({ ...request, as: query.format === 'json' ? 'json' : 'text' }, opts);
+    return send({ method: 'GET', path: where, query: { ...query }, as: query.format === 'json' ? 'json' : 'text' }, options);
   }
 
   function qr(id: string, query: QrQuery & { format: 'png' }, opts?: RequestOptions): Promise<Blob>;
@@ -63,6 +75,12 @@ export function createClient(options: ClientOptions) {
     /** Creates a link; `slug` picks its short code. */
     create: (input: CreateLinkInput, opts?: RequestOptions) =>
       send<{ link: Link }>({ method: 'POST', path: '/links', body: input }, opts).then((data) => data.link),
+    /**
+     * Creates up to 100 links in one transaction; resolves to them in the order given. One invalid
+     * link: ServiceValidationError naming `links.N.field`, and none is created (a taken slug: ConflictError).
+     */
+    createMany: (inputs: readonly CreateLinkInput[], opts?: RequestOptions) =>
+      send<{ links: Link[] }>({ method: 'POST', path: '/links/bulk', body: { links: inputs } }, opts).then((data) => data.links),
     /** Reads one link. */
     get: (id: string, opts?: RequestOptions) =>
       send<{ link: Link }>({ method: 'GET', path: path`/links/${id}` }, opts).then((data) => data.link),
@@ -156,10 +174,14 @@ export function createClient(options: ClientOptions) {
       link: (id: string, query: LinkAnalyticsQuery = {}, opts?: RequestOptions) =>
         send<{ analytics: LinkAnalytics }>({ method: 'GET', path: path`/analytics/links/${id}`, query: { ...query } }, opts)
           .then((data) => data.analytics),
-      /** Totals over the whole account. */
-      summary: (opts?: RequestOptions) =>
-        send<{ summary: SummaryAnalytics }>({ method: 'GET', path: '/analytics/summary' }, opts).then((data) => data.summary),
-      /** A link's clicks per bucket and dimension: CSV text, or rows with `format: 'json'`. */
+      /** Totals over the whole account, or over the links of `query.tag`; all time unless a range is given. */
+      summary: (query: SummaryAnalyticsQuery = {}, opts?: RequestOptions) =>
+        send<{ summary: SummaryAnalytics }>({ method: 'GET', path: '/analytics/summary', query: { ...query } }, opts).then((data) => data.summary),
+      /**
+       * A download of clicks per bucket: `export(id, query)` for one link, `export(query)` for every
+       * link of the account (or of `query.tag`). CSV text, or rows with `format: 'json'`; `layout: 'wide'`
+       * gives one row per link and bucket.
+       */
       export: exportAnalytics,
     },
     /** Replaces the credential sent on later calls (undefined sends none). */

@@ -215,9 +215,30 @@ export interface LinkAnalyticsQuery {
 /** Format of `analytics.export()`. */
 export type ExportFormat = 'csv' | 'json';
 
-/** Query of `analytics.export()`; format defaults to csv. */
+/**
+ * Shape of an export: `long` (default) has one row per bucket and dimension value; `wide` one row
+ * per link and bucket with the breakdowns as columns (WideExportRow).
+ */
+export type ExportLayout = 'long' | 'wide';
+
+/** Query of `analytics.export(id, query)`; format defaults to csv, layout to long. */
 export interface AnalyticsExportQuery extends LinkAnalyticsQuery {
   format?: ExportFormat;
+  layout?: ExportLayout;
+}
+
+/** Query of `analytics.export(query)`, over every link of the account, or those carrying `tag`. */
+export interface AccountExportQuery extends AnalyticsExportQuery {
+  tag?: string;
+}
+
+/** Filters of `analytics.summary()`: one tag's links, and a range (without one, all time). */
+export interface SummaryAnalyticsQuery {
+  tag?: string;
+  startDate?: string | Date;
+  endDate?: string | Date;
+  /** IANA time zone of bare dates; default UTC. */
+  timezone?: string;
 }
 
 /** Clicks of one link over a range. */
@@ -258,6 +279,30 @@ export interface QrQuery {
   format?: 'svg' | 'png';
   size?: number;
   margin?: number;
+}
+
+/** A row of the account-wide long export: a per-link row led by its link's id. */
+export interface AccountExportRow extends AnalyticsExportRow {
+  link_id: string;
+}
+
+/**
+ * A row of a wide export: one link in one bucket. Besides these columns it has `country_<code>`
+ * and `browser_<name>` columns for the export's top 10 of each, and `country_Other`/`browser_Other`.
+ */
+export interface WideExportRow {
+  link_id: string;
+  title: string;
+  short_url: string;
+  bucket_start: string;
+  clicks: number;
+  unique_clicks: number;
+  android: number;
+  ios: number;
+  desktop: number;
+  mobile: number;
+  desktop_device: number;
+  [column: `country_${string}` | `browser_${string}`]: number;
 }
 
 /** Error codes the API answers with. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rollupsRepository } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
+import { ConflictError, createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';
 
 let world: Awaited<ReturnType<typeof startApiWithEnvironment>>;
@@ -182,6 +182,23 @@ describe('links', () => {
   });
 });
 
+describe('links.createMany', () => {
+  it('creates links together, or none of them', async () => {
+    const owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    const created = await owner.links.createMany([{ ...linkInput, tags: ['spring'] }, { title: 'Second', defaultUrl: 'https://example.com/2', slug: `s-${randomUUID().slice(0, 8)}` }]);
+    expect(created.map((link) => link.title)).toEqual(['Spring sale', 'Second']);
+    expect(await owner.links.get(created[1]!.id)).toEqual(created[1]);
+
+    const invalid = await owner.links.createMany([{ title: 'Ok', defaultUrl: 'https://example.com' }, { title: 'Bad', defaultUrl: 'ftp://x' }]).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ServiceValidationError);
+    expect((invalid as ServiceValidationError).details).toEqual([expect.objectContaining({ field: 'links.1.defaultUrl' })]);
+    const taken = await owner.links.createMany([{ title: 'Again', defaultUrl: 'https://example.com', slug: created[1]!.url.split('/').pop() }]).catch((e: unknown) => e);
+    expect(taken).toBeInstanceOf(ConflictError);
+    expect((await owner.links.list()).pagination.total).toBe(2);
+  });
+});
+
 describe('analytics', () => {
   let owner: DeeplinkClient;
   let clicked: Link;
@@ -218,9 +235,9 @@ describe('analytics', () => {
       browsers: { Chrome: 3, Firefox: 2 },
       devices: { Desktop: 5 },
       timeSeries: [
-        { date: '2025-03-01T00:00:00.000Z', clicks: 3 },
-        { date: '2025-03-02T00:00:00.000Z', clicks: 2 },
-        { date: '2025-03-03T00:00:00.000Z', clicks: 0 },
+        { date: '2025-03-01T00:00:00.000Z', clicks: 3, uniqueClicks: 2 },
+        { date: '2025-03-02T00:00:00.000Z', clicks: 2, uniqueClicks: 1 },
+        { date: '2025-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
       ],
       range: { startDate: '2025-03-01T00:00:00.000Z', endDate: '2025-03-04T00:00:00.000Z', timeBucket: 'day' },
     });
@@ -235,6 +252,18 @@ describe('analytics', () => {
     const error = await owner.analytics.link(clicked.id, { startDate: '2025-03-05', endDate: '2025-03-01' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceValidationError);
     expect((error as ServiceValidationError).details).toEqual([expect.objectContaining({ field: 'startDate' })]);
+  });
+
+  it('takes a time zone and gives unique clicks per bucket', async () => {
+    // New York days start at 05:00 UTC: the clicks of 2 March 05:00 UTC are on 2 March there, those of 1 March 04:00 UTC would not be.
+    const report = await owner.analytics.link(clicked.id, { startDate: '2025-03-01', endDate: '2025-03-02', timezone: 'America/New_York' });
+    expect(report.timeSeries).toEqual([
+      { date: '2025-03-01T05:00:00.000Z', clicks: 3, uniqueClicks: 2 },
+      { date: '2025-03-02T05:00:00.000Z', clicks: 2, uniqueClicks: 1 },
+    ]);
+    const error = await owner.analytics.link(clicked.id, { timezone: 'Asia/Kolkata' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect((error as ServiceValidationError).details[0]!.field).toBe('timezone');
   });
 
   it('summarises the account', async () => {
@@ -266,5 +295,23 @@ describe('analytics', () => {
     const other = createClient({ baseUrl });
     await other.auth.register(newAccount());
     await expect(other.analytics.export(clicked.id)).rejects.toMatchObject({ name: 'ServiceAuthError', status: 403 });
+  });
+
+  it('summarises one tag, and exports every link wide or long', async () => {
+    const [tagged] = await owner.links.createMany([{ title: 'Tagged', defaultUrl: 'https://example.com/t', tags: ['spring'] }]);
+    expect(await owner.analytics.summary({ tag: 'spring' })).toEqual({ totalLinks: 1, totalClicks: 0, activeLinks: 1, topLinks: [] });
+    expect((await owner.analytics.summary({ startDate: '2025-03-02', endDate: '2025-03-02' })).totalClicks).toBe(2);
+
+    const range = { startDate: '2025-03-01', endDate: '2025-03-02' };
+    const wide = await owner.analytics.export({ ...range, format: 'json', layout: 'wide' });
+    const row = wide.find((r) => r.link_id === clicked.id && r.bucket_start === '2025-03-01T00:00:00.000Z')!;
+    expect(row).toMatchObject({ title: 'Clicked', clicks: 3, unique_clicks: 2, desktop: 3, desktop_device: 3, country_US: 3, browser_Chrome: 3 });
+    expect(wide.filter((r) => r.link_id === tagged!.id)).toHaveLength(2);
+    const long = await owner.analytics.export({ ...range, format: 'json', tag: 'spring' });
+    expect(long.every((r) => r.link_id === tagged!.id && r.clicks === 0)).toBe(true);
+    const csv = await owner.analytics.export({ ...range, layout: 'wide' });
+    expect(csv.split('\r\n')[0]).toMatch(/^link_id,title,short_url,bucket_start,clicks,unique_clicks,/);
+    const perLink = await owner.analytics.export(clicked.id, { ...range, format: 'json', layout: 'wide' });
+    expect(perLink.map((r) => r.clicks)).toEqual([3, 2]);
   });
 });

@@ -55,5 +55,9 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
     expectTypeOf<Client.QrQuery>().toEqualTypeOf<Flat<Omit<z.input<typeof Core.linkQrQuerySchema>, 'size' | 'margin'> & { size?: number; margin?: number }>>();
     expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.AccountExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.accountExportQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.SummaryAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.summaryAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.ExportLayout>().toEqualTypeOf<Core.ExportLayout>();
+    expectTypeOf<{ links: Client.CreateLinkInput[] }>().toEqualTypeOf<{ links: WithDates<Core.CreateLinkBody, 'expirationDate'>[] }>();
   });
 });

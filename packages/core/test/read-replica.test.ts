@@ -15,6 +15,8 @@ function counted(repository: AnalyticsRepository) {
     linkReport: (...args) => (calls.n++, repository.linkReport(...args)),
     accountSummary: (...args) => (calls.n++, repository.accountSummary(...args)),
     exportRows: (...args) => (calls.n++, repository.exportRows(...args)),
+    wideRows: (...args) => (calls.n++, repository.wideRows(...args)),
+    dimensionTotals: (...args) => (calls.n++, repository.dimensionTotals(...args)),
   };
   return { wrapped, calls };
 }
@@ -58,6 +60,14 @@ describe('analyticsWithReplica', () => {
     for await (const rows of reads.exportRows(userId, range)) expect(rows).toHaveLength(1);
     expect(replica.calls.n).toBe(2);
     expect(fallbacks).toHaveLength(2);
+
+    // The wide export's reads fall back the same way.
+    now += 5001;
+    const wide = [];
+    for await (const rows of reads.wideRows(userId, range)) wide.push(...rows);
+    expect(wide).toEqual([{ bucket: new Date('2026-01-01T00:00:00Z'), clicks: 0, uniqueClicks: 0, dimensions: [], values: [], counts: [] }]);
+    expect(await reads.dimensionTotals([userId], range, ['country'])).toEqual([]);
+    expect(replica.calls.n).toBe(3);
   });
 
   it('passes errors of the query itself on instead of asking the primary', async () => {

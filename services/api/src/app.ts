@@ -1,7 +1,5 @@
 import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
-import {
-  analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository,
-} from '@deeplink/core/db';
+import { analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -85,6 +83,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const analytics = analyticsService({
     links: linksRepository(sql),
+    shortUrlBase: config.SHORT_URL_BASE,
     analytics: deps.readSql
       ? analyticsWithReplica(analyticsRepository(sql), analyticsRepository(deps.readSql), {
           onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),

@@ -61,6 +61,10 @@ describe('time zones (Europe/Paris around its DST changes)', () => {
     const marchUtc = await report(id, { startDate: '2026-03-27T23:00:00Z', endDate: '2026-03-30T21:59:59Z', timeBucket: 'hour' });
     expect(march.totalClicks).toBe(71);
     expect(marchUtc.totalClicks).toBe(71);
+    // Names are case-insensitive, and UTC's aliases are UTC.
+    expect(await report(id, { startDate: '2026-03-28', endDate: '2026-03-30', timezone: 'europe/paris' })).toEqual(march);
+    const utc = await report(id, { startDate: '2026-03-28', endDate: '2026-03-30' });
+    expect(await report(id, { startDate: '2026-03-28', endDate: '2026-03-30', timezone: 'Etc/GMT' })).toEqual(utc);
 
     const october = await report(id, { startDate: '2026-10-24', endDate: '2026-10-26', timezone: 'Europe/Paris' });
     expect(october.timeSeries.map(({ date, clicks }) => [date, clicks])).toEqual([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketIsoStrings, resolveRange } from '../src/domain/analytics-range.js';
 import { csvField, csvLine } from '../src/domain/csv.js';
+import { contentDisposition } from '../src/routes/analytics-routes.js';
 import { topN, withLabels } from '../src/domain/top-n.js';
 
 describe('topN', () => {
@@ -94,5 +95,14 @@ describe('resolveRange in a time zone', () => {
       expect(() => resolveRange({ timeBucket, timezone: 'Asia/Kathmandu', startDate: '2026-03-01', endDate: '2026-03-01' }, now))
         .toThrow(/Asia\/Kathmandu is UTC\+05:45/);
     }
+  });
+});
+
+describe('contentDisposition', () => {
+  it('sends ASCII names as they are, and others with an ASCII fallback and the exact UTF-8 name', () => {
+    expect(contentDisposition('analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv'))
+      .toBe('attachment; filename="analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv"');
+    expect(contentDisposition('analytics-Ete "promo" (l\'an)\r\n.csv'))
+      .toBe('attachment; filename="analytics-Ete_promo_l_an_.csv"; filename*=UTF-8\'\'analytics-Ete%20%22promo%22%20%28l%27an%29%0D%0A.csv');
   });
 });

@@ -61,3 +61,11 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
   };
   return harness;
 }
+
+/** A harness with one user and one link of theirs, for a describe block's beforeAll; close `api` after. */
+export async function harnessWithLink(): Promise<{ api: ApiHarness; token: string; linkId: string }> {
+  const api = await createApiHarness();
+  const { token } = await api.registerUser();
+  const created = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Link', defaultUrl: 'https://example.com/' } });
+  return { api, token, linkId: created.json().data.link.id };
+}

@@ -5,7 +5,7 @@ import { apiKeysRepository, usersRepository } from '@deeplink/core/db';
 import { csvField } from '../src/domain/csv.js';
 import { authService } from '../src/domain/auth-service.js';
 import { tokenVersions } from '../src/domain/token-versions.js';
-import { createApiHarness, type ApiHarness } from './harness.js';
+import { createApiHarness, harnessWithLink, type ApiHarness } from './harness.js';
 
 const nonAscii = (n: number) => 'é'.repeat(n);
 
@@ -59,9 +59,7 @@ describe('validation of dates and URLs', () => {
   let token: string;
   let linkId: string;
   beforeAll(async () => {
-    api = await createApiHarness();
-    ({ token } = await api.registerUser());
-    linkId = (await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'D', defaultUrl: 'https://example.com/' } })).json().data.link.id;
+    ({ api, token, linkId } = await harnessWithLink());
   });
   afterAll(() => api.close());
 

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../src/lib/chart-data.js';
 
 describe('chart data', () => {
-  it('turns the time series into uPlot columns: Unix seconds and clicks', () => {
-    const [xs, ys] = seriesData([{ date: '2026-01-01T00:00:00.000Z', clicks: 3 }, { date: '2026-01-01T01:00:00.000Z', clicks: 0 }]);
+  it('turns the time series into uPlot columns: Unix seconds, clicks and unique clicks', () => {
+    const [xs, ys, unique] = seriesData([{ date: '2026-01-01T00:00:00.000Z', clicks: 3, uniqueClicks: 2 }, { date: '2026-01-01T01:00:00.000Z', clicks: 0, uniqueClicks: 0 }]);
     expect([...xs]).toEqual([1767225600, 1767229200]);
     expect([...ys]).toEqual([3, 0]);
+    expect([...unique]).toEqual([2, 0]);
   });
 
   it('shapes a year by hour (8,760 points) without loss', () => {

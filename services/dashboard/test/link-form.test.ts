@@ -13,6 +13,8 @@ const link: Link = {
   customParameters: { utm_source: 'mail', utm_campaign: 'spring' },
   expirationDate: '2030-06-01T10:30:00.000Z',
   tags: ['spring', 'email'],
+  expiredUrl: 'https://example.com/over',
+  socialPreview: { title: 'Spring sale', description: 'Half price' },
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
@@ -33,7 +35,8 @@ describe('updateInput: only what changed, by the PUT merge rules', () => {
       values.title = ' Summer sale ';
       values.desktopUrl = '';
       values.expirationDate = '';
-    }))).toEqual({ title: 'Summer sale', desktopUrl: null, expirationDate: null });
+      values.expiredUrl = '';
+    }))).toEqual({ title: 'Summer sale', desktopUrl: null, expirationDate: null, expiredUrl: null });
   });
 
   it('sends only the changed fields of a platform, null for a cleared optional one, and the required ones empty so the API names them', () => {
@@ -44,6 +47,16 @@ describe('updateInput: only what changed, by the PUT merge rules', () => {
     expect(updateInput(link, edit((values) => {
       values.ios.bundleId = '';
     }))).toEqual({ iosLink: { bundleId: '' } });
+  });
+
+  it('sends the social preview like a platform: changed fields, null for a cleared description, null when emptied', () => {
+    expect(updateInput(link, edit((values) => {
+      values.preview.description = '';
+      values.preview.imageUrl = 'https://example.com/card.png';
+    }))).toEqual({ socialPreview: { description: null, imageUrl: 'https://example.com/card.png' } });
+    expect(updateInput(link, edit((values) => {
+      values.preview = { title: '', description: '', imageUrl: '' };
+    }))).toEqual({ socialPreview: null });
   });
 
   it('removes a platform whose fields were all cleared, and sends a new platform whole', () => {
@@ -87,7 +100,10 @@ describe('createInput', () => {
     const values = formValues(link);
     values.ios = { url: 'shop://sale', bundleId: '', minimumVersion: '', fallbackUrl: '' };
     const input = createInput(values);
-    expect(input).toMatchObject({ androidLink: link.androidLink, iosLink: { url: 'shop://sale' }, customParameters: link.customParameters, tags: ['spring', 'email'] });
+    expect(input).toMatchObject({
+      androidLink: link.androidLink, iosLink: { url: 'shop://sale' }, customParameters: link.customParameters, tags: ['spring', 'email'],
+      expiredUrl: link.expiredUrl, socialPreview: link.socialPreview,
+    });
     expect(input.expirationDate).toBe(link.expirationDate);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedBuckets, defaultBucket, PRESETS, rangeQuery, resolveRange } from '../src/lib/ranges.js';
+import { allowedBuckets, defaultBucket, defaultTimeZone, isWholeHourZone, PRESETS, rangeQuery, reportTimeZones, resolveRange } from '../src/lib/ranges.js';
 
 const now = new Date('2026-11-24T11:20:30.000Z');
 
@@ -12,9 +12,11 @@ describe('range presets', () => {
     expect((year.endDate.getTime() - year.startDate.getTime()) / 3_600_000).toBe(8760);
   });
 
-  it('go to the API with the last included instant as endDate (the API includes a date-time endDate)', () => {
+  it('go to the API with the last included instant as endDate (the API includes a date-time endDate), a custom range as its dates', () => {
     const range = resolveRange('24h', now);
-    expect(rangeQuery(range)).toEqual({ startDate: range.startDate, endDate: new Date('2026-11-24T11:59:59.999Z') });
+    expect(rangeQuery(range, 'Europe/Paris')).toEqual({ startDate: range.startDate, endDate: new Date('2026-11-24T11:59:59.999Z'), timezone: 'Europe/Paris' });
+    const custom = { from: '2026-03-01', to: '2026-03-31' };
+    expect(rangeQuery(resolveRange('custom', now, custom), 'UTC', custom)).toEqual({ startDate: '2026-03-01', endDate: '2026-03-31', timezone: 'UTC' });
   });
 
   it('at the turn of an hour still include the hour that just began', () => {
@@ -43,5 +45,20 @@ describe('range presets', () => {
     expect(defaultBucket('custom', long)).toBe('week');
     expect(allowedBuckets(long)).not.toContain('hour');
     expect(() => resolveRange('custom', now)).toThrow(/both dates/);
+  });
+});
+
+describe('time zones', () => {
+  it('offers zones a whole number of hours from UTC, UTC first', () => {
+    expect(isWholeHourZone('Europe/Paris', now)).toBe(true);
+    expect(isWholeHourZone('Asia/Kolkata', now)).toBe(false);
+    expect(isWholeHourZone('UTC', now)).toBe(true);
+    const zones = reportTimeZones(now, ['America/New_York', 'Asia/Kolkata', 'UTC', 'Asia/Tokyo']);
+    expect(zones).toEqual(['UTC', 'America/New_York', 'Asia/Tokyo']);
+  });
+
+  it("defaults to the browser's zone when the API can report in it, else UTC", () => {
+    expect(defaultTimeZone(now, 'America/New_York')).toBe('America/New_York');
+    expect(defaultTimeZone(now, 'Asia/Kolkata')).toBe('UTC');
   });
 });

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
-import { rollupPartitions, type RollupsRepository, rollupsRepository, type Sql } from '@deeplink/core/db';
+import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
 import { reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
 import type { Logger } from '@deeplink/core/runtime';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';

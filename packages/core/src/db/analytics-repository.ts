@@ -24,6 +24,19 @@ export interface BucketCount {
   clicks: number;
 }
 
+/** One bucket of one link for the wide export: totals, and its counts per dimension value as parallel arrays. */
+export interface WideBucket {
+  bucket: Date;
+  clicks: number;
+  uniqueClicks: number;
+  dimensions: string[];
+  values: string[];
+  counts: number[];
+}
+
+/** Dimensions the wide export spreads into columns. */
+export const WIDE_DIMENSIONS = ['platform', 'device', 'country', 'browser'] as const satisfies readonly ClickDimension[];
+
 /** Clicks of one dimension value over a whole range. */
 export interface DimensionTotal {
   dimension: ClickDimension;
@@ -216,14 +229,55 @@ export function analyticsRepository(sql: Sql) {
         ORDER BY bucket, dimension <> 'total', dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
     },
 
-    /** Link counts, all-time clicks and the five most-clicked links of one user, from one snapshot. */
-    async accountSummary(userId: string): Promise<AccountSummaryData> {
+    /**
+     * Every bucket of the range (zero-filled), in order, with its clicks, merged unique visitors and
+     * counts per WIDE_DIMENSIONS value, read through a cursor `batchSize` buckets at a time.
+     */
+    wideRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<WideBucket[]> {
+      const days = bucketedDaysOf(range);
+      return sql<WideBucket[]>`
+        SELECT s.bucket, coalesce(t.clicks, 0)::bigint AS clicks, coalesce(t.uniques, 0)::bigint AS "uniqueClicks",
+               coalesce(d.dimensions, '{}') AS dimensions, coalesce(d.values, '{}') AS values, coalesce(d.counts, '{}') AS counts
+        FROM (${bucketSeries(range)}) s
+        LEFT JOIN (
+          SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
+          FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r GROUP BY 1
+        ) t USING (bucket)
+        LEFT JOIN (
+          SELECT bucket, array_agg(dimension) AS dimensions, array_agg(value) AS values, array_agg(clicks) AS counts
+          FROM (
+            SELECT ${bucketOf(range)} AS bucket, dimension, value, sum(clicks)::bigint AS clicks
+            FROM (${dimensionRows(linkId, WIDE_DIMENSIONS, range, days)}) r GROUP BY 1, 2, 3
+          ) v GROUP BY bucket
+        ) d USING (bucket)
+        ORDER BY s.bucket`.cursor(batchSize);
+    },
+
+    /** Clicks per value of `dimensions` over the range, summed over several links (whole UTC days from daily rows). */
+    async dimensionTotals(linkIds: readonly string[], range: Pick<ReportRange, 'start' | 'end'>, dimensions: readonly ClickDimension[]): Promise<DimensionTotal[]> {
+      if (linkIds.length === 0) return [];
+      return sql<DimensionTotal[]>`
+        SELECT dimension, value, sum(clicks)::bigint AS clicks
+        FROM (${rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'],
+          sql`link_id = ANY(${linkIds as string[]}::uuid[]) AND dimension = ANY(${dimensions as string[]}::text[])`,
+          { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r
+        GROUP BY dimension, value`;
+    },
+
+    /**
+     * Link counts, clicks and the five most-clicked links of one user, from one snapshot: of the
+     * links carrying `filter.tag` when given, clicks within `filter.range` when given (else all time).
+     */
+    async accountSummary(userId: string, filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {}): Promise<AccountSummaryData> {
+      const { tag, range } = filter;
+      const clicks = range
+        ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(TOTALS, ['clicks'], sql`link_id = l.id`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`
+        : sql`(SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id)`;
       const [row] = await sql<AccountSummaryData[]>`
         WITH per_link AS (
-          SELECT l.id, l.title, l.expires_at,
-                 coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id), 0)::bigint AS clicks
+          SELECT l.id, l.title, l.expires_at, coalesce(${clicks}, 0)::bigint AS clicks
           FROM links l
-          WHERE l.user_id = ${userId}
+          WHERE l.user_id = ${userId} ${tag === undefined ? sql`` : sql`AND l.tags @> ARRAY[${tag}]::text[]`}
         ), top AS (
           -- Ties go to the title, then the id, so the list is the same on every call.
           SELECT id, title, clicks FROM per_link WHERE clicks > 0 ORDER BY clicks DESC, title, id LIMIT 5

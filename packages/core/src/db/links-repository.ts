@@ -60,6 +60,22 @@ export class ShortCodeTakenError extends Error {
   override name = 'ShortCodeTakenError';
 }
 
+/** Thrown by createMany when chosen short codes are taken (by index in the input); nothing was created. */
+export class ShortCodesTakenError extends Error {
+  override name = 'ShortCodesTakenError';
+  constructor(readonly indexes: number[]) {
+    super(`short codes taken at ${indexes.join(', ')}`);
+  }
+}
+
+/** One link of createMany: fields, and a chosen short code, or a function that draws one. */
+export interface NewLink {
+  code: string | (() => string);
+  fields: LinkFields;
+  /** The active custom domain the link lives on; null for the default domain. */
+  domainId: string | null;
+}
+
 const SORT_COLUMNS: Record<LinkSortField, string> = {
   createdAt: 'created_at',
   updatedAt: 'updated_at',
@@ -136,6 +152,49 @@ export function linksRepository(sql: Sql) {
         if (isUniqueViolation(error, 'links_code_key') || isUniqueViolation(error, 'links_domain_code_key')) throw new ShortCodeTakenError(code);
         throw error;
       }
+    },
+
+    /**
+     * Inserts every link in one transaction and returns them in input order. A drawn code that is
+     * taken is drawn again (up to `attempts` rounds); chosen codes that are taken throw
+     * ShortCodesTakenError, and then nothing is created.
+     */
+    async createMany(userId: string, links: NewLink[], attempts = 5): Promise<LinkRecord[]> {
+      return sql.begin(async (tx) => {
+        const created = new Array<LinkRecord | undefined>(links.length);
+        let pending = links.map((_, index) => index);
+        for (let round = 0; pending.length > 0; round++) {
+          const codes = pending.map((index) => {
+            const { code } = links[index]!;
+            return typeof code === 'string' ? code : code();
+          });
+          const rows = pending.map((index, i) => ({ user_id: userId, code: codes[i]!, domain_id: links[index]!.domainId, ...fieldValues(links[index]!.fields) }));
+          // DO NOTHING instead of an error: a conflict would abort the whole transaction, and a
+          // taken code (or the same code twice on one domain in the batch) only needs another draw.
+          // No conflict target: codes are unique per domain through two partial indexes.
+          const inserted = await tx<(LinkRecord & { domainId: string | null })[]>`
+            INSERT INTO links ${tx(rows)} ON CONFLICT DO NOTHING RETURNING ${columns(sql)}, domain_id AS "domainId"`;
+          const place = (domainId: string | null, code: string) => `${domainId ?? ''}/${code}`;
+          const byPlace = new Map(inserted.map(({ domainId, ...row }) => [place(domainId, row.code), row as LinkRecord]));
+          const taken: number[] = [];
+          pending.forEach((index, i) => {
+            const key = place(links[index]!.domainId, codes[i]!);
+            const row = byPlace.get(key);
+            if (row) {
+              created[index] = row;
+              byPlace.delete(key);
+            } else {
+              taken.push(index);
+            }
+          });
+          const chosen = taken.filter((index) => typeof links[index]!.code === 'string');
+          // Throwing rolls the transaction back: none of the links stays.
+          if (chosen.length > 0) throw new ShortCodesTakenError(chosen);
+          if (taken.length > 0 && round + 1 >= attempts) throw new ShortCodeTakenError('no free short code');
+          pending = taken;
+        }
+        return created as LinkRecord[];
+      });
     },
 
     async findById(id: string): Promise<LinkRecord | undefined> {
@@ -231,6 +290,13 @@ export function linksRepository(sql: Sql) {
     /** A user's links whose iosLink opens `bundleId`: their cached records name the registered app. */
     async listByIosBundle(userId: string, bundleId: string): Promise<LinkRecord[]> {
       return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
+    },
+
+    /** Id, title and short code of each of a user's links (those carrying `tag` when given), oldest first. */
+    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string }[]> {
+      return sql<{ id: string; title: string; code: string }[]>`
+        SELECT id, title, code FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
+        ORDER BY created_at, id`;
     },
 
     /** Every tag of a user's links with the number of links carrying it, by name. */

@@ -1,4 +1,4 @@
-import type { AnalyticsRepository, BucketCount } from './analytics-repository.js';
+import type { AnalyticsRepository } from './analytics-repository.js';
 
 /** Node's socket errors and postgres.js' own connection errors. */
 const CONNECTION_ERRORS = new Set([
@@ -64,28 +64,31 @@ export function analyticsWithReplica(
     }
   };
 
+  /** A streamed read: falls back only before its first rows, then reads on from the same cursor. */
+  const stream = <T>(query: (repository: AnalyticsRepository) => AsyncIterable<T>): AsyncIterable<T> => ({
+    async *[Symbol.asyncIterator]() {
+      const from = source();
+      let iterator = query(from)[Symbol.asyncIterator]();
+      let first: IteratorResult<T>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        if (from === primary || !fellBack(error)) throw error;
+        iterator = query(primary)[Symbol.asyncIterator]();
+        first = await iterator.next();
+      }
+      if (first.done) return;
+      yield first.value;
+      // The rest from the same cursor; delegating also closes it when the reader stops early.
+      yield* { [Symbol.asyncIterator]: () => iterator };
+    },
+  });
+
   return {
     linkReport: (...args) => read((repository) => repository.linkReport(...args)),
     accountSummary: (...args) => read((repository) => repository.accountSummary(...args)),
-    exportRows(...args) {
-      return {
-        async *[Symbol.asyncIterator]() {
-          const from = source();
-          let iterator = from.exportRows(...args)[Symbol.asyncIterator]();
-          let first: IteratorResult<BucketCount[]>;
-          try {
-            first = await iterator.next();
-          } catch (error) {
-            if (from === primary || !fellBack(error)) throw error;
-            iterator = primary.exportRows(...args)[Symbol.asyncIterator]();
-            first = await iterator.next();
-          }
-          if (first.done) return;
-          yield first.value;
-          // The rest from the same cursor; delegating also closes it when the reader stops early.
-          yield* { [Symbol.asyncIterator]: () => iterator };
-        },
-      };
-    },
+    dimensionTotals: (...args) => read((repository) => repository.dimensionTotals(...args)),
+    exportRows: (...args) => stream((repository) => repository.exportRows(...args)),
+    wideRows: (...args) => stream((repository) => repository.wideRows(...args)),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
+import { tagSchema } from './links.js';
 
 export const TIME_BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
@@ -36,7 +37,7 @@ const timeBucketParam = z.enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUC
 
 /** The range parameters every analytics request shares. */
 const rangeParams = {
-  startDate: dateParam('First day (a bare date: its local midnight) or instant of the range, inclusive; default 29 days before endDate', '2026-03-01'),
+  startDate: dateParam('First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days before the end of the range', '2026-03-01'),
   endDate: dateParam('Last day of the range, included whole, or an instant, included; default today', '2026-03-31'),
   timeBucket: timeBucketParam,
   timezone: timezoneParam,
@@ -50,10 +51,44 @@ const rangeParams = {
 export const linkAnalyticsQuerySchema = z.object(rangeParams).strict();
 export type LinkAnalyticsQuery = z.infer<typeof linkAnalyticsQuerySchema>;
 
+/**
+ * The account summary's filters: a tag, and a range. Without startDate and endDate the summary is
+ * all-time, as SPEC defines it; with either, its clicks are those of the range.
+ */
+export const summaryAnalyticsQuerySchema = z
+  .object({
+    tag: tagSchema.optional().meta({ description: 'Only the links carrying this tag (links, clicks and top links alike)', example: 'spring' }),
+    startDate: dateParam('Count clicks from this day (its local midnight) or instant on; without startDate and endDate, all time', '2026-03-01'),
+    endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
+    timezone: timezoneParam,
+  })
+  // Not strict: SPEC's summary takes no parameters and ignored any it was sent; it still does.
+  .strip();
+export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
+
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
+export const EXPORT_LAYOUTS = ['long', 'wide'] as const;
+export type ExportLayout = (typeof EXPORT_LAYOUTS)[number];
+
 export const analyticsExportQuerySchema = linkAnalyticsQuerySchema
-  .extend({ format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv') })
+  .extend({
+    format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv')
+      .meta({ description: 'csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)', example: 'csv' }),
+    layout: z.enum(EXPORT_LAYOUTS, { error: 'must be long or wide' }).default('long')
+      .meta({
+        description: 'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
+          '(link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile, desktop_device, then country_<code> ' +
+          'and browser_<name> columns for the top 10 of the whole export, with country_Other and browser_Other holding the rest)',
+        example: 'wide',
+      }),
+  })
   .strict();
+
+/** The account-wide export: every link of the caller, or those carrying `tag`. */
+export const accountExportQuerySchema = analyticsExportQuerySchema
+  .extend({ tag: tagSchema.optional().meta({ description: 'Only the links carrying this tag', example: 'spring' }) })
+  .strict();
+export type AccountExportQuery = z.infer<typeof accountExportQuerySchema>;
 export type AnalyticsExportQuery = z.infer<typeof analyticsExportQuerySchema>;
 
 const counts = (description: string) => z.record(z.string(), z.number().int()).meta({ description });

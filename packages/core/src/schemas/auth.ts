@@ -67,4 +67,12 @@ export const apiKeyListItemSchema = z
 export type ApiKeyListItem = z.infer<typeof apiKeyListItemSchema>;
 export const apiKeyListResponseSchema = successEnvelope(z.object({ apiKeys: z.array(apiKeyListItemSchema) }));
 
-export const idParamsSchema = z.object({ id: z.string().max(64) });
+/** `:id` of a link, as POST /links returned it. */
+export const idParamsSchema = z.object({
+  id: z.string().max(64).meta({ description: "The link's id (a UUID), as returned when it was created", example: '6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10' }),
+});
+
+/** `:id` of an API key, as POST /auth/api-keys returned it. */
+export const apiKeyIdParamsSchema = z.object({
+  id: z.string().max(64).meta({ description: "The API key's id (a UUID, not the key itself), as GET /auth/api-keys lists it", example: '0b6f5a7e-2f64-4c1b-8d1e-3c2a9b7f4e21' }),
+});

@@ -107,8 +107,9 @@ export const tagsSchema = z
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
-    // zod counts characters (code points): 200 of them are at most 800 bytes.
-    title: z.string().trim().min(1, 'must not be empty').max(200),
+    // zod counts characters (code points): 200 of them are at most 800 bytes. PostgreSQL text
+    // cannot hold NUL, so it is refused here rather than failing the insert.
+    title: z.string().trim().min(1, 'must not be empty').max(200).refine((title) => !title.includes('\u0000'), 'must not contain NUL characters'),
     defaultUrl: webUrlSchema,
     androidLink: androidLinkSchema.optional(),
     iosLink: iosLinkSchema.optional(),
@@ -243,6 +244,7 @@ export const listLinksQuerySchema = z
       .string()
       .trim()
       .max(200, 'must be at most 200 characters')
+      .refine((text) => !text.includes('\u0000'), 'must not contain NUL characters')
       .transform((text) => text || undefined)
       .optional()
       .meta({ description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search', example: 'sale' }),
@@ -286,6 +288,23 @@ export const tagListResponseSchema = successEnvelope(
 
 /** Most links one bulk request may create or delete. */
 export const MAX_BULK_LINKS = 100;
+
+export const bulkCreateBodySchema = z
+  .object({
+    links: z
+      .array(createLinkBodySchema)
+      .min(1, 'must hold at least one link')
+      .max(MAX_BULK_LINKS, `must hold at most ${MAX_BULK_LINKS} links`)
+      .meta({
+        description: `1-${MAX_BULK_LINKS} links, each as POST /links takes it; all are created in one transaction, or none`,
+        example: [{ title: 'Spring email', defaultUrl: 'https://example.com/spring', tags: ['spring'] }, { title: 'Spring ad', defaultUrl: 'https://example.com/spring?ad=1', slug: 'spring-ad' }],
+      }),
+  })
+  .strict();
+export type BulkCreateBody = z.input<typeof bulkCreateBodySchema>;
+export const bulkCreateResponseSchema = successEnvelope(
+  z.object({ links: z.array(linkSchema).meta({ description: 'The created links, in the order they were sent' }) }),
+);
 
 export const bulkDeleteBodySchema = z
   .object({

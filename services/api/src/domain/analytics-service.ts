@@ -1,11 +1,14 @@
 import type { Readable } from 'node:stream';
-import type { AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics } from '@deeplink/core';
+import type { AccountExportQuery, AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics, SummaryAnalyticsQuery } from '@deeplink/core';
 import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
-import { EXPORT_CONTENT_TYPES, encodeExport, startReading } from './analytics-export.js';
+import {
+  ACCOUNT_LONG_COLUMNS, EXPORT_CONTENT_TYPES, accountLongRecords, encodeExport, encodeRecords, startReading, wideLayout, type ExportFormat,
+} from './analytics-export.js';
+import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
-import { topN, withLabels } from './top-n.js';
+import { OTHER, topN, withLabels } from './top-n.js';
 
 /** Dimensions a link report breaks clicks down by (os is in the export only). */
 const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
@@ -51,10 +54,13 @@ function timeSeries(range: AnalyticsRange, clicks: Map<number, number>, uniques:
 export function analyticsService(deps: {
   links: LinksRepository;
   analytics: AnalyticsRepository;
+  /** Where short URLs live (SHORT_URL_BASE), for the wide export's short_url column. */
+  shortUrlBase: string;
   /** The clock that places the default range; tests may fix it. */
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
+  const shortUrlBase = deps.shortUrlBase.replace(/\/+$/, '');
 
   /** Validates the range first (it needs no database), then checks ownership. */
   const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
@@ -69,7 +75,7 @@ export function analyticsService(deps: {
     timeBucket,
   });
 
-  return {
+  const service = {
     /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
@@ -90,22 +96,74 @@ export function analyticsService(deps: {
       };
     },
 
-    /** The caller's link counts, all-time clicks and five most-clicked links. */
-    async summary(principal: Principal): Promise<SummaryAnalytics> {
-      return deps.analytics.accountSummary(principal.userId);
+    /**
+     * The caller's link counts, clicks and five most-clicked links: of one tag's links when
+     * `tag` is given, over a range when startDate or endDate is (else all time).
+     */
+    async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
+      const { tag, startDate, endDate, timezone } = query;
+      // Month buckets only so that any range resolves: the summary has no series.
+      const range = startDate === undefined && endDate === undefined ? undefined
+        : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
+      return deps.analytics.accountSummary(principal.userId, { tag, range });
     },
 
-    /** Every bucket's total and per-dimension counts for one link, as a CSV or JSON download. */
+    /**
+     * One link's counts as a CSV or JSON download: every bucket's total and per-dimension counts
+     * (long, the default), or one row per bucket with the breakdowns as columns (wide).
+     */
     async export(principal: Principal, id: string, query: AnalyticsExportQuery): Promise<AnalyticsExport> {
       const { range, link } = await prepare(principal, id, query);
+      if (query.layout === 'wide') {
+        const name = `analytics-${link.title}-${rangeName(range)}-wide.${query.format}`;
+        return wideExport([link], range, query.format, name);
+      }
       const rows = await startReading(deps.analytics.exportRows(link.id, range));
-      const lastDay = day(new Date(range.end.getTime() - 1));
       return {
-        filename: `analytics-${link.id}-${day(range.start)}-to-${lastDay}-${range.timeBucket}.${query.format}`,
+        filename: `analytics-${link.id}-${rangeName(range)}.${query.format}`,
         contentType: EXPORT_CONTENT_TYPES[query.format],
         body: encodeExport(rows, query.format),
       };
     },
+
+    /** Every link of the caller (or of one tag) in one download, long or wide, read one link at a time. */
+    async accountExport(principal: Principal, query: AccountExportQuery): Promise<AnalyticsExport> {
+      const range = resolveRange(query, now());
+      const targets = await deps.links.exportTargets(principal.userId, query.tag);
+      const name = `analytics-${query.tag ?? 'all-links'}-${rangeName(range)}-${query.layout}.${query.format}`;
+      if (query.layout === 'wide') return wideExport(targets, range, query.format, name);
+      const rows = accountLongRecords(targets.map((target) => ({ id: target.id, rows: () => deps.analytics.exportRows(target.id, range) })));
+      return { filename: name, contentType: EXPORT_CONTENT_TYPES[query.format], body: encodeRecords(ACCOUNT_LONG_COLUMNS, await startReading(rows), query.format) };
+    },
   };
+
+  return service;
+
+  /** `2026-03-01-to-2026-03-31-day`: the range's first and last local days and its bucket. */
+  function rangeName(range: AnalyticsRange): string {
+    const clock = clockOf(range.timezone);
+    const localDay = (instant: number) => day(new Date(clock.toLocal(instant)));
+    return `${localDay(range.start.getTime())}-to-${localDay(range.end.getTime() - 1)}-${range.timeBucket}`;
+  }
+
+  /**
+   * The wide layout of `targets`: the top countries and browsers over all of them become columns
+   * (one small aggregate query first), then each link's buckets are streamed through a cursor.
+   */
+  async function wideExport(targets: { id: string; title: string; code: string }[], range: AnalyticsRange, format: ExportFormat, filename: string): Promise<AnalyticsExport> {
+    const totals = await deps.analytics.dimensionTotals(targets.map((target) => target.id), range, ['country', 'browser']);
+    const top = (dimension: string) => [
+      ...Object.keys(topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]))).filter((value) => value !== OTHER),
+      OTHER,
+    ];
+    const layout = wideLayout(top('country'), top('browser'));
+    async function* records() {
+      for (const target of targets) {
+        const link = { id: target.id, title: target.title, shortUrl: `${shortUrlBase}/${target.code}` };
+        for await (const batch of deps.analytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
+      }
+    }
+    return { filename, contentType: EXPORT_CONTENT_TYPES[format], body: encodeRecords(layout.columns, await startReading(records()), format) };
+  }
 }
 export type AnalyticsService = ReturnType<typeof analyticsService>;

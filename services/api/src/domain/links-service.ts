@@ -1,5 +1,5 @@
-import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, type LinkFields, linkCacheId, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
-import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodeTakenError } from '@deeplink/core/db';
+import { AppError, conflict, type CreateLinkInput, ErrorCode, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodesTakenError, ShortCodeTakenError } from '@deeplink/core/db';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
@@ -64,19 +64,44 @@ export function linksService(deps: {
     }
   }
 
+  /** Destinations that would exceed MAX_DESTINATION_BYTES once their parameters are merged. */
+  const destinationProblems = (fields: LinkFields) => {
+    const { expirationDate: _expiry, socialPreview: _preview, ...routing } = fields;
+    return oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
+  };
+
   /** 400 when a destination would exceed MAX_DESTINATION_BYTES once its parameters are merged. */
   const assertDestinationSizes = (fields: LinkFields) => {
-    const { expirationDate: _expiry, socialPreview: _preview, ...routing } = fields;
-    const problems = oversizedDestinations({ id: '', ...routing }, deps.maxDestinationBytes);
+    const problems = destinationProblems(fields);
     if (problems.length > 0) throw invalidRequest('A destination of this link would be too long', problems);
+  };
+
+  /** 400 naming `links.N.slug` for a slug that an earlier link of the same request already asks for on the same domain. */
+  const assertDistinctSlugs = (inputs: CreateLinkInput[]) => {
+    const first = new Map<string, number>();
+    const problems = inputs.flatMap(({ slug, domain }, index) => {
+      if (slug === undefined) return [];
+      const place = `${domain ?? ''}/${slug}`;
+      const earlier = first.get(place);
+      if (earlier === undefined) first.set(place, index);
+      return earlier === undefined ? [] : [{ field: `links.${index}.slug`, message: `is the slug of links.${earlier} too` }];
+    });
+    if (problems.length > 0) throw invalidRequest('Two links of this request ask for the same slug; nothing was created', problems);
+  };
+
+  /** The id of the caller's active domain `hostname` (null for the default domain); 400 naming `field` otherwise. */
+  const domainIdOf = async (principal: Principal, hostname: string | undefined, field: string): Promise<string | null> => {
+    if (hostname === undefined) return null;
+    const domain = await deps.domains.findActive(principal.userId, hostname);
+    if (!domain) throw invalidRequest('The link\'s domain is not usable', [{ field, message: 'is not an active domain of yours' }]);
+    return domain.id;
   };
 
   return {
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
       const { slug, domain, ...fields } = body;
       assertDestinationSizes(fields);
-      const domainId = domain === undefined ? null : (await deps.domains.findActive(principal.userId, domain))?.id;
-      if (domainId === undefined) throw invalidRequest('The link\'s domain is not usable', [{ field: 'domain', message: 'is not an active domain of yours' }]);
+      const domainId = await domainIdOf(principal, domain, 'domain');
       let record: LinkRecord | undefined;
       for (let attempt = 0; !record; attempt++) {
         try {
@@ -94,6 +119,29 @@ export function linksService(deps: {
       const created = record;
       await writeThrough(() => cacheLink(deps.redis, deps.keys, created), linkCacheId(created.code, created.domain));
       return toLink(created);
+    },
+
+    /**
+     * Creates every link in one transaction, then writes them to the cache; any invalid link or
+     * taken slug: an error naming `links.N.<field>`, and nothing created.
+     */
+    async createMany(principal: Principal, inputs: CreateLinkInput[]): Promise<Link[]> {
+      const problems = inputs.flatMap((input, index) =>
+        destinationProblems(input).map((problem) => ({ ...problem, field: `links.${index}.${problem.field}` })));
+      if (problems.length > 0) throw invalidRequest('A destination of these links would be too long; nothing was created', problems);
+      assertDistinctSlugs(inputs);
+      const domainIds = await Promise.all(inputs.map(({ domain }, index) => domainIdOf(principal, domain, `links.${index}.domain`)));
+      let records: LinkRecord[];
+      try {
+        records = await links.createMany(principal.userId, inputs.map(({ slug, domain: _domain, ...fields }, index) => ({ code: slug ?? generateShortCode, fields, domainId: domainIds[index]! })));
+      } catch (error) {
+        if (!(error instanceof ShortCodesTakenError)) throw error;
+        throw conflict('Some slugs are already taken; nothing was created',
+          error.indexes.map((index) => ({ field: `links.${index}.slug`, message: 'is already taken' })));
+      }
+      // Written through only after the commit, so the cache never holds a link that was rolled back.
+      await Promise.all(records.map((record) => writeThrough(() => cacheLink(deps.redis, deps.keys, record), linkCacheId(record.code, record.domain))));
+      return records.map(toLink);
     },
 
     async get(principal: Principal, id: string): Promise<Link> {

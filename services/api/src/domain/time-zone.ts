@@ -63,27 +63,15 @@ function zoneClock(zone: string): ZoneClock {
   };
 }
 
-/**
- * The canonical name of an IANA time zone (`europe/paris` → `Europe/Paris`), or undefined when
- * the runtime does not know it. Fixed offsets such as `+02:00` are not IANA names and are refused.
- */
-export function canonicalZone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
-
-export const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC' || zone === 'Etc/GMT' || zone === 'GMT';
+/** UTC under any of its names (`utc`, `Etc/UTC`, `GMT`…): the runtime resolves them all to `UTC`. */
+const isUtc = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone.replace(/^(Etc\/)?(UTC|GMT)$/, 'UTC') === 'UTC';
 
 /**
  * The clock of a zone named in a query (already checked to exist), under the name it was given:
  * ICU's canonical names are sometimes the older ones (Asia/Kolkata becomes Asia/Calcutta).
  */
 export function clockOf(zone: string): ZoneClock {
-  return isUtc(canonicalZone(zone) ?? zone) ? UTC_CLOCK : zoneClock(zone);
+  return isUtc(zone) ? UTC_CLOCK : zoneClock(zone);
 }
 
 const formatOffset = (offset: number) => {

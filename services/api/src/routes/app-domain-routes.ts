@@ -1,7 +1,4 @@
-import {
-  appListResponseSchema, appResponseSchema, createAppBodySchema, createDomainBodySchema, domainListResponseSchema, domainResponseSchema,
-  idParamsSchema, nullDataSchema, updateDomainBodySchema,
-} from '@deeplink/core';
+import { appListResponseSchema, appResponseSchema, createAppBodySchema, createDomainBodySchema, domainListResponseSchema, domainResponseSchema, idParamsSchema, nullDataSchema, updateDomainBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppsService } from '../domain/apps-service.js';
 import type { DomainsService } from '../domain/domains-service.js';

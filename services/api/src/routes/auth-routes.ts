@@ -1,4 +1,4 @@
-import { apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema, loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema } from '@deeplink/core';
+import { apiKeyIdParamsSchema, apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema, loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AuthService } from '../domain/auth-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
@@ -63,7 +63,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async
   }, async (request) => ({ success: true, data: { apiKeys: await auth.listApiKeys(principalOf(request)) } }) as const);
 
   app.delete('/auth/api-keys/:id', {
-    schema: { tags, summary: 'Revoke an API key (effective immediately)', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
+    schema: { tags, summary: 'Revoke an API key (effective immediately)', params: apiKeyIdParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
   }, async (request) => {
     await auth.deleteApiKey(principalOf(request), request.params.id);
     return { success: true, data: null } as const;

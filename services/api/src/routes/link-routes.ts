@@ -1,4 +1,4 @@
-import { bulkDeleteBodySchema, bulkDeleteResponseSchema, createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema, nullDataSchema, tagListResponseSchema, updateLinkBodySchema } from '@deeplink/core';
+import { bulkCreateBodySchema, bulkCreateResponseSchema, bulkDeleteBodySchema, bulkDeleteResponseSchema, createLinkBodySchema, idParamsSchema, linkListResponseSchema, linkResponseSchema, listLinksQuerySchema, nullDataSchema, tagListResponseSchema, updateLinkBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { LinksService } from '../domain/links-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
@@ -25,6 +25,17 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
   app.get('/tags', {
     schema: { tags, summary: "Every tag on the caller's links, with how many links carry it", response: { 200: tagListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { tags: await links.tags(principalOf(request)) } }) as const);
+
+  app.post('/links/bulk', {
+    // One unit of the rate limit per link, as if each had been created on its own.
+    config: { rateLimitUnits: (request) => (request.body as { links: unknown[] }).links.length },
+    schema: {
+      tags, body: bulkCreateBodySchema,
+      response: { 201: bulkCreateResponseSchema, ...authenticatedErrors, 409: authenticatedErrors[400].describe('A slug is already taken; nothing was created') },
+      summary: 'Create up to 100 links in one transaction: all of them, or none (400/409 naming links.N.field)',
+    },
+  }, async (request, reply) =>
+    reply.status(201).send({ success: true, data: { links: await links.createMany(principalOf(request), request.body.links) } }));
 
   app.post('/links/bulk-delete', {
     // One unit of the rate limit per link named, as if each had been deleted on its own.

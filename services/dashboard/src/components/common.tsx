@@ -7,11 +7,27 @@ export function AppLink({ href, children, class: className }: { href: string; ch
   return <a href={href} class={className} onClick={followLink}>{children}</a>;
 }
 
+/**
+ * Puts `text` on the clipboard. The Clipboard API exists only in secure contexts (https, or
+ * localhost): a dashboard opened over plain http elsewhere copies through a selected text area.
+ */
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard) return navigator.clipboard.writeText(text);
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.className = 'visually-hidden';
+  document.body.append(area);
+  area.select();
+  document.execCommand('copy');
+  area.remove();
+}
+
 /** Copies `text` to the clipboard and says so for two seconds (politely, for screen readers too). */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
-    await navigator.clipboard.writeText(text);
+    await copyText(text);
     setCopied(true);
     setTimeout(() => setCopied(false), 2000);
   };

@@ -1,14 +1,19 @@
 import type { TimeBucket } from '@deeplink/client';
 
-/** The time series as uPlot takes it: x in Unix seconds, y in clicks, as typed arrays (a year by hour is 8,760 points). */
-export function seriesData(points: readonly { date: string; clicks: number }[]): [Float64Array, Float64Array] {
+/**
+ * The time series as uPlot takes it: x in Unix seconds, then clicks and unique clicks, as typed
+ * arrays (a year by hour is 8,760 points).
+ */
+export function seriesData(points: readonly { date: string; clicks: number; uniqueClicks?: number }[]): [Float64Array, Float64Array, Float64Array] {
   const xs = new Float64Array(points.length);
-  const ys = new Float64Array(points.length);
+  const clicks = new Float64Array(points.length);
+  const unique = new Float64Array(points.length);
   points.forEach((point, index) => {
     xs[index] = Date.parse(point.date) / 1000;
-    ys[index] = point.clicks;
+    clicks[index] = point.clicks;
+    unique[index] = point.uniqueClicks ?? 0;
   });
-  return [xs, ys];
+  return [xs, clicks, unique];
 }
 
 /** Catch-all labels the API uses; they sort last and are never translated. */

@@ -7,8 +7,12 @@ export interface LinkFormValues {
   desktopUrl: string;
   /** A datetime-local value (the browser's time zone), '' for none. */
   expirationDate: string;
+  /** Where visitors go once the link has expired. */
+  expiredUrl: string;
   android: { url: string; appPackageName: string; minimumVersion: string; fallbackUrl: string };
   ios: { url: string; bundleId: string; minimumVersion: string; fallbackUrl: string };
+  /** What link-preview crawlers show. */
+  preview: { title: string; description: string; imageUrl: string };
   parameters: { key: string; value: string }[];
   /** Comma- or space-separated. */
   tags: string;
@@ -40,6 +44,7 @@ export function formValues(link?: Link): LinkFormValues {
     defaultUrl: link?.defaultUrl ?? '',
     desktopUrl: link?.desktopUrl ?? '',
     expirationDate: toLocalInput(link?.expirationDate),
+    expiredUrl: link?.expiredUrl ?? '',
     android: {
       url: link?.androidLink?.url ?? '',
       appPackageName: link?.androidLink?.appPackageName ?? '',
@@ -51,6 +56,11 @@ export function formValues(link?: Link): LinkFormValues {
       bundleId: link?.iosLink?.bundleId ?? '',
       minimumVersion: link?.iosLink?.minimumVersion ?? '',
       fallbackUrl: link?.iosLink?.fallbackUrl ?? '',
+    },
+    preview: {
+      title: link?.socialPreview?.title ?? '',
+      description: link?.socialPreview?.description ?? '',
+      imageUrl: link?.socialPreview?.imageUrl ?? '',
     },
     parameters: Object.entries(link?.customParameters ?? {}).map(([key, value]) => ({ key, value })),
     tags: (link?.tags ?? []).join(', '),
@@ -67,7 +77,7 @@ export function parameterObject(rows: LinkFormValues['parameters']): Record<stri
   return Object.fromEntries(rows.filter((row) => row.key.trim() !== '').map((row) => [row.key.trim(), row.value]));
 }
 
-/** The fields of a platform section that hold text, or undefined when it is empty (no such destination). */
+/** The fields of a section (a platform, the social preview) that hold text, or undefined when it is empty (no such destination). */
 function section<T extends Record<string, string>>(fields: T): Partial<T> | undefined {
   const filled = Object.entries(fields).filter(([, value]) => value.trim() !== '');
   return filled.length === 0 ? undefined : (Object.fromEntries(filled.map(([key, value]) => [key, value.trim()])) as Partial<T>);
@@ -81,10 +91,13 @@ export function createInput(values: LinkFormValues): CreateLinkInput {
   const input: CreateLinkInput = { title: values.title.trim(), defaultUrl: values.defaultUrl.trim() };
   if (values.desktopUrl.trim()) input.desktopUrl = values.desktopUrl.trim();
   if (values.expirationDate) input.expirationDate = fromLocalInput(values.expirationDate);
+  if (values.expiredUrl.trim()) input.expiredUrl = values.expiredUrl.trim();
   const android = section(values.android);
   if (android) input.androidLink = android as CreateLinkInput['androidLink'];
   const ios = section(values.ios);
   if (ios) input.iosLink = ios as CreateLinkInput['iosLink'];
+  const preview = section(values.preview);
+  if (preview) input.socialPreview = preview as CreateLinkInput['socialPreview'];
   const parameters = parameterObject(values.parameters);
   if (Object.keys(parameters).length > 0) input.customParameters = parameters;
   const tags = parseTags(values.tags);
@@ -92,7 +105,7 @@ export function createInput(values: LinkFormValues): CreateLinkInput {
   return input;
 }
 
-/** What changed in one platform section, as merge-patch fields: a cleared optional field is null. */
+/** What changed in one section (a platform, the social preview), as merge-patch fields: a cleared optional field is null. */
 function sectionPatch(before: object | undefined, after: Record<string, string>, required: readonly string[]): Record<string, string | null> | null | undefined {
   const filled = section(after);
   if (!filled) return before ? null : undefined; // emptied: the destination goes
@@ -109,8 +122,8 @@ function sectionPatch(before: object | undefined, after: Record<string, string>,
 
 /**
  * The PUT body for the changes from `link` to `values`, and nothing else (SPEC's merge rules):
- * unchanged fields are left out, cleared optional fields are null, a platform section sends only
- * the fields that changed, and custom parameters only the keys added, changed (value) or removed (null).
+ * unchanged fields are left out, cleared optional fields are null, a platform or the social
+ * preview sends only the fields that changed, and custom parameters only the keys added, changed (value) or removed (null).
  */
 export function updateInput(link: Link, values: LinkFormValues): UpdateLinkInput {
   const patch: UpdateLinkInput = {};
@@ -120,6 +133,8 @@ export function updateInput(link: Link, values: LinkFormValues): UpdateLinkInput
   if (defaultUrl !== link.defaultUrl) patch.defaultUrl = defaultUrl;
   const desktopUrl = values.desktopUrl.trim();
   if (desktopUrl !== (link.desktopUrl ?? '')) patch.desktopUrl = desktopUrl === '' ? null : desktopUrl;
+  const expiredUrl = values.expiredUrl.trim();
+  if (expiredUrl !== (link.expiredUrl ?? '')) patch.expiredUrl = expiredUrl === '' ? null : expiredUrl;
   if (values.expirationDate !== toLocalInput(link.expirationDate)) {
     patch.expirationDate = values.expirationDate === '' ? null : fromLocalInput(values.expirationDate);
   }
@@ -127,6 +142,8 @@ export function updateInput(link: Link, values: LinkFormValues): UpdateLinkInput
   if (android !== undefined) patch.androidLink = android as UpdateLinkInput['androidLink'];
   const ios = sectionPatch(link.iosLink, values.ios, ['url', 'bundleId']);
   if (ios !== undefined) patch.iosLink = ios as UpdateLinkInput['iosLink'];
+  const preview = sectionPatch(link.socialPreview, values.preview, ['title']);
+  if (preview !== undefined) patch.socialPreview = preview as UpdateLinkInput['socialPreview'];
 
   const before = link.customParameters ?? {};
   const after = parameterObject(values.parameters);

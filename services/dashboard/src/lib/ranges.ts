@@ -44,11 +44,31 @@ export function resolveRange(preset: RangePreset, now: Date, custom?: { from: st
 }
 
 /**
- * The range as the API's query: the API reads a date-time endDate as the last instant included,
- * so the exclusive end goes as the millisecond before it (an end at 12:00 would add the 12:00 hour).
+ * The API's query for a range in `timezone`. A preset goes as instants, its end as the last
+ * millisecond included (the API includes a date-time endDate: an end at 12:00 would add the 12:00
+ * hour). A custom range goes as its two dates, which the API reads as whole days in `timezone`.
  */
-export function rangeQuery(range: ResolvedRange): { startDate: Date; endDate: Date } {
-  return { startDate: range.startDate, endDate: new Date(range.endDate.getTime() - 1) };
+export function rangeQuery(range: ResolvedRange, timezone: string, custom?: { from: string; to: string }): { startDate: Date | string; endDate: Date | string; timezone: string } {
+  if (custom) return { startDate: custom.from, endDate: custom.to, timezone };
+  return { startDate: range.startDate, endDate: new Date(range.endDate.getTime() - 1), timezone };
+}
+
+/** The zone's offset from UTC at `at`, as Intl writes it: "GMT", "GMT+01:00", "GMT+05:30". */
+function offsetName(zone: string, at: Date): string {
+  return new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+}
+
+/** Whether `zone` is a whole number of hours from UTC at `at`: the API counts clicks per UTC hour, and reports only in such zones. */
+export const isWholeHourZone = (zone: string, at: Date): boolean => !/:(?!00)\d\d$/.test(offsetName(zone, at));
+
+/** The zones a report can be shown in: every zone the browser knows that is a whole number of hours from UTC now, UTC first. */
+export function reportTimeZones(at: Date, known: readonly string[] = Intl.supportedValuesOf('timeZone')): string[] {
+  return ['UTC', ...known.filter((zone) => zone !== 'UTC' && isWholeHourZone(zone, at))];
+}
+
+/** The browser's zone when the API can report in it (Asia/Kolkata, at +05:30, it cannot), else UTC. */
+export function defaultTimeZone(at: Date, browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone): string {
+  return browserZone && isWholeHourZone(browserZone, at) ? browserZone : 'UTC';
 }
 
 /** `YYYY-MM-DD` at 00:00 in the browser's time zone. */

@@ -9,10 +9,14 @@ const listeners = new Set<Listener>();
 
 export function navigate(to: string, { replace = false } = {}): void {
   if (to === location.pathname + location.search) return;
+  const newPage = new URL(to, location.href).pathname !== location.pathname;
   if (replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
   for (const listener of listeners) listener();
+  if (!newPage) return; // a new search or sort on the same page keeps the focus where it is
   window.scrollTo(0, 0);
+  // Keyboard and screen-reader users start on the new page's content, not on the link they used.
+  requestAnimationFrame(() => document.getElementById('main')?.focus({ preventScroll: true }));
 }
 
 addEventListener('popstate', () => {

@@ -52,7 +52,7 @@ export function ApiKeysPage() {
         <div class="card new-key" role="status">
           <h2>Your new key “{created.name}”</h2>
           <p class="warning"><strong>Copy it now: it is shown only this once.</strong> Anyone with this key can act as you through the API; keep it out of code you share.</p>
-          <p class="nowrap"><code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" /></p>
+          <p><code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" /></p>
           <button type="button" class="secondary small" onClick={() => setCreated(undefined)}>I have saved it</button>
         </div>
       )}
@@ -66,7 +66,7 @@ export function ApiKeysPage() {
               {keys.map((key) => (
                 <tr key={key.id}>
                   <th scope="row">{key.name}</th>
-                  <td><code>{key.prefix}…</code></td>
+                  <td class="nowrap"><code>{key.prefix}…</code></td>
                   <td class="nowrap">{dateFormat.format(new Date(key.createdAt))}</td>
                   <td class="nowrap">{key.lastUsedAt ? dateFormat.format(new Date(key.lastUsedAt)) : 'Never'}</td>
                   <td><button type="button" class="danger small" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>Revoke</button></td>

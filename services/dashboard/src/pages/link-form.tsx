@@ -44,6 +44,7 @@ export function LinkFormPage({ id }: { id?: string }) {
   const set = <K extends keyof LinkFormValues>(key: K, value: LinkFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
   const setAndroid = (key: keyof LinkFormValues['android']) => (value: string) => set('android', { ...values.android, [key]: value });
   const setIos = (key: keyof LinkFormValues['ios']) => (value: string) => set('ios', { ...values.ios, [key]: value });
+  const setPreview = (key: keyof LinkFormValues['preview']) => (value: string) => set('preview', { ...values.preview, [key]: value });
   const setParameter = (index: number, row: { key: string; value: string }) =>
     set('parameters', values.parameters.map((current, at) => (at === index ? row : current)));
   const utmValue = (field: string) => values.parameters.find((row) => row.key === `utm_${field}`)?.value ?? '';
@@ -97,6 +98,8 @@ export function LinkFormPage({ id }: { id?: string }) {
           <Field name="desktopUrl" label="Desktop URL" type="url" value={values.desktopUrl} onInput={(value) => set('desktopUrl', value)} errors={errors} />
           <Field name="expirationDate" label="Expiration date" type="datetime-local" value={values.expirationDate} onInput={(value) => set('expirationDate', value)} errors={errors}
             hint="In your time zone. Leave empty for a link that never expires." />
+          <Field name="expiredUrl" label="After expiry, send visitors to" type="url" value={values.expiredUrl} onInput={(value) => set('expiredUrl', value)} errors={errors}
+            hint="Without it an expired link answers “link expired”." />
           <Field name="tags" label="Tags" value={values.tags} onInput={(value) => set('tags', value)} errors={errors} hint="Separated by commas: spring, email" />
         </fieldset>
         <div class="platforms">
@@ -115,6 +118,13 @@ export function LinkFormPage({ id }: { id?: string }) {
             <Field name="iosLink.fallbackUrl" label="Fallback URL" type="url" value={values.ios.fallbackUrl} onInput={setIos('fallbackUrl')} errors={errors} />
           </fieldset>
         </div>
+        <fieldset class="card">
+          <legend>Social preview</legend>
+          <p class="hint">What chat apps and social networks show when the link is shared.</p>
+          <Field name="socialPreview.title" label="Preview title" value={values.preview.title} onInput={setPreview('title')} errors={errors} />
+          <Field name="socialPreview.description" label="Preview description" value={values.preview.description} onInput={setPreview('description')} errors={errors} />
+          <Field name="socialPreview.imageUrl" label="Preview image URL" type="url" value={values.preview.imageUrl} onInput={setPreview('imageUrl')} errors={errors} />
+        </fieldset>
         <fieldset class="card">
           <legend>Custom parameters</legend>
           <p class="hint">Added to the destination's query string. The UTM fields fill in the usual campaign parameters.</p>
@@ -152,7 +162,8 @@ export function LinkFormPage({ id }: { id?: string }) {
 
 /** Fields with a place of their own in the form; errors for any other go above the buttons. */
 const KNOWN_FIELDS = new Set([
-  'title', 'defaultUrl', 'desktopUrl', 'expirationDate', 'tags', 'customParameters',
+  'title', 'defaultUrl', 'desktopUrl', 'expirationDate', 'expiredUrl', 'tags', 'customParameters',
+  ...['title', 'description', 'imageUrl'].map((key) => `socialPreview.${key}`),
   ...['url', 'appPackageName', 'minimumVersion', 'fallbackUrl'].map((key) => `androidLink.${key}`),
   ...['url', 'bundleId', 'minimumVersion', 'fallbackUrl'].map((key) => `iosLink.${key}`),
 ]);

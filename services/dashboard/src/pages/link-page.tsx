@@ -4,7 +4,7 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
 import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../lib/chart-data.js';
-import { allowedBuckets, defaultBucket, localDay, PRESETS, rangeQuery, resolveRange, type RangePreset } from '../lib/ranges.js';
+import { allowedBuckets, defaultBucket, defaultTimeZone, localDay, PRESETS, rangeQuery, reportTimeZones, resolveRange, type RangePreset } from '../lib/ranges.js';
 import { navigate } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
@@ -69,7 +69,8 @@ function Destinations({ link }: { link: Link }) {
         {rows.map(([platform, where]) => <div key={platform}><dt>{platform}</dt><dd>{where}</dd></div>)}
       </dl>
       {parameters.length > 0 && <p class="muted">Adds {parameters.map(([key, value]) => `${key}=${value}`).join(', ')}</p>}
-      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}</p>}
+      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}{link.expiredUrl ? `; then sends visitors to ${link.expiredUrl}` : ''}</p>}
+      {link.socialPreview && <p class="muted">Shared, it shows “{link.socialPreview.title}”{link.socialPreview.description ? `: ${link.socialPreview.description}` : ''}</p>}
       {link.tags && link.tags.length > 0 && <p>{link.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</p>}
     </>
   );
@@ -115,24 +116,25 @@ function Analytics({ link }: { link: Link }) {
   const [preset, setPreset] = useState<RangePreset>('30d');
   const [custom, setCustom] = useState(() => ({ from: localDay(new Date(Date.now() - 29 * 86_400_000)), to: localDay(new Date()) }));
   const [bucket, setBucket] = useState<TimeBucket>('day');
+  const [timeZone, setTimeZone] = useState(() => defaultTimeZone(new Date()));
+  const zones = useMemo(() => reportTimeZones(new Date()), []);
   const [report, setReport] = useState<LinkAnalytics>();
   const [arrivedAt, setArrivedAt] = useState(0);
   const [error, setError] = useState<string>();
   const [reload, setReload] = useState(0);
   const range = useMemo(() => resolveRange(preset, new Date(), custom), [preset, custom.from, custom.to, reload]);
   const buckets = allowedBuckets(range);
-  const query = { ...rangeQuery(range), timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
+  const query = { ...rangeQuery(range, timeZone, preset === 'custom' ? custom : undefined), timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
 
   useEffect(() => {
     const controller = new AbortController();
     setError(undefined);
     api.analytics.link(link.id, query, { signal: controller.signal }).then((data) => {
-      performance.mark('report-data');
       setArrivedAt(performance.now());
       setReport(data);
     }).catch((caught) => controller.signal.aborted || setError(errorText(caught)));
     return () => controller.abort();
-  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, reload]);
+  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, timeZone, reload]);
 
   const choosePreset = (next: RangePreset) => {
     setPreset(next);
@@ -169,11 +171,12 @@ function Analytics({ link }: { link: Link }) {
           ))}
         </fieldset>
         {preset === 'custom' && (
+          // A cleared date keeps the one before: a range needs both ends.
           <>
             <div class="field inline"><label for="range-from">From</label>
-              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => setCustom({ ...custom, from: event.currentTarget.value })} /></div>
+              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, from: event.currentTarget.value })} /></div>
             <div class="field inline"><label for="range-to">To</label>
-              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => setCustom({ ...custom, to: event.currentTarget.value })} /></div>
+              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, to: event.currentTarget.value })} /></div>
           </>
         )}
         <div class="field inline">
@@ -182,27 +185,31 @@ function Analytics({ link }: { link: Link }) {
             {buckets.map((option) => <option key={option} value={option}>{option[0]!.toUpperCase() + option.slice(1)}</option>)}
           </select>
         </div>
+        <div class="field inline">
+          <label for="time-zone">Time zone</label>
+          <select id="time-zone" value={timeZone} onChange={(event) => setTimeZone(event.currentTarget.value)}>
+            {zones.map((zone) => <option key={zone} value={zone}>{zone.replace(/_/g, ' ')}</option>)}
+          </select>
+        </div>
       </div>
       {error && <Notice>{error}</Notice>}
-      {report && <Report report={report} arrivedAt={arrivedAt} />}
+      {report && <Report report={report} arrivedAt={arrivedAt} timeZone={timeZone} />}
     </section>
   );
 }
 
-/** The numbers of one report. Buckets are UTC hours, days, weeks or months, labelled as such. */
-function Report({ report, arrivedAt }: { report: LinkAnalytics; arrivedAt: number }) {
+/** The numbers of one report: buckets start at midnight (or on the hour) in `timeZone`, and are labelled in it. */
+function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrivedAt: number; timeZone: string }) {
   const bucket = report.range.timeBucket;
-  // Hours read in the browser's time zone; whole days, weeks and months are the API's UTC ones.
-  const timeZone = bucket === 'hour' ? undefined : 'UTC';
   const data = useMemo(() => seriesData(report.timeSeries), [report]);
-  const onDrawn = () => {
-    performance.mark('report-drawn');
-    performance.measure('report-draw', { start: arrivedAt, end: performance.now() });
-  };
+  // From the data's arrival to the chart drawn, as a performance measure (the browser test prints it).
+  const onDrawn = () => performance.measure('report-draw', { start: arrivedAt, end: performance.now() });
   const series = () => (
     <table>
-      <thead><tr><th scope="col">{bucket[0]!.toUpperCase() + bucket.slice(1)}{timeZone ? ' (UTC)' : ''}</th><th scope="col" class="num">Clicks</th></tr></thead>
-      <tbody>{report.timeSeries.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th><td class="num">{point.clicks}</td></tr>)}</tbody>
+      <thead><tr><th scope="col">{bucket[0]!.toUpperCase() + bucket.slice(1)} ({timeZone})</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Unique clicks</th></tr></thead>
+      <tbody>{report.timeSeries.map((point) => (
+        <tr key={point.date}><th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th><td class="num">{point.clicks}</td><td class="num">{point.uniqueClicks}</td></tr>
+      ))}</tbody>
     </table>
   );
   return (
@@ -212,7 +219,7 @@ function Report({ report, arrivedAt }: { report: LinkAnalytics; arrivedAt: numbe
         <div class="card total"><span class="total-label" id="unique-clicks">Unique clicks</span><span class="total-value" aria-labelledby="unique-clicks">{numberFormat.format(report.uniqueClicks)}</span></div>
       </div>
       <ChartCard title="Clicks over time" table={series}
-        chart={<TimeChart data={data} label="Clicks" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
+        chart={<TimeChart data={data} labels={['Clicks', 'Unique clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
       <div class="breakdowns">
         <Breakdown title="Platforms" dimension="Platform" rows={breakdownRows(report.platforms, platformName)} />
         <Breakdown title="Devices" dimension="Device" rows={breakdownRows(report.devices)} />

@@ -4,13 +4,14 @@ import { AppLink, CopyButton, errorText, Notice } from '../components/common.js'
 import { navigate, useLocation } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
-const COLUMNS: { field?: LinkSortField; label: string }[] = [
+/** The table's columns; `optional` ones are hidden at phone width. */
+const COLUMNS: { field?: LinkSortField; label: string; optional?: boolean }[] = [
   { field: 'title', label: 'Title' },
   { label: 'Short URL' },
-  { field: 'defaultUrl', label: 'Default URL' },
+  { field: 'defaultUrl', label: 'Default URL', optional: true },
   { label: 'Clicks' },
-  { label: 'Tags' },
-  { field: 'createdAt', label: 'Created' },
+  { label: 'Tags', optional: true },
+  { field: 'createdAt', label: 'Created', optional: true },
 ];
 const PAGE_SIZE = 20;
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
@@ -56,6 +57,8 @@ export function LinksPage() {
       q: state.q || undefined, tag: state.tag || undefined, include: ['clicks', 'tags'],
     }, { signal: controller.signal })
       .then((page) => {
+        // Past the last page (links deleted from it): show the last page there is.
+        if (page.links.length === 0 && page.pagination.total > 0 && state.page > 1) return update({ page: page.pagination.pages });
         setData(page);
         setError(undefined);
       })
@@ -114,7 +117,7 @@ export function LinksPage() {
         {selected.size > 0 && <button type="button" class="danger" onClick={deleteSelected}>Delete selected ({selected.size})</button>}
       </form>
       {error && <Notice>{error}</Notice>}
-      {data && links.length === 0 && (filtered
+      {data && data.pagination.total === 0 && (filtered
         ? <Notice kind="info">No link matches. <button type="button" class="link" onClick={() => {
           setSearch('');
           update({ q: '', tag: '' });
@@ -134,7 +137,7 @@ export function LinksPage() {
               <tr>
                 <th scope="col"><span class="visually-hidden">Select</span></th>
                 {COLUMNS.map((column) => (
-                  <th scope="col" key={column.label} aria-sort={column.field && state.sortBy === column.field ? (state.sortDirection === 'asc' ? 'ascending' : 'descending') : undefined}>
+                  <th scope="col" key={column.label} class={column.optional ? 'optional' : undefined} aria-sort={column.field && state.sortBy === column.field ? (state.sortDirection === 'asc' ? 'ascending' : 'descending') : undefined}>
                     {column.field
                       ? <button type="button" class="sort" onClick={() => sortBy(column.field!)}>
                         {column.label}{state.sortBy === column.field ? (state.sortDirection === 'asc' ? ' ▲' : ' ▼') : ''}
@@ -149,11 +152,11 @@ export function LinksPage() {
                 <tr key={link.id}>
                   <td><input type="checkbox" aria-label={`Select ${link.title}`} checked={selected.has(link.id)} onChange={() => toggle(link.id)} /></td>
                   <td><AppLink href={`/links/${link.id}`}>{link.title}</AppLink></td>
-                  <td class="nowrap"><code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} /></td>
-                  <td class="url">{link.defaultUrl}</td>
+                  <td><code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} /></td>
+                  <td class="url optional">{link.defaultUrl}</td>
                   <td class="num">{link.clicks ?? 0}</td>
-                  <td>{(link.tags ?? []).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
-                  <td class="nowrap">{dateFormat.format(new Date(link.createdAt))}</td>
+                  <td class="optional">{(link.tags ?? []).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
+                  <td class="nowrap optional">{dateFormat.format(new Date(link.createdAt))}</td>
                 </tr>
               ))}
             </tbody>

@@ -26,7 +26,7 @@ export function OverviewPage() {
     const range = resolveRange('30d', new Date());
     api.links.list({ limit: SERIES_LINKS, include: 'clicks' })
       .then(async ({ links }) => {
-        const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...rangeQuery(range), timeBucket: 'day' })));
+        const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...rangeQuery(range, 'UTC'), timeBucket: 'day' })));
         setDaily(sumSeries(reports.map((report) => report.timeSeries), range));
       })
       .catch((caught) => setError(errorText(caught)));
@@ -35,7 +35,9 @@ export function OverviewPage() {
 
   if (error) return <Notice>{error}</Notice>;
   if (!summary) return <p class="muted">Loading…</p>;
-  const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.title, link.clicks])));
+  // Keyed by id: two links may share a title.
+  const titles = new Map(summary.topLinks.map((link) => [link.id, link.title]));
+  const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.id, link.clicks])), (id) => titles.get(id) ?? id);
   return (
     <section>
       <h1>Overview</h1>
@@ -49,7 +51,7 @@ export function OverviewPage() {
           <AppLink href="/links/new" class="button">Create your first link</AppLink></div>
       )}
       {data && daily && (
-        <ChartCard title="Clicks, last 30 days" chart={<TimeChart data={data} label="Clicks" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
+        <ChartCard title="Clicks, last 30 days" chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone="UTC" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
           table={() => <table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Clicks</th></tr></thead>
             <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', 'UTC')}</th><td class="num">{point.clicks}</td></tr>)}</tbody></table>} />
       )}

@@ -46,7 +46,7 @@ export function SignInPage() {
   return (
     <section class="card auth">
       <h1>{mode === 'create' ? 'Create an account' : 'Sign in'}</h1>
-      <form onSubmit={submit} noValidate={false}>
+      <form onSubmit={submit}>
         {mode === 'create' && field('name', 'Name', 'text', 'name')}
         {field('email', 'Email', 'email', 'email')}
         {field('password', 'Password', 'password', mode === 'create' ? 'new-password' : 'current-password')}
