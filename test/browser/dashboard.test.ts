@@ -104,7 +104,14 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem('deeplink.session'))).toBeNull();
 
-    // Signing in again, with the keyboard alone.
+    // A wrong password is refused with the API's message…
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\S/);
+    // …and the right one, typed with the keyboard alone, signs in.
+    await page.getByLabel('Email').fill('');
+    await page.getByLabel('Password').fill('');
     await page.getByLabel('Email').focus();
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');
