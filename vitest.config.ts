@@ -37,10 +37,11 @@ export default defineConfig({
         },
       },
       // After the fast project, one at a time (each starts whole stacks or servers of its own, and
-      // several of them side by side on two cores made timings flaky); fault files one by one too.
+      // several of them side by side on two cores made timings flaky); fault files one by one too,
+      // and browser files (two Chromiums side by side failed to capture screenshots).
       ...Object.entries(SLOW_PROJECTS).map(([name, include], index) => ({
         extends: true as const,
-        test: { name, include: [include], sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' },
+        test: { name, include: [include], sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' && name !== 'browser' },
       })),
     ],
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../src/lib/chart-data.js';
+import { accountDailyClicks, breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../src/lib/chart-data.js';
 
 describe('chart data', () => {
   it('turns the time series into uPlot columns: Unix seconds, clicks and unique clicks', () => {
@@ -16,6 +16,16 @@ describe('chart data', () => {
     expect(xs.length).toBe(8760);
     expect(xs[8759]! - xs[0]!).toBe(8759 * 3600);
     expect(ys.reduce((sum, clicks) => sum + clicks, 0)).toBe(points.reduce((sum, point) => sum + point.clicks, 0));
+  });
+
+  it("adds the account export's rows (one per link and day) up by day, in order", () => {
+    expect(accountDailyClicks([
+      { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 4 },
+      { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 1 },
+      { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 2 },
+      { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 0 },
+    ])).toEqual([{ date: '2026-03-01T23:00:00.000Z', clicks: 1 }, { date: '2026-03-02T23:00:00.000Z', clicks: 6 }]);
+    expect(accountDailyClicks([])).toEqual([]);
   });
 
   it('orders breakdown rows largest first, catch-alls last, with shares and readable labels', () => {

@@ -16,6 +16,13 @@ export function seriesData(points: readonly { date: string; clicks: number; uniq
   return [xs, clicks, unique];
 }
 
+/** Clicks per day of the whole account, from its export (one row per link and day), summed by day. */
+export function accountDailyClicks(rows: readonly { bucket_start: string; clicks: number }[]): { date: string; clicks: number }[] {
+  const byDay = new Map<string, number>();
+  for (const row of rows) byDay.set(row.bucket_start, (byDay.get(row.bucket_start) ?? 0) + row.clicks);
+  return [...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([date, clicks]) => ({ date, clicks }));
+}
+
 /** Catch-all labels the API uses; they sort last and are never translated. */
 const CATCH_ALL = new Set(['Other', 'Unknown']);
 

@@ -1,35 +1,33 @@
-import type { LinkAnalytics, SummaryAnalytics } from '@deeplink/client';
+import type { SummaryAnalytics } from '@deeplink/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
-import { breakdownRows, bucketLabel, seriesData } from '../lib/chart-data.js';
-import { rangeQuery, resolveRange } from '../lib/ranges.js';
+import { accountDailyClicks, breakdownRows, bucketLabel, seriesData } from '../lib/chart-data.js';
+import { defaultTimeZone, localDay } from '../lib/ranges.js';
 import { api } from '../lib/session.js';
 
 const numberFormat = new Intl.NumberFormat('en');
-type DailyClicks = Pick<LinkAnalytics['timeSeries'][number], 'date' | 'clicks'>;
-
-/** Links whose daily series are added up for the account's last 30 days. */
-const SERIES_LINKS = 100;
 
 /**
- * The account at a glance: totals, the top links, and clicks by day over the last 30 days (the
- * sum of the links' own series, the most clicked 100 of them, until the API reports it for the account).
+ * The account at a glance: all-time totals, the top links, and clicks by day over the last 30
+ * days (today included) in the browser's time zone.
  */
 export function OverviewPage() {
   const [summary, setSummary] = useState<SummaryAnalytics>();
-  const [daily, setDaily] = useState<DailyClicks[]>();
+  const [recent, setRecent] = useState<SummaryAnalytics>();
+  const [daily, setDaily] = useState<{ date: string; clicks: number }[]>();
   const [error, setError] = useState<string>();
+  const timeZone = useMemo(() => defaultTimeZone(new Date()), []);
   useEffect(() => {
-    api.analytics.summary().then(setSummary).catch((caught) => setError(errorText(caught)));
-    const range = resolveRange('30d', new Date());
-    api.links.list({ limit: SERIES_LINKS, include: 'clicks' })
-      .then(async ({ links }) => {
-        const reports = await Promise.all(links.map((link) => api.analytics.link(link.id, { ...rangeQuery(range, 'UTC'), timeBucket: 'day' })));
-        setDaily(sumSeries(reports.map((report) => report.timeSeries), range));
-      })
-      .catch((caught) => setError(errorText(caught)));
+    const today = new Date();
+    const last30Days = { startDate: localDay(new Date(today.getTime() - 29 * 86_400_000)), endDate: localDay(today), timezone: timeZone };
+    const failed = (caught: unknown) => setError(errorText(caught));
+    api.analytics.summary().then(setSummary).catch(failed);
+    api.analytics.summary(last30Days).then(setRecent).catch(failed);
+    api.analytics.export({ ...last30Days, timeBucket: 'day', format: 'json', layout: 'wide' })
+      .then((rows) => setDaily(accountDailyClicks(rows)))
+      .catch(failed);
   }, []);
   const data = useMemo(() => daily && seriesData(daily), [daily]);
 
@@ -38,33 +36,32 @@ export function OverviewPage() {
   // Keyed by id: two links may share a title.
   const titles = new Map(summary.topLinks.map((link) => [link.id, link.title]));
   const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.id, link.clicks])), (id) => titles.get(id) ?? id);
+  const totals: [string, number | undefined][] = [
+    ['Total links', summary.totalLinks], ['Total clicks', summary.totalClicks], ['Active links', summary.activeLinks], ['Clicks, last 30 days', recent?.totalClicks],
+  ];
   return (
     <section>
       <h1>Overview</h1>
       <div class="totals">
-        {([['Total links', summary.totalLinks], ['Total clicks', summary.totalClicks], ['Active links', summary.activeLinks]] as const).map(([label, value]) => (
-          <div class="card total" key={label}><span class="total-label">{label}</span><span class="total-value">{numberFormat.format(value)}</span></div>
+        {totals.map(([label, value]) => (
+          <div class="card total" key={label}><span class="total-label">{label}</span><span class="total-value">{value === undefined ? '…' : numberFormat.format(value)}</span></div>
         ))}
       </div>
       {summary.totalLinks === 0 && (
         <div class="empty card"><h2>Start with a link</h2><p>Create a short link, share it, and its clicks show up here.</p>
           <AppLink href="/links/new" class="button">Create your first link</AppLink></div>
       )}
-      {data && daily && (
-        <ChartCard title="Clicks, last 30 days" chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone="UTC" formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', 'UTC')} />}
-          table={() => <table><thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Clicks</th></tr></thead>
-            <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', 'UTC')}</th><td class="num">{point.clicks}</td></tr>)}</tbody></table>} />
+      {data && daily && daily.length > 0 && (
+        <ChartCard title="Clicks, last 30 days"
+          chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', timeZone)} />}
+          table={() => (
+            <table>
+              <thead><tr><th scope="col">Day ({timeZone})</th><th scope="col" class="num">Clicks</th></tr></thead>
+              <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', timeZone)}</th><td class="num">{point.clicks}</td></tr>)}</tbody>
+            </table>
+          )} />
       )}
       {top.length > 0 && <Breakdown title="Top links" dimension="Link" rows={top} />}
     </section>
   );
-}
-
-/** Adds daily series up by date (clicks only: visitors of different links cannot be added); with no links, a zero series over the range. */
-function sumSeries(series: LinkAnalytics['timeSeries'][], range: { startDate: Date; endDate: Date }): DailyClicks[] {
-  const totals = new Map<string, number>();
-  const DAY = 86_400_000;
-  for (let day = Math.floor(range.startDate.getTime() / DAY) * DAY; day < range.endDate.getTime(); day += DAY) totals.set(new Date(day).toISOString(), 0);
-  for (const points of series) for (const point of points) totals.set(point.date, (totals.get(point.date) ?? 0) + point.clicks);
-  return [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([date, clicks]) => ({ date, clicks }));
 }
