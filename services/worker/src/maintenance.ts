@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
 import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
-import { reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
+import { reconcileDomainCache, reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
 import type { Logger } from '@deeplink/core/runtime';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 
@@ -130,8 +130,11 @@ export function maintenanceTasks(deps: {
       name: 'reconcile-link-cache',
       setting: 'CRON_RECONCILE',
       schedule: config.CRON_RECONCILE,
-      purpose: 'make the Redis link cache match PostgreSQL (restore missing, evict expired, drop deleted)',
-      run: async () => ({ ...(await reconcileLinkCache(sql, redis, redisKeys(config.REDIS_PREFIX))) }),
+      purpose: 'make the Redis link and domain caches match PostgreSQL (restore missing, evict expired, drop deleted)',
+      run: async () => {
+        const keys = redisKeys(config.REDIS_PREFIX);
+        return { ...(await reconcileLinkCache(sql, redis, keys)), domains: await reconcileDomainCache(sql, redis, keys) };
+      },
     },
     {
       name: 'prune-processed-batches',

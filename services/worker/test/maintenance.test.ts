@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { loadConfig, MISSING_LINK, POISON_REASON, redisKeys } from '@deeplink/core';
-import { type LinkRecord, linksRepository, rollupsRepository } from '@deeplink/core/db';
-import { parseCachedLink, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
+import { appsRepository, domainsRepository, type LinkRecord, linksRepository, rollupsRepository, toCachedDomain, usersRepository } from '@deeplink/core/db';
+import { cacheDomain, parseCachedLink, reconcileDomainCache, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';
@@ -63,6 +63,31 @@ describe('maintenance tasks', () => {
 
       // A second run finds nothing to do.
       expect(await reconcileLinkCache(env.sql, env.redis, keys)).toEqual({ links: 6, restored: 0, evicted: 0, removed: 0 });
+    });
+  });
+
+  describe('reconcileDomainCache', () => {
+    it("writes missing and stale domain records, removes those of domains no longer active, and leaves negative markers", async () => {
+      const user = await usersRepository(env.sql).create({ name: 'Domains', email: 'domains@example.com', passwordHash: 'x' });
+      const domains = domainsRepository(env.sql);
+      const add = async (hostname: string) => (await domains.activate((await domains.create(user!.id, hostname, 't', undefined)).id))!;
+      const missing = await add('missing.example.test');
+      const stale = await add('stale.example.test');
+      await domains.create(user!.id, 'pending.example.test', 't', undefined);
+      await appsRepository(env.sql).create(user!.id, { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' });
+      // A write the API lost: the record still without the app.
+      await cacheDomain(env.redis, keys, stale.hostname, toCachedDomain(stale, []));
+      await cacheDomain(env.redis, keys, 'deleted.example.test', { id: '00000000-0000-4000-8000-000000000000', apps: [] });
+      await env.redis.set(keys.domain('unknown.example.test'), MISSING_LINK);
+
+      expect(await reconcileDomainCache(env.sql, env.redis, keys)).toEqual({ domains: 2, restored: 2, removed: 1 });
+      const expected = { apps: [{ platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' }] };
+      expect(JSON.parse((await env.redis.get(keys.domain(missing.hostname)))!)).toEqual({ id: missing.id, ...expected });
+      expect(JSON.parse((await env.redis.get(keys.domain(stale.hostname)))!)).toEqual({ id: stale.id, ...expected });
+      expect(await env.redis.get(keys.domain('deleted.example.test'))).toBeNull();
+      expect(await env.redis.get(keys.domain('pending.example.test'))).toBeNull();
+      expect(await env.redis.get(keys.domain('unknown.example.test'))).toBe(MISSING_LINK);
+      expect(await reconcileDomainCache(env.sql, env.redis, keys)).toEqual({ domains: 2, restored: 0, removed: 0 });
     });
   });
 

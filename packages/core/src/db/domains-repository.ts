@@ -79,6 +79,11 @@ export function domainsRepository(sql: Sql) {
         SELECT ${columns(sql)} FROM domains WHERE user_id = ${userId} AND verified_at IS NOT NULL ORDER BY created_at, id`;
     },
 
+    /** Every active domain, for rebuilding the redirectors' domain records. */
+    async allActive(): Promise<DomainRecord[]> {
+      return sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE verified_at IS NOT NULL ORDER BY hostname`;
+    },
+
     /** Marks the domain verified; throws HostnameActiveElsewhereError when another account holds the hostname. */
     async activate(id: string): Promise<DomainRecord | undefined> {
       try {

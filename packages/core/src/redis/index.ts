@@ -6,3 +6,4 @@ export * from './multi-key.js';
 export * from './link-cache.js';
 export * from './domain-cache.js';
 export * from './reconcile-link-cache.js';
+export * from './reconcile-domain-cache.js';

@@ -20,6 +20,8 @@ export const redisKeys = (prefix: string) => ({
   linkInvalidations: `${prefix}link-invalidations`,
   /** What the redirector needs of an active custom domain, by hostname (JSON, see CachedDomain), or MISSING_LINK. */
   domain: (hostname: string) => `${prefix}domain:${hostname}`,
+  /** Pattern matching every domain key, for SCAN. */
+  domainPattern: `${prefix}domain:*`,
   /** Pub/sub channel; each message is a hostname whose domain record changed. */
   domainInvalidations: `${prefix}domain-invalidations`,
   /** Fixed-window rate-limit counter. */
