@@ -17,7 +17,7 @@ import { measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
 import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker, YEAR_HOURS, yearOfClickBatches } from './measure/worker-throughput.js';
 import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
-import { createLinks, createSession, reportedClicks } from './seed.js';
+import { activateDomain, createLinks, createSession, reportedClicks } from './seed.js';
 import { wrkRequests } from './rotation.js';
 import { loadSettings } from './settings.js';
 import { createBenchWorld, freePort, repoRoot, startProcess, waitForQuiet, type ManagedProcess, type ProcessSpec } from './stack.js';
@@ -25,6 +25,8 @@ import { ratio, summarize } from './stats.js';
 import { createVisitor } from './visitor.js';
 
 const LOSS_LINKS = 20;
+/** The bench account's custom domain (made active directly in the database): what reading Host costs. */
+const CUSTOM_HOST = 'go.bench.example';
 const MB = 1e6;
 
 const settings = loadSettings();
@@ -94,7 +96,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const [yearLink] = await createLinks(account, 1, 'year');
   const capacityLinks = await createLinks(account, settings.links, 'capacity');
   const [probeLink] = await createLinks(account, 1, 'probe');
-  progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + 2} links`);
+  await activateDomain(world.sql, account, CUSTOM_HOST);
+  const customLinks = await createLinks(account, settings.links, 'custom', { domain: CUSTOM_HOST });
+  progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + customLinks.length + 2} links`);
 
   const requests = wrkRequests(links);
   /** Lets background work settle before a measurement and says so when it would not. */
@@ -156,6 +160,8 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const fullSpeed = await measureInterleaved(
     [
       { name: 'redirector', url: shortUrlBase },
+      // The same process, the same number of links, on the custom domain: each request names it in Host.
+      { name: 'redirector-custom-domain', url: shortUrlBase, requests: wrkRequests(customLinks, { headers: { Host: CUSTOM_HOST } }) },
       { name: 'bare-uws', url: `http://127.0.0.1:${barePort}` },
       { name: 'bare-uws-address', url: `http://127.0.0.1:${bareAddressPort}` },
       { name: 'fastify-peer', url: `http://127.0.0.1:${peerPort}` },
@@ -164,7 +170,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     rounds,
     (text) => progress.update(text),
   );
-  const { redirector: redirectorMax, 'bare-uws': limit, 'bare-uws-address': limitWithAddress, 'fastify-peer': peerFigure } = fullSpeed;
+  const { redirector: redirectorMax, 'redirector-custom-domain': customDomain, 'bare-uws': limit, 'bare-uws-address': limitWithAddress, 'fastify-peer': peerFigure } = fullSpeed;
   await Promise.all([stop(bare), stop(bareWithAddress), stop(peer)]);
 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
@@ -240,7 +246,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     finishedAt: new Date().toISOString(),
     machine: machine(),
     settings: recorded,
-    http: { redirector: redirectorMax, limit, limitWithAddress, peer: peerFigure, halfRate },
+    http: { redirector: redirectorMax, customDomain, limit, limitWithAddress, peer: peerFigure, halfRate },
     apiReads,
     clickCapture,
     ratios: {

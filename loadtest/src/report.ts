@@ -25,6 +25,8 @@ export interface BenchResult {
   settings: Omit<BenchSettings, 'output'>;
   http: {
     redirector: HttpFigure;
+    /** The same redirector, its links on a custom domain named by each request's Host header. */
+    customDomain: HttpFigure;
     limit: HttpFigure;
     /** The bare server also reading each visitor's address, which the redirector must do. */
     limitWithAddress: HttpFigure;
@@ -105,6 +107,7 @@ export function formatReport(r: BenchResult): string {
       row('bare uWS 302 (limit)', http.limit, '100.0 %', peerRatio(http.limit)),
       row('bare uWS 302 + client address', http.limitWithAddress, limitRatio(http.limitWithAddress), peerRatio(http.limitWithAddress)),
       row('redirector, clicks on', http.redirector, pct(ratios.toLimit), times(ratios.toPeer)),
+      row('redirector, custom domain (Host)', http.customDomain, limitRatio(http.customDomain), peerRatio(http.customDomain)),
       row('Fastify + Redis GET (peer)', http.peer, limitRatio(http.peer), '1.00×'),
       row('redirector at half rate', http.halfRate, '', ''),
     ]),

@@ -1,4 +1,5 @@
 import type { CreateLinkBody } from '@deeplink/core';
+import type { Sql } from '@deeplink/core/db';
 import { linkBody } from '../k6/lib/traffic.js';
 
 /** An account the bench drives the API with: `key` is an API key, as an integration would use; `token` its login token. */
@@ -39,8 +40,17 @@ export async function createSession(baseUrl: string, label: string): Promise<Api
   return { baseUrl, key: apiKey.key, token };
 }
 
-/** Creates `count` links through the API, `concurrency` requests at a time, in index order. */
-export async function createLinks(session: ApiSession, count: number, label: string, concurrency = 8): Promise<SeededLink[]> {
+/**
+ * Gives the session's account the custom domain `hostname`, active at once: written straight into
+ * the bench's database, as DNS verification would leave it (the bench has no DNS to prove it with).
+ */
+export async function activateDomain(sql: Sql, session: ApiSession, hostname: string): Promise<void> {
+  const { user } = await apiCall<{ user: { id: string } }>(session.baseUrl, 'GET', '/auth/me', { token: session.token });
+  await sql`INSERT INTO domains (user_id, hostname, verification_token, verified_at) VALUES (${user.id}, ${hostname}, 'bench', now())`;
+}
+
+/** Creates `count` links through the API (on `domain`, an active custom domain, when given), `concurrency` requests at a time, in index order. */
+export async function createLinks(session: ApiSession, count: number, label: string, { concurrency = 8, domain }: { concurrency?: number; domain?: string } = {}): Promise<SeededLink[]> {
   const links: SeededLink[] = new Array(count);
   let next = 0;
   const lane = async () => {
@@ -48,7 +58,7 @@ export async function createLinks(session: ApiSession, count: number, label: str
       const { link } = await apiCall<{ link: { id: string; url: string } }>(session.baseUrl, 'POST', '/links', {
         token: session.key,
         // The k6 scripts' four link shapes, so every routing branch is exercised.
-        body: linkBody(index, `${label} ${index}`) satisfies CreateLinkBody,
+        body: { ...linkBody(index, `${label} ${index}`), ...(domain && { domain }) } satisfies CreateLinkBody,
       });
       links[index] = { id: link.id, code: new URL(link.url).pathname.slice(1) };
     }

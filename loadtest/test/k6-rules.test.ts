@@ -25,7 +25,7 @@ describe('k6 traffic model against the real services', () => {
     processes.push(await start('api', `http://127.0.0.1:${apiPort}/healthz`));
     processes.push(await start('redirector', `${shortUrlBase}/healthz`));
     const session = await createSession(`http://127.0.0.1:${apiPort}/api`, 'k6-rules');
-    links = await createLinks(session, 4, 'k6 rules', 1);
+    links = await createLinks(session, 4, 'k6 rules', { concurrency: 1 });
   });
 
   afterAll(async () => {

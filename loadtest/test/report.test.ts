@@ -18,7 +18,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       freshnessSamples: 50, yearClicksPerHour: 40, queryRequests: 100, serverCpus: '0', wrkCpus: '1', keep: false, profile: [],
       pipelineStepMs: 60_000, pipelineStartRps: 25_000, pipelineFactor: 1.25, pipelineSteps: 6,
     },
-    http: { redirector: http(80_000, 1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
+    http: { redirector: http(80_000, 1), customDomain: http(76_000, 1.1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
     apiReads: {
       me: { path: '/api/auth/me', max: http(12_000, 6), halfRate: { ...http(6_000, 4), targetRps: 6_000, delayMs: 10 } },
       links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
@@ -95,6 +95,7 @@ describe('formatReport', () => {
     const text = formatReport(full);
     expect(text).toMatch(/redirector, clicks on\s+80,000\s+0\.33\s+1\.00\s+80\.0 %\s+4\.00×\s+0/);
     expect(text).toMatch(/bare uWS 302 \(limit\)\s+100,000 .*100\.0 %\s+5\.00×/);
+    expect(text).toMatch(/redirector, custom domain \(Host\)\s+76,000 .*76\.0 %\s+3\.80×/);
     expect(text).toMatch(/bare uWS 302 \+ client address\s+90,000 .*90\.0 %\s+4\.50×/);
     expect(text).toMatch(/GET \/api\/auth\/me\s+12,000\s+2\.00\s+6\.00\s+6,000\s+1\.33\s+4\.00\s+0/);
     expect(text).toMatch(/GET \/api\/links\s+6,000\s+4\.00\s+12\.00\s+3,000/);

@@ -39,10 +39,11 @@ const figure = (result: WrkResult, connections: number): HttpFigure => ({
   connections,
 });
 
-/** A server measured at full speed. */
+/** A server measured at full speed; `requests` replaces the run's rotation for this target. */
 export interface HttpTarget<Name extends string = string> {
   name: Name;
   url: string;
+  requests?: readonly WrkRequest[];
 }
 
 /** Rounds the measured time is split into: as asked, but no round shorter than wrk's one second. */
@@ -85,9 +86,10 @@ export async function measureInterleaved<Name extends string>(
   rounds: number,
   onRun: (text: string) => void,
 ): Promise<Record<Name, HttpFigure>> {
-  const script = writeWrkScript(`${run.dir}/full-speed.lua`, run.requests);
+  const shared = writeWrkScript(`${run.dir}/full-speed.lua`, run.requests);
+  const scripts = new Map(targets.map((target) => [target.name, target.requests ? writeWrkScript(`${run.dir}/full-speed-${target.name}.lua`, target.requests) : shared]));
   const wrk = (target: HttpTarget<Name>, durationMs: number) =>
-    runWrk({ url: target.url, script, connections: run.connections, durationMs, cpus: run.wrkCpus });
+    runWrk({ url: target.url, script: scripts.get(target.name)!, connections: run.connections, durationMs, cpus: run.wrkCpus });
   if (run.warmupMs > 0) {
     for (const target of targets) {
       onRun(`warming up ${target.name}`);
