@@ -53,7 +53,7 @@ describe('the dashboard at the origin root', () => {
       expect(page.body, path).toBe(INDEX);
       expect(page.headers['cache-control'], path).toBe('no-cache');
     }
-    for (const path of ['/api/nowhere', '/assets/missing-123.js', '/robots.txt']) {
+    for (const path of ['/api', '/api/nowhere', '/assets/missing-123.js', '/robots.txt']) {
       const missing = await api.request({ method: 'GET', url: path });
       expect(missing.statusCode, path).toBe(404);
       expect(missing.json().error.code, path).toBe('NOT_FOUND');

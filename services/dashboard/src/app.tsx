@@ -34,7 +34,7 @@ export function App() {
 
   if (!session) {
     document.title = 'Sign in · Deep links';
-    return <main id="main" class="narrow"><SignInPage /></main>;
+    return <main id="main" class="narrow"><p class="brand">Deep links</p><SignInPage /></main>;
   }
   const { title, page } = route(path);
   document.title = `${title} · Deep links`;

@@ -64,7 +64,7 @@ export async function dashboard(dashboard: FastifyInstance, { root }: { root: st
     handler: (request, reply) => {
       const path = decodedPath(request.url);
       // An unknown API path stays the API's 404, never a page.
-      if (path === undefined || path.startsWith('/api/')) return sendNotFound(request, reply);
+      if (path === undefined || path === '/api' || path.startsWith('/api/')) return sendNotFound(request, reply);
       // A name with an extension is a file (a missing one is a 404); anything else is a page of the dashboard's router.
       return reply.sendFile(/\.[A-Za-z0-9]+$/.test(path) ? path : 'index.html');
     },
