@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, migrate } from '@deeplink/core/db';
-import { buildDashboard } from '../../scripts/build.mjs';
+import { buildBundles, buildDashboard, SERVICES } from '../../scripts/build.mjs';
 import { ensureServices } from '../../scripts/services.mjs';
 import { adminUrl, baseDatabaseUrl, databaseUrl } from './urls.js';
 
@@ -16,12 +16,14 @@ function templateName(): string {
 }
 
 /**
- * Brings Redis and PostgreSQL up, builds the dashboard, then makes sure a migrated template database exists that each
+ * Brings Redis and PostgreSQL up, builds the services' bundles and the dashboard, then makes sure a migrated template database exists that each
  * test file clones (CREATE DATABASE … TEMPLATE is a file copy: far faster than migrating).
  */
 export default async function setup(): Promise<void> {
   await ensureServices({ databaseUrl: baseDatabaseUrl() });
-  // The API serves the dashboard's build (the browser tests use it); a no-op when its sources are unchanged.
+  // Service processes start from their bundles, as in production (see startService); the API serves
+  // the dashboard's build (the browser tests use it). Both skip what has not changed.
+  await buildBundles(SERVICES);
   await buildDashboard();
   const template = templateName();
   process.env.DEEPLINK_TEST_TEMPLATE = template;
