@@ -1,285 +1,131 @@
-// The wire types of the API. They mirror the zod schemas in @deeplink/core/schemas (test/types.test.ts
-// fails the typecheck when they drift apart) but are written out here, so the published declarations
-// need neither @deeplink/core nor zod.
+// The client's public types. The wire types are generated from the zod schemas of @deeplink/core
+// into generated/wire-types.ts (`npm run generate -w packages/client`); here they get the client's
+// names, and where the client deliberately differs from the wire (a Date for an ISO string, numbers
+// for query-string numbers, an array for a comma-separated list) a small wrapper says how.
+import type * as Wire from './generated/wire-types.js';
+
+/** Replaces the types of `K` with the same type or a Date: the client sends a Date as its ISO string. */
+type WithDates<T, K extends keyof T> = Flat<Omit<T, K> & { [P in K]: T[P] | Date }>;
+type Flat<T> = { [K in keyof T]: T[K] };
 
 /** An account. The password is never returned. */
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-}
+export type User = Wire.User;
 
 /** What register and login return: the user and a login token (JWT, valid 24 h by default). */
-export interface AuthResult {
-  user: User;
-  token: string;
-}
+export type AuthResult = Wire.AuthResult;
 
 /** Body of `auth.register()`. */
-export interface RegisterInput {
-  name: string;
-  email: string;
-  password: string;
-}
+export type RegisterInput = Wire.RegisterBody;
 
 /** Body of `auth.login()`. */
-export interface LoginInput {
-  email: string;
-  password: string;
-}
+export type LoginInput = Wire.LoginBody;
 
-/** Body of `auth.changePassword()`. */
-export interface ChangePasswordInput {
-  currentPassword: string;
-  /** 8-128 characters. */
-  newPassword: string;
-}
+/** Body of `auth.changePassword()`; the new password has 8-128 characters. */
+export type ChangePasswordInput = Wire.ChangePasswordBody;
 
 /** Body of `apiKeys.create()`. */
-export interface CreateApiKeyInput {
-  name: string;
-}
+export type CreateApiKeyInput = Wire.CreateApiKeyBody;
 
 /** An API key as `apiKeys.list()` shows it: never the secret. */
-export interface ApiKeyListItem {
-  id: string;
-  name: string;
-  /** The key's first characters (`dlk_` and 8 more), to tell keys apart. */
-  prefix: string;
-  createdAt: string;
-  /** When the key last authenticated a request, updated at most once a minute; null if never. */
-  lastUsedAt: string | null;
-}
+export type ApiKeyListItem = Wire.ApiKeyListItem;
 
 /** An API key; `key` is the secret and is returned only when the key is created. */
-export interface ApiKey {
-  id: string;
-  name: string;
-  key: string;
-  createdAt: string;
-}
+export type ApiKey = Wire.ApiKey;
 
 /** Android destination of a link. */
-export interface AndroidLink {
-  url: string;
-  appPackageName: string;
-  minimumVersion?: string;
-  fallbackUrl?: string;
-}
+export type AndroidLink = Wire.AndroidLink;
 
 /** iOS destination of a link. */
-export interface IosLink {
-  url: string;
-  bundleId: string;
-  minimumVersion?: string;
-  fallbackUrl?: string;
-}
+export type IosLink = Wire.IosLink;
+
+/** What social networks and chat apps show for a link (served to their link-preview crawlers). */
+export type SocialPreview = Wire.SocialPreview;
 
 /** A dynamic link; timestamps are ISO 8601 strings in UTC. */
-/** What social networks and chat apps show for a link (served to their link-preview crawlers). */
-export interface SocialPreview {
-  title: string;
-  description?: string;
-  /** An absolute http(s) URL of the card's image. */
-  imageUrl?: string;
-}
+export type Link = Wire.Link;
 
-export interface Link {
-  id: string;
-  url: string;
-  title: string;
-  defaultUrl: string;
-  androidLink?: AndroidLink;
-  iosLink?: IosLink;
-  desktopUrl?: string;
-  customParameters?: Record<string, string>;
-  expirationDate?: string;
-  /** Lower-case tags; absent when the link has none. */
-  tags?: string[];
-  /** Where the link sends visitors once it has expired (instead of the 410 page). */
-  expiredUrl?: string;
-  socialPreview?: SocialPreview;
-  /** The custom domain the link is on; absent on the default domain. */
-  domain?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A link as the list returns it: without platform fields. */
-export type LinkSummary = Pick<Link, 'id' | 'url' | 'title' | 'defaultUrl' | 'createdAt' | 'updatedAt'>;
+/** A link as the list returns it without `include`: no platform fields. */
+export type LinkSummary = Wire.LinkSummary;
 
 /** What `include` can add to list items. */
-export type LinkListExtra = 'clicks' | 'tags';
+export type LinkListExtra = Wire.LinkListExtra;
 
 /** A list item: the summary, plus `clicks` and `tags` when the query's `include` asks for them. */
-export interface LinkListItem extends LinkSummary {
-  /** All-time clicks (include `clicks`). */
-  clicks?: number;
-  /** The link's tags, [] when none (include `tags`). */
-  tags?: string[];
-}
+export type LinkListItem = Wire.LinkListItem;
 
 /** A tag with how many of the caller's links carry it. */
-export interface TagCount {
-  name: string;
-  links: number;
-}
+export type TagCount = Wire.TagCount;
 
-/** Body of `links.create()`. A Date for expirationDate is sent as its ISO string. */
-export interface CreateLinkInput {
-  title: string;
-  defaultUrl: string;
-  androidLink?: AndroidLink;
-  iosLink?: IosLink;
-  desktopUrl?: string;
-  customParameters?: Record<string, string>;
-  expirationDate?: string | Date;
-  /** Up to 10 tags of 1-32 characters `a-z 0-9 - _` (lower-cased, duplicates removed). */
-  tags?: string[];
-  /** Where the link sends visitors once it has expired (instead of the 410 page). */
-  expiredUrl?: string;
-  /** What link-preview crawlers (Facebook, Slack, WhatsApp…) show for the link. */
-  socialPreview?: SocialPreview;
-  /** Custom short code instead of a generated one. */
-  slug?: string;
-  /** One of your active custom domains (the default domain when omitted); fixed once the link exists. */
-  domain?: string;
-}
+/** Body of `links.create()` (and each link of `links.bulkCreate()`). A Date for expirationDate is sent as its ISO string. */
+export type CreateLinkInput = WithDates<Wire.CreateLinkBody, 'expirationDate'>;
 
 /**
  * Body of `links.update()`: a merge patch. Omitted fields keep their values, nested objects merge
- * field by field, and `null` clears an optional field.
+ * field by field, and `null` clears an optional field. A Date for expirationDate is sent as its ISO string.
  */
-export interface UpdateLinkInput {
-  title?: string;
-  defaultUrl?: string;
-  androidLink?: Partial<NullableOptional<AndroidLink>> | null;
-  iosLink?: Partial<NullableOptional<IosLink>> | null;
-  desktopUrl?: string | null;
-  customParameters?: Record<string, string | null> | null;
-  expirationDate?: string | Date | null;
-  /** Replaces every tag; null clears them. */
-  tags?: string[] | null;
-  expiredUrl?: string | null;
-  socialPreview?: Partial<NullableOptional<SocialPreview>> | null;
-}
-
-type NullableOptional<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
+export type UpdateLinkInput = WithDates<Wire.UpdateLinkBody, 'expirationDate'>;
 
 /** Fields `links.list()` can sort by. */
-export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+export type LinkSortField = Wire.LinkSortField;
 
-/** Query of `links.list()`; defaults: page 1, limit 10 (max 100), newest first. */
-export interface ListLinksQuery {
-  page?: number;
-  limit?: number;
-  sortBy?: LinkSortField;
-  sortDirection?: 'asc' | 'desc';
-  /** Only links carrying this tag; with several, links carrying all of them. */
-  tag?: string | string[];
-  /** Case-insensitive search in the title, default URL and short code. */
-  q?: string;
-  /** Extra fields on each item. */
-  include?: LinkListExtra | LinkListExtra[];
-}
+/**
+ * Query of `links.list()`; defaults: page 1, limit 10 (max 100), newest first. The API reads page
+ * and limit from the query string and `include` as comma-separated text; the client takes numbers
+ * and names the extras.
+ */
+export type ListLinksQuery = Flat<
+  Omit<Wire.ListLinksQuery, 'page' | 'limit' | 'include'> & {
+    page?: number;
+    limit?: number;
+    /** Extra fields on each item: `clicks` (all-time clicks), `tags` (always an array). */
+    include?: LinkListExtra | LinkListExtra[];
+  }
+>;
 
 /** Where a page sits in the whole list. */
-export interface Pagination {
-  total: number;
-  page: number;
-  limit: number;
-  pages: number;
-}
+export type Pagination = Wire.Pagination;
 
 /** One page of links. */
-export interface LinkPage {
-  links: LinkListItem[];
-  pagination: Pagination;
-}
+export type LinkPage = Wire.LinkPage;
 
 /** Granularity of an analytics time series. */
-export type TimeBucket = 'hour' | 'day' | 'week' | 'month';
+export type TimeBucket = Wire.TimeBucket;
 
 /** Range and granularity of a link report; a Date is sent as its ISO string. Default: last 30 days, by day, in UTC. */
-export interface LinkAnalyticsQuery {
-  startDate?: string | Date;
-  endDate?: string | Date;
-  timeBucket?: TimeBucket;
-  /**
-   * IANA time zone (`Europe/Paris`): day, week and month buckets start at its local midnight and
-   * bare dates are its local dates; default UTC. Zones off the whole hour (Asia/Kolkata) are refused.
-   */
-  timezone?: string;
-}
+export type LinkAnalyticsQuery = WithDates<Wire.LinkAnalyticsQuery, 'startDate' | 'endDate'>;
 
 /** Format of `analytics.export()`. */
-export type ExportFormat = 'csv' | 'json';
+export type ExportFormat = Wire.ExportFormat;
 
 /**
  * Shape of an export: `long` (default) has one row per bucket and dimension value; `wide` one row
  * per link and bucket with the breakdowns as columns (WideExportRow).
  */
-export type ExportLayout = 'long' | 'wide';
+export type ExportLayout = Wire.ExportLayout;
 
 /** Query of `analytics.export(id, query)`; format defaults to csv, layout to long. */
-export interface AnalyticsExportQuery extends LinkAnalyticsQuery {
-  format?: ExportFormat;
-  layout?: ExportLayout;
-}
+export type AnalyticsExportQuery = WithDates<Wire.AnalyticsExportQuery, 'startDate' | 'endDate'>;
 
 /** Query of `analytics.export(query)`, over every link of the account, or those carrying `tag`. */
-export interface AccountExportQuery extends AnalyticsExportQuery {
-  tag?: string;
-}
+export type AccountExportQuery = WithDates<Wire.AccountExportQuery, 'startDate' | 'endDate'>;
 
 /** Filters of `analytics.summary()`: one tag's links, and a range (without one, all time). */
-export interface SummaryAnalyticsQuery {
-  tag?: string;
-  startDate?: string | Date;
-  endDate?: string | Date;
-  /** IANA time zone of bare dates; default UTC. */
-  timezone?: string;
-}
+export type SummaryAnalyticsQuery = WithDates<Wire.SummaryAnalyticsQuery, 'startDate' | 'endDate'>;
 
 /** Clicks of one link over a range. */
-export interface LinkAnalytics {
-  totalClicks: number;
-  uniqueClicks: number;
-  /** Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks. */
-  previews: number;
-  platforms: Record<string, number>;
-  countries: Record<string, number>;
-  browsers: Record<string, number>;
-  devices: Record<string, number>;
-  referrers: Record<string, number>;
-  /** One entry per bucket; `date` is the bucket's start as a UTC instant, `uniqueClicks` its distinct visitors. */
-  timeSeries: { date: string; clicks: number; uniqueClicks: number }[];
-  /** The resolved range: startDate inclusive, endDate exclusive. */
-  range: { startDate: string; endDate: string; timeBucket: TimeBucket };
-}
+export type LinkAnalytics = Wire.LinkAnalytics;
 
 /** Totals over the whole account. */
-export interface SummaryAnalytics {
-  totalLinks: number;
-  totalClicks: number;
-  activeLinks: number;
-  topLinks: { id: string; title: string; clicks: number }[];
-}
+export type SummaryAnalytics = Wire.SummaryAnalytics;
 
 /** One row of an export: the clicks of one dimension value (or the bucket total) in one bucket. */
-export interface AnalyticsExportRow {
-  bucket: string;
-  dimension: string;
-  value: string;
-  clicks: number;
-}
+export type AnalyticsExportRow = Wire.AnalyticsExportRow;
 
 /** Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in modules (0-16, default 4). */
-export interface QrQuery {
-  format?: 'svg' | 'png';
-  size?: number;
-  margin?: number;
-}
+export type QrQuery = Wire.LinkQrQuery;
+
+// The export rows below are CSV/JSON columns the API writes without a schema (their country and
+// browser columns depend on the data), so they are written out here.
 
 /** A row of the account-wide long export: a per-link row led by its link's id. */
 export interface AccountExportRow extends AnalyticsExportRow {
@@ -306,52 +152,22 @@ export interface WideExportRow {
 }
 
 /** Error codes the API answers with. */
-export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
+export type ErrorCode = Wire.ErrorCode;
 
 /** One problem with one field of a request, `field` as a dotted path (`androidLink.appPackageName`). */
-export interface ErrorDetail {
-  field: string;
-  message: string;
-}
+export type ErrorDetail = Wire.ErrorDetail;
 
 /** An app of the account: an iOS app (teamId, bundleId) or an Android app (packageName, fingerprints). */
-export interface App {
-  id: string;
-  platform: 'ios' | 'android';
-  name?: string;
-  teamId?: string;
-  bundleId?: string;
-  appStoreId?: string;
-  packageName?: string;
-  sha256CertFingerprints?: string[];
-  createdAt: string;
-}
+export type App = Wire.App;
 
 /** Body of `apps.create()`. */
-export type CreateAppInput =
-  | { platform: 'ios'; name?: string; teamId: string; bundleId: string; appStoreId?: string }
-  | { platform: 'android'; name?: string; packageName: string; sha256CertFingerprints: string[] };
+export type CreateAppInput = Wire.CreateAppBody;
 
 /** A custom short-link domain: pending until its TXT record holds `verification.value`, then active. */
-export interface Domain {
-  id: string;
-  hostname: string;
-  status: 'pending' | 'active';
-  verification: { type: 'TXT'; name: string; value: string };
-  notFoundUrl?: string;
-  verifiedAt?: string;
-  createdAt: string;
-}
+export type Domain = Wire.Domain;
 
 /** Body of `domains.create()`. */
-export interface CreateDomainInput {
-  hostname: string;
-  /** Where unknown codes on the domain go (instead of the 404 page). */
-  notFoundUrl?: string;
-}
+export type CreateDomainInput = Wire.CreateDomainBody;
 
 /** Body of `domains.update()`. */
-export interface UpdateDomainInput {
-  /** null: the 404 page again. */
-  notFoundUrl: string | null;
-}
+export type UpdateDomainInput = Wire.UpdateDomainBody;

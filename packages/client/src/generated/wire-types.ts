@@ -1,0 +1,539 @@
+// Generated from the zod schemas of @deeplink/core by scripts/generate-types.ts: do not edit.
+// Regenerate with `npm run generate -w packages/client` (the build does it, and a test fails while
+// this file is stale). It imports nothing, so the published declarations need neither the core nor zod.
+
+/** An account. The password is never returned. */
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** What register and login return: the user and a login token (a JWT). */
+export interface AuthResult {
+  user: User;
+  token: string;
+}
+
+/** Body of POST /auth/register. */
+export interface RegisterBody {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/** Body of POST /auth/login. */
+export interface LoginBody {
+  email: string;
+  password: string;
+}
+
+/** Body of POST /auth/password. */
+export interface ChangePasswordBody {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** Body of POST /auth/api-keys. */
+export interface CreateApiKeyBody {
+  name: string;
+}
+
+/** An API key as it is created: the only time `key`, the secret, is returned. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The secret; returned only in this response */
+  key: string;
+  createdAt: string;
+}
+
+/** An API key as the key list shows it: never the secret. */
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  /**
+   * The first characters of the key, to tell keys apart (only `dlk_` for keys made before prefixes were kept)
+   */
+  prefix: string;
+  createdAt: string;
+  /**
+   * When the key last authenticated a request, to the minute (updated at most once a minute); null if never
+   */
+  lastUsedAt: string | null;
+}
+
+/** Android destination of a link. */
+export interface AndroidLink {
+  url: string;
+  appPackageName: string;
+  minimumVersion?: string;
+  fallbackUrl?: string;
+}
+
+/** iOS destination of a link. */
+export interface IosLink {
+  url: string;
+  bundleId: string;
+  minimumVersion?: string;
+  fallbackUrl?: string;
+}
+
+/** What social networks and chat apps show for a link (served to their link-preview crawlers). */
+export interface SocialPreview {
+  title: string;
+  description?: string;
+  imageUrl?: string;
+}
+
+/** A dynamic link; timestamps are ISO 8601 strings in UTC. */
+export interface Link {
+  id: string;
+  /** The short URL, on SHORT_URL_BASE */
+  url: string;
+  title: string;
+  defaultUrl: string;
+  androidLink?: AndroidLink;
+  iosLink?: IosLink;
+  desktopUrl?: string;
+  customParameters?: Record<string, string>;
+  expirationDate?: string;
+  /** The link's tags, lower-case; absent when it has none */
+  tags?: string[];
+  /** Where the link sends visitors once it has expired */
+  expiredUrl?: string;
+  socialPreview?: SocialPreview;
+  /** The custom domain the link is on; absent on the default domain */
+  domain?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A link without its platform fields. */
+export interface LinkSummary {
+  id: string;
+  /** The short URL, on SHORT_URL_BASE */
+  url: string;
+  title: string;
+  defaultUrl: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An item of the link list: the summary, plus `clicks` and `tags` when `include` asks for them. */
+export interface LinkListItem {
+  id: string;
+  /** The short URL, on SHORT_URL_BASE */
+  url: string;
+  title: string;
+  defaultUrl: string;
+  createdAt: string;
+  updatedAt: string;
+  /** All-time clicks (with include=clicks) */
+  clicks?: number;
+  /** The link's tags, [] when none (with include=tags) */
+  tags?: string[];
+}
+
+/** Where a page sits in the whole list. */
+export interface Pagination {
+  total: number;
+  page: number;
+  limit: number;
+  pages: number;
+}
+
+/** One page of links. */
+export interface LinkPage {
+  links: LinkListItem[];
+  pagination: Pagination;
+}
+
+/** A tag with how many of the caller's links carry it. */
+export interface TagCount {
+  name: string;
+  /** How many of the caller's links carry the tag */
+  links: number;
+}
+
+/** Body of POST /links. */
+export interface CreateLinkBody {
+  title: string;
+  defaultUrl: string;
+  androidLink?: AndroidLink;
+  iosLink?: IosLink;
+  desktopUrl?: string;
+  customParameters?: Record<string, string>;
+  expirationDate?: string;
+  /** Up to 10 tags grouping the link (a campaign, a channel); stored lower-case, duplicates removed */
+  tags?: string[];
+  /** Where the link sends visitors once it has expired (a 302 instead of the 410 page) */
+  expiredUrl?: string;
+  socialPreview?: SocialPreview;
+  slug?: string;
+  /** One of your active custom domains; the default domain when omitted. Fixed once the link exists */
+  domain?: string;
+}
+
+/** Body of PUT /links/:id: a JSON Merge Patch; `null` clears an optional field. */
+export interface UpdateLinkBody {
+  title?: string;
+  defaultUrl?: string;
+  androidLink?: {
+    url?: string;
+    appPackageName?: string;
+    minimumVersion?: string | null;
+    fallbackUrl?: string | null;
+  } | null;
+  iosLink?: {
+    url?: string;
+    bundleId?: string;
+    minimumVersion?: string | null;
+    fallbackUrl?: string | null;
+  } | null;
+  desktopUrl?: string | null;
+  customParameters?: Record<string, string | null> | null;
+  expirationDate?: string | null;
+  /** Replaces the whole list of tags; null or [] removes them all */
+  tags?: string[] | null;
+  expiredUrl?: string | null;
+  socialPreview?: {
+    title?: string;
+    description?: string | null;
+    imageUrl?: string | null;
+  } | null;
+}
+
+/** Fields the link list can sort by. */
+export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+
+/** What `include` can add to the items of the link list. */
+export type LinkListExtra = 'clicks' | 'tags';
+
+/** Query of GET /links. */
+export interface ListLinksQuery {
+  /**
+   * Page number, from 1; a page past the end is an empty list with the real totals
+   * @default 1
+   */
+  page?: number;
+  /**
+   * Items per page, 1-100
+   * @default 10
+   */
+  limit?: number;
+  /**
+   * Field to sort by; ties are broken by id, so pages are stable
+   * @default "createdAt"
+   */
+  sortBy?: 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+  /**
+   * Sort direction
+   * @default "desc"
+   */
+  sortDirection?: 'asc' | 'desc';
+  /**
+   * Only links carrying this tag; repeat it (or separate with commas) to require several, all of which must
+   * match
+   */
+  tag?: string | string[];
+  /** Case-insensitive search in the title, the default URL and the short code; empty means no search */
+  q?: string;
+  /** Extra fields on each item, comma-separated: clicks (all-time clicks), tags (always an array) */
+  include?: string | string[];
+}
+
+/** Granularity of an analytics time series. */
+export type TimeBucket = 'hour' | 'day' | 'week' | 'month';
+
+/** Query of GET /analytics/links/:id. */
+export interface LinkAnalyticsQuery {
+  /**
+   * First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days
+   * before the end of the range
+   */
+  startDate?: string;
+  /** Last day of the range, included whole, or an instant, included; default today */
+  endDate?: string;
+  /**
+   * Granularity of timeSeries (and of export rows): hour, day, week (ISO, from Monday) or month
+   * @default "day"
+   */
+  timeBucket?: 'hour' | 'day' | 'week' | 'month';
+  /**
+   * IANA time zone: day, week and month buckets start at its local midnight (a day may last 23 or 25 hours
+   * around a DST change) and bare dates in startDate/endDate are its local dates; timeSeries dates stay UTC
+   * instants. Zones a whole number of hours from UTC only (Asia/Kolkata, UTC+05:30, is refused with 400):
+   * clicks are counted per UTC hour
+   * @default "UTC"
+   */
+  timezone?: string;
+}
+
+/** Query of GET /analytics/summary. */
+export interface SummaryAnalyticsQuery {
+  /** Only the links carrying this tag (links, clicks and top links alike) */
+  tag?: string;
+  /**
+   * Count clicks from this day (its local midnight) or instant on; without startDate and endDate, all time
+   */
+  startDate?: string;
+  /** Count clicks up to this day, included whole, or instant; default today when startDate is given */
+  endDate?: string;
+  /**
+   * IANA time zone: day, week and month buckets start at its local midnight (a day may last 23 or 25 hours
+   * around a DST change) and bare dates in startDate/endDate are its local dates; timeSeries dates stay UTC
+   * instants. Zones a whole number of hours from UTC only (Asia/Kolkata, UTC+05:30, is refused with 400):
+   * clicks are counted per UTC hour
+   * @default "UTC"
+   */
+  timezone?: string;
+}
+
+/** Format of an analytics export. */
+export type ExportFormat = 'csv' | 'json';
+
+/** Shape of an analytics export. */
+export type ExportLayout = 'long' | 'wide';
+
+/** Query of GET /analytics/links/:id/export. */
+export interface AnalyticsExportQuery {
+  /**
+   * First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days
+   * before the end of the range
+   */
+  startDate?: string;
+  /** Last day of the range, included whole, or an instant, included; default today */
+  endDate?: string;
+  /**
+   * Granularity of timeSeries (and of export rows): hour, day, week (ISO, from Monday) or month
+   * @default "day"
+   */
+  timeBucket?: 'hour' | 'day' | 'week' | 'month';
+  /**
+   * IANA time zone: day, week and month buckets start at its local midnight (a day may last 23 or 25 hours
+   * around a DST change) and bare dates in startDate/endDate are its local dates; timeSeries dates stay UTC
+   * instants. Zones a whole number of hours from UTC only (Asia/Kolkata, UTC+05:30, is refused with 400):
+   * clicks are counted per UTC hour
+   * @default "UTC"
+   */
+  timezone?: string;
+  /**
+   * csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)
+   * @default "csv"
+   */
+  format?: 'csv' | 'json';
+  /**
+   * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
+   * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
+   * mobile, desktop_device, then country_<code> and browser_<name> columns for the top 10 of the whole
+   * export, with country_Other and browser_Other holding the rest)
+   * @default "long"
+   */
+  layout?: 'long' | 'wide';
+}
+
+/** Query of GET /analytics/export, over the whole account. */
+export interface AccountExportQuery {
+  /**
+   * First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days
+   * before the end of the range
+   */
+  startDate?: string;
+  /** Last day of the range, included whole, or an instant, included; default today */
+  endDate?: string;
+  /**
+   * Granularity of timeSeries (and of export rows): hour, day, week (ISO, from Monday) or month
+   * @default "day"
+   */
+  timeBucket?: 'hour' | 'day' | 'week' | 'month';
+  /**
+   * IANA time zone: day, week and month buckets start at its local midnight (a day may last 23 or 25 hours
+   * around a DST change) and bare dates in startDate/endDate are its local dates; timeSeries dates stay UTC
+   * instants. Zones a whole number of hours from UTC only (Asia/Kolkata, UTC+05:30, is refused with 400):
+   * clicks are counted per UTC hour
+   * @default "UTC"
+   */
+  timezone?: string;
+  /**
+   * csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)
+   * @default "csv"
+   */
+  format?: 'csv' | 'json';
+  /**
+   * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
+   * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
+   * mobile, desktop_device, then country_<code> and browser_<name> columns for the top 10 of the whole
+   * export, with country_Other and browser_Other holding the rest)
+   * @default "long"
+   */
+  layout?: 'long' | 'wide';
+  /** Only the links carrying this tag */
+  tag?: string;
+}
+
+/** Clicks of one link over a range. */
+export interface LinkAnalytics {
+  /** Non-bot clicks in the range */
+  totalClicks: number;
+  /** Distinct visitors in the range (HyperLogLog estimate, merged over the whole range) */
+  uniqueClicks: number;
+  /** Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks */
+  previews: number;
+  /** android, ios, desktop */
+  platforms: Record<string, number>;
+  /** ISO country codes: the top 10, the rest as Other; Unknown where the address has no country */
+  countries: Record<string, number>;
+  /** Browser names: the top 10, the rest as Other */
+  browsers: Record<string, number>;
+  /** Mobile, Desktop */
+  devices: Record<string, number>;
+  /** Referring hosts: the top 10, the rest as Other; direct for visits without a referrer */
+  referrers: Record<string, number>;
+  /** One entry per bucket across the whole range, zero-filled; the clicks add up to totalClicks */
+  timeSeries: {
+    /** Start of the bucket, a UTC instant (local midnight of the range's timezone for day, week and month) */
+    date: string;
+    /** Clicks in the bucket */
+    clicks: number;
+    /**
+     * Distinct visitors in the bucket: the bucket's hourly sketches merged (HyperLogLog estimate, at most
+     * clicks)
+     */
+    uniqueClicks: number;
+  }[];
+  /** The resolved range: startDate inclusive, endDate exclusive */
+  range: {
+    startDate: string;
+    endDate: string;
+    timeBucket: 'hour' | 'day' | 'week' | 'month';
+  };
+}
+
+/** Totals over the whole account. */
+export interface SummaryAnalytics {
+  totalLinks: number;
+  totalClicks: number;
+  /** Links without an expiry, or whose expiry is in the future */
+  activeLinks: number;
+  /** The 5 most-clicked links */
+  topLinks: {
+    id: string;
+    title: string;
+    clicks: number;
+  }[];
+}
+
+/** One row of a long export. */
+export interface AnalyticsExportRow {
+  bucket: string;
+  /** total, platform, country, browser, os, device or referrer */
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
+/** Image formats of a link's QR code. */
+export type QrFormat = 'svg' | 'png';
+
+/** Query of GET /links/:id/qr. */
+export interface LinkQrQuery {
+  /**
+   * svg (scalable, for screens and print) or png
+   * @default "svg"
+   */
+  format?: 'svg' | 'png';
+  /**
+   * Width and height in pixels, 64-2048
+   * @default 512
+   */
+  size?: number;
+  /**
+   * Quiet zone around the code, in modules, 0-16
+   * @default 4
+   */
+  margin?: number;
+}
+
+/** An app of the account: an iOS app or an Android app. */
+export interface App {
+  id: string;
+  platform: 'ios' | 'android';
+  name?: string;
+  teamId?: string;
+  bundleId?: string;
+  appStoreId?: string;
+  packageName?: string;
+  sha256CertFingerprints?: string[];
+  createdAt: string;
+}
+
+/** Body of POST /apps: an iOS or an Android app, told apart by `platform`. */
+export type CreateAppBody = {
+  platform: 'ios';
+  /** Shown on the iOS page ("Open in …") */
+  name?: string;
+  teamId: string;
+  bundleId: string;
+  /** Visitors without the app go to its App Store page when a link has no iOS fallback */
+  appStoreId?: string;
+} | {
+  platform: 'android';
+  /** Shown on the iOS page ("Open in …") */
+  name?: string;
+  packageName: string;
+  /** SHA-256 fingerprints of the app's signing certificates (keytool -list -v) */
+  sha256CertFingerprints: string[];
+};
+
+/** A custom short-link domain. */
+export interface Domain {
+  id: string;
+  hostname: string;
+  /** active once the TXT record held the token */
+  status: 'pending' | 'active';
+  /** The DNS record to publish; the domain becomes active once it is found */
+  verification: {
+    type: 'TXT';
+    name: string;
+    value: string;
+  };
+  notFoundUrl?: string;
+  verifiedAt?: string;
+  createdAt: string;
+}
+
+/** Body of POST /domains. */
+export interface CreateDomainBody {
+  hostname: string;
+  /** Where unknown codes on this domain go (a 302 instead of the 404 page) */
+  notFoundUrl?: string;
+}
+
+/** Body of PUT /domains/:id. */
+export interface UpdateDomainBody {
+  /** null: the 404 page again */
+  notFoundUrl: string | null;
+}
+
+/** Error codes the API answers with. */
+export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
+
+/** One problem with one field of a request. */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+/** The body of every failure. */
+export interface ErrorEnvelope {
+  success: false;
+  error: {
+    code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
+    message: string;
+    details: {
+      field: string;
+      message: string;
+    }[];
+  };
+}
