@@ -1,15 +1,7 @@
 // Which schemas of @deeplink/core become the client's wire types, and the text of
 // src/generated/wire-types.ts they make. Responses are what the API sends (zod's output side);
 // bodies and queries are what it accepts (the input side: defaults make fields optional).
-import {
-  accountExportQuerySchema, analyticsExportQuerySchema, analyticsExportRowSchema, apiKeyListItemSchema, apiKeySchema, androidLinkSchema,
-  appSchema, authResultSchema, changePasswordBodySchema, createApiKeyBodySchema,
-  createAppBodySchema, createDomainBodySchema, createLinkBodySchema, domainSchema, errorDetailSchema, errorEnvelopeSchema,
-  EXPORT_FORMATS, EXPORT_LAYOUTS, iosLinkSchema, LINK_LIST_EXTRAS, LINK_SORT_FIELDS, linkAnalyticsQuerySchema, linkAnalyticsSchema,
-  linkListItemSchema, linkListResponseSchema, linkQrQuerySchema, linkSchema, linkSummarySchema, listLinksQuerySchema, loginBodySchema,
-  paginationSchema, QR_FORMATS, registerBodySchema, socialPreviewSchema, summaryAnalyticsQuerySchema, summaryAnalyticsSchema,
-  tagListResponseSchema, TIME_BUCKETS, updateDomainBodySchema, updateLinkBodySchema, userSchema,
-} from '@deeplink/core';
+import { accountExportQuerySchema, analyticsExportQuerySchema, analyticsExportRowSchema, androidLinkSchema, apiKeyListItemSchema, apiKeySchema, appSchema, authResultSchema, changePasswordBodySchema, createApiKeyBodySchema, createAppBodySchema, createDomainBodySchema, createLinkBodySchema, domainSchema, errorDetailSchema, errorEnvelopeSchema, EXPORT_FORMATS, EXPORT_LAYOUTS, iosLinkSchema, LINK_LIST_EXTRAS, LINK_SORT_FIELDS, linkAnalyticsQuerySchema, linkAnalyticsSchema, linkListItemSchema, linkListResponseSchema, linkQrQuerySchema, linkSchema, linkSummarySchema, listLinksQuerySchema, loginBodySchema, paginationSchema, QR_FORMATS, registerBodySchema, socialPreviewSchema, summaryAnalyticsQuerySchema, summaryAnalyticsSchema, tagListResponseSchema, TIME_BUCKETS, updateDomainBodySchema, updateLinkBodySchema, userSchema } from '@deeplink/core';
 import { z } from 'zod';
 import { emitDeclarations, type JsonSchema } from './json-schema-to-ts.js';
 
