@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsRepository, CLICK_DIMENSIONS, type ReportRange, wholeDaysOf } from '@deeplink/core/db';
-import { ANDROID_CHROME, BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
+import { ANDROID_CHROME, type ClickValues, recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 // Reports read whole UTC days from the daily rollups and the hours at either edge from the hourly
@@ -10,16 +11,15 @@ import { createApiHarness, type ApiHarness } from './harness.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const FIRST_DAY = Date.UTC(2026, 1, 23); // a Monday, ten days before March
-const AGENTS = [...Object.values(BROWSER_AGENTS), ANDROID_CHROME];
-const REFERRERS = ['', 'https://t.co/a', 'https://www.google.com/search?q=x', 'https://news.example.org/'];
+const AGENTS: ClickValues[] = [...Object.keys(BROWSER_AGENTS).map((browser) => ({ browser })), ANDROID_CHROME];
+const REFERRERS = ['direct', 't.co', 'www.google.com', 'news.example.org'];
+const COUNTRIES = ['US', 'GB', 'Unknown'];
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 let linkId: string;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
   const owner = await api.registerUser('Daily');
   const create = async (title: string) =>
     (await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title, defaultUrl: 'https://example.com' } })).json().data.link.id as string;
@@ -31,19 +31,19 @@ beforeAll(async () => {
     for (const hour of [0, 5, 11, 17, 23]) {
       for (let k = 0; k < 2 + ((day + hour) % 4); k++) {
         const n = day * 31 + hour * 7 + k;
-        clicks.push(click(linkId, FIRST_DAY + day * DAY + hour * HOUR + k * 60_000, {
-          userAgent: AGENTS[n % AGENTS.length]!,
-          ip: k % 3 === 0 ? `81.2.69.${n % 40}` : `8.8.${n % 5}.${k}`,
+        clicks.push(rollupClick(linkId, FIRST_DAY + day * DAY + hour * HOUR + k * 60_000, {
+          ...AGENTS[n % AGENTS.length],
+          country: COUNTRIES[n % COUNTRIES.length]!,
           referrer: REFERRERS[n % REFERRERS.length]!,
+          visitor: `visitor-${n % 23}`,
         }));
       }
     }
-    clicks.push(click(other, FIRST_DAY + day * DAY + 12 * HOUR));
+    clicks.push(rollupClick(other, FIRST_DAY + day * DAY + 12 * HOUR));
   }
-  await pipeline.send(clicks, 37);
-}, 60_000);
+  await recordClicks(api.env.sql, clicks);
+});
 afterAll(async () => {
-  await pipeline?.close();
   await api?.close();
 });
 

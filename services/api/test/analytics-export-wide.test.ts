@@ -1,19 +1,26 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANDROID_CHROME, BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
+import { ANDROID_CHROME, recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 let token: string;
 const links: Record<string, { id: string; url: string; title: string }> = {};
 
 const WIDE_FIXED = ['link_id', 'title', 'short_url', 'bucket_start', 'clicks', 'unique_clicks', 'android', 'ios', 'desktop', 'mobile', 'desktop_device'];
 const range = { startDate: '2026-03-01', endDate: '2026-03-07' };
+/**
+ * Ten countries per link (each link's report names them all), fourteen in the export: the four the
+ * ad alone has come last and are folded into country_Other.
+ */
+const COUNTRIES: Record<string, string[]> = {
+  email: ['US', 'DE', 'CN', 'RU', 'FR', 'IN', 'ES', 'IT', 'BR', 'CH'],
+  ad: ['US', 'DE', 'CN', 'RU', 'FR', 'IN', 'JP', 'GB', 'UA', 'Unknown'],
+};
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
   ({ token } = await api.registerUser('Analyst'));
   const create = async (key: string, title: string, tags: string[]) => {
     const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title, defaultUrl: 'https://example.com', tags } });
@@ -22,18 +29,19 @@ beforeAll(async () => {
   await create('email', 'Spring, "email" =launch', ['spring']);
   await create('ad', 'Printemps — annonce', ['spring']);
   await create('other', 'Winter', ['winter']);
-  const agents = Object.values(BROWSER_AGENTS);
+  const browsers = Object.keys(BROWSER_AGENTS);
   const clicks = [];
+  const seen: Record<string, number> = { email: 0, ad: 0 };
   for (let n = 0; n < 60; n++) {
     const key = n % 3 === 0 ? 'ad' : 'email';
     const at = Date.UTC(2026, 2, 1 + (n % 6), n % 24);
-    clicks.push(click(links[key]!.id, at, { ip: `${[8, 1, 81, 91, 5][n % 5]}.${n % 7}.2.${n}`, userAgent: n % 4 === 0 ? ANDROID_CHROME : agents[n % agents.length] }));
+    const agent = n % 4 === 0 ? ANDROID_CHROME : { browser: browsers[n % browsers.length]! };
+    clicks.push(rollupClick(links[key]!.id, at, { ...agent, country: COUNTRIES[key]![seen[key]!++ % 10]!, visitor: `visitor-${n}` }));
   }
-  clicks.push(click(links.other!.id, '2026-03-02T10:00:00Z'));
-  await pipeline.send(clicks);
+  clicks.push(rollupClick(links.other!.id, '2026-03-02T10:00:00Z'));
+  await recordClicks(api.env.sql, clicks);
 });
 afterAll(async () => {
-  await pipeline?.close();
   await api?.close();
 });
 
@@ -59,6 +67,7 @@ describe('GET /analytics/export?layout=wide', () => {
     expect(columns).toContain('browser_Other');
     expect(rows).toHaveLength(2 * 7);
     expect(new Set(rows.map((row) => row.link_id))).toEqual(new Set([links.email!.id, links.ad!.id]));
+    expect(sum(rows, 'country_Other')).toBe(4 * 2);
 
     for (const key of ['email', 'ad']) {
       const link = links[key]!;

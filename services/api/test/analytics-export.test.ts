@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANDROID_CHROME, BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
+import type { RollupClick } from '@deeplink/core/db';
+import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick as click } from '../../../test/support/rollups.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 let owner: { token: string };
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
   owner = await api.registerUser('Exporter');
 });
 afterAll(async () => {
-  await pipeline?.close();
   await api?.close();
 });
+
+const record = (clicks: RollupClick[]) => recordClicks(api.env.sql, clicks);
 
 async function createLink(token = owner.token): Promise<string> {
   const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Export', defaultUrl: 'https://example.com' } });
@@ -95,11 +95,11 @@ describe('GET /api/analytics/links/:id/export', () => {
   const range = { startDate: '2026-03-01', endDate: '2026-03-04', timeBucket: 'day' };
   beforeAll(async () => {
     id = await createLink();
-    await pipeline.send([
-      click(id, '2026-03-01T08:00:00Z', { referrer: 'https://www.example.com/a' }),
-      click(id, '2026-03-01T09:00:00Z', { userAgent: ANDROID_CHROME, ip: '1.1.1.1' }),
-      click(id, '2026-03-03T23:59:59.999Z', { userAgent: BROWSER_AGENTS['Mobile Safari'], referrer: 'https://x"y,z.example/' }),
-      click(id, '2026-03-04T00:00:00Z', { userAgent: BROWSER_AGENTS.Firefox }),
+    await record([
+      click(id, '2026-03-01T08:00:00Z', { referrer: 'www.example.com' }),
+      click(id, '2026-03-01T09:00:00Z', { ...ANDROID_CHROME, country: 'AU', visitor: 'second' }),
+      click(id, '2026-03-03T23:59:59.999Z', { ...IPHONE_SAFARI, referrer: 'x"y,z.example' }),
+      click(id, '2026-03-04T00:00:00Z', { browser: 'Firefox', os: 'Linux' }),
       click(id, '2026-03-05T00:00:00Z'), // outside the range
     ]);
   });
@@ -159,7 +159,7 @@ describe('GET /api/analytics/links/:id/export', () => {
   it('streams exports larger than one cursor batch without losing or repeating rows', async () => {
     const big = await createLink();
     const hours = 24 * 60;
-    await pipeline.send(Array.from({ length: hours }, (_, h) => click(big, Date.UTC(2026, 0, 1, h, 30))));
+    await record(Array.from({ length: hours }, (_, h) => click(big, Date.UTC(2026, 0, 1, h, 30))));
     const query = { startDate: '2026-01-01', endDate: '2026-03-02', timeBucket: 'hour' };
     const rows = await exportCsv(big, query);
     const totals = rows.filter((row) => row.dimension === 'total');
@@ -177,7 +177,7 @@ describe('GET /api/analytics/links/:id/export', () => {
     // Month ends, ISO week ends and year ends, a leap day, on both sides of midnight UTC.
     const instants = ['2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00Z', '2024-02-29T23:30:00Z', '2024-03-01T00:00:00Z',
       '2024-12-29T23:59:00Z', '2024-12-30T00:00:00Z', '2025-06-30T23:00:00Z', '2025-07-01T00:00:00Z', '2025-11-30T12:00:00Z'];
-    await pipeline.send(instants.map((ts, i) => click(edges, ts, { ip: `8.8.4.${i}` })));
+    await record(instants.map((ts, i) => click(edges, ts, { visitor: `visitor-${i}` })));
     for (const timeBucket of ['hour', 'day', 'week', 'month']) {
       const query = timeBucket === 'hour'
         ? { startDate: '2024-02-29T20:00:00Z', endDate: '2024-03-01T03:00:00Z', timeBucket }

@@ -1,12 +1,13 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsRepository } from '@deeplink/core/db';
-import { BROWSER_AGENTS, click, createClickPipeline } from './analytics-pipeline.js';
+import { recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 // The analytics queries must reach rollup rows through the primary keys, never by reading the
 // tables whole. The planner decides that from statistics, so the tables get a realistic shape
-// first (many links, a month of hourly rows each, through the real pipeline) and are analysed;
+// first (many links, a month of hourly rows each, written as the worker writes them) and are analysed;
 // the planner's settings are left as they are.
 
 const LINKS = 30;
@@ -25,7 +26,6 @@ interface PlanNode {
 }
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 let linkIds: string[];
 let userId: string;
 /** Statements the repository sent, with their parameters, captured through postgres.js' debug hook. */
@@ -34,7 +34,6 @@ let traced: postgres.Sql;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
   const crowd = await api.registerUser('Crowd');
   const owner = await api.registerUser('Owner');
   userId = owner.id;
@@ -45,9 +44,9 @@ beforeAll(async () => {
     const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: `Link ${i}`, defaultUrl: 'https://example.com' } });
     linkIds.push(response.json().data.link.id);
   }
-  const agents = Object.values(BROWSER_AGENTS);
-  await pipeline.send(linkIds.flatMap((id, l) => Array.from({ length: HOURS }, (_, h) =>
-    click(id, START + h * 3_600_000 + l * 1000, { userAgent: agents[(h + l) % agents.length]!, ip: `8.8.${l}.${h % 200}`, referrer: `https://site${h % 7}.example/` }))));
+  const browsers = Object.keys(BROWSER_AGENTS);
+  await recordClicks(api.env.sql, linkIds.flatMap((id, l) => Array.from({ length: HOURS }, (_, h) =>
+    rollupClick(id, START + h * 3_600_000 + l * 1000, { browser: browsers[(h + l) % browsers.length]!, visitor: `visitor-${l}-${h % 200}`, referrer: `site${h % 7}.example` }))));
   await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
     max: 1,
@@ -57,7 +56,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await traced?.end();
-  await pipeline?.close();
   await api?.close();
 });
 
@@ -129,7 +127,7 @@ describe('analytics query plans', () => {
     expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId)));
   });
 
-  it('reads only the requested rows: the report matches the pipeline input', async () => {
+  it('reads only the requested rows: the report matches the clicks recorded', async () => {
     const repository = analyticsRepository(api.env.sql);
     const report = await repository.linkReport(linkIds[1]!, range(7, 'hour'), ['referrer']);
     expect(report.totalClicks).toBe(7 * 24);
