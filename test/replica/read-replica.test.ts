@@ -6,8 +6,7 @@ import { loadConfig } from '@deeplink/core';
 import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
 import { createRedis, deleteKeys } from '@deeplink/core/redis';
 import { buildApi } from '../../services/api/src/app.js';
-import { click, createClickPipeline } from '../../services/api/test/analytics-pipeline.js';
-import type { TestEnvironment } from '../support/environment.js';
+import { recordClicks, rollupClick } from '../support/rollups.js';
 import { startPrimary, startReplica, type PrivatePostgres } from '../support/private-postgres.js';
 import { redisUrl } from '../support/urls.js';
 
@@ -21,9 +20,9 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   let sql: Sql;
   let readSql: Sql;
   let replicaAdmin: Sql;
-  let env: TestEnvironment;
+  let redis: Redis;
+  let redisPrefix: string;
   let api: FastifyInstance;
-  let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
   let token: string;
   let linkId: string;
 
@@ -32,38 +31,25 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     const admin = createDatabase(primary.url(), { max: 1 });
     await admin`CREATE DATABASE deeplink`.finally(() => admin.end());
     const id = randomBytes(5).toString('hex');
+    redisPrefix = `t${id}:`;
     const vars = {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       DATABASE_URL: primary.url('deeplink'),
       REDIS_URL: redisUrl(),
-      REDIS_PREFIX: `t${id}:`,
-      QUEUE_PREFIX: `tq${id}`,
+      REDIS_PREFIX: redisPrefix,
       JWT_SECRET: `test-jwt-secret-${id}-0123456789abcdef`,
       VISITOR_SALT: `test-visitor-salt-${id}`,
       RATE_LIMIT_MAX: '100000',
     };
-    const config = loadConfig(vars);
-    sql = createDatabase(config.DATABASE_URL, { max: 4 });
+    sql = createDatabase(vars.DATABASE_URL, { max: 4 });
     await migrate(sql);
     // The replica is copied from the migrated primary; everything later reaches it by streaming.
     replica = await startReplica(primary);
     replicaAdmin = createDatabase(replica.url('deeplink'), { max: 1 });
     readSql = createDatabase(replica.url('deeplink'), { max: 4, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 });
-    const redis = createRedis(config.REDIS_URL) as Redis;
-    env = {
-      config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }),
-      env: vars,
-      sql,
-      redis,
-      async close() {
-        await deleteKeys(redis, `${vars.REDIS_PREFIX}*`);
-        await deleteKeys(redis, `${vars.QUEUE_PREFIX}:*`);
-        redis.disconnect();
-      },
-    };
-    api = await buildApi({ config: env.config, sql, readSql, redis });
-    pipeline = await createClickPipeline(env);
+    redis = createRedis(vars.REDIS_URL) as Redis;
+    api = await buildApi({ config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }), sql, readSql, redis });
 
     const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
     token = register.json().data.token;
@@ -73,10 +59,12 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   });
 
   afterAll(async () => {
-    await pipeline?.close();
     await api?.close();
     await Promise.all([sql?.end(), readSql?.end(), replicaAdmin?.end()]);
-    await env?.close();
+    if (redis) {
+      await deleteKeys(redis, `${redisPrefix}*`);
+      redis.disconnect();
+    }
     replica?.destroy();
     primary?.destroy();
   });
@@ -96,7 +84,8 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   };
   const onPrimary = async () =>
     (await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ${linkId}`)[0]!.n;
-  const sendClicks = (n: number) => pipeline.send(Array.from({ length: n }, (_, i) => click(linkId, Date.now() - i * 1000, { ip: `8.8.4.${i}` })));
+  /** Clicks committed on the primary, as the worker commits them. */
+  const sendClicks = (n: number) => recordClicks(sql, Array.from({ length: n }, (_, i) => rollupClick(linkId, Date.now() - i * 1000, { visitor: `visitor-${i}` })));
 
   it('reads the report, the summary and the export from the replica, lagging while its replay is paused', async () => {
     await sendClicks(10);

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click, createClickPipeline } from './analytics-pipeline.js';
+import { recordClicks, rollupClick as click } from '../../../test/support/rollups.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
 });
 afterAll(async () => {
-  await pipeline?.close();
   await api?.close();
 });
 
@@ -34,7 +31,7 @@ describe('GET /analytics/summary with tag and range', () => {
     await create('Spring email', ['spring', 'email']);
     await create('Spring ad', ['spring'], '2020-01-01');
     await create('Winter email', ['winter', 'email']);
-    await pipeline.send([
+    await recordClicks(api.env.sql, [
       click(ids['Spring email']!, '2026-03-01T10:00:00Z'),
       click(ids['Spring email']!, '2026-03-02T10:00:00Z'),
       click(ids['Spring ad']!, '2026-03-01T23:30:00Z'), // 2 March in Paris

@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click, createClickPipeline } from './analytics-pipeline.js';
+import type { RollupClick } from '@deeplink/core/db';
+import { recordClicks, rollupClick as click } from '../../../test/support/rollups.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;
-let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
 let token: string;
 
 const HOUR = 3_600_000;
 
 beforeAll(async () => {
   api = await createApiHarness();
-  pipeline = await createClickPipeline(api.env);
   ({ token } = await api.registerUser('Zones'));
 });
 afterAll(async () => {
-  await pipeline?.close();
   await api?.close();
 });
+
+const record = (clicks: RollupClick[]) => recordClicks(api.env.sql, clicks);
 
 async function createLink(): Promise<string> {
   const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Zones', defaultUrl: 'https://example.com' } });
@@ -38,7 +38,7 @@ const report = async (id: string, query: Record<string, string>) => {
 /** One click per UTC hour over [from, to), each from a visitor of its own. */
 const hourly = (id: string, from: string, to: string) => {
   const clicks = [];
-  for (let at = Date.parse(from), n = 0; at < Date.parse(to); at += HOUR, n++) clicks.push(click(id, at, { ip: `10.0.${n >> 8}.${n & 255}` }));
+  for (let at = Date.parse(from), n = 0; at < Date.parse(to); at += HOUR, n++) clicks.push(click(id, at, { visitor: `visitor-${n}` }));
   return clicks;
 };
 
@@ -47,7 +47,7 @@ describe('time zones (Europe/Paris around its DST changes)', () => {
   beforeAll(async () => {
     id = await createLink();
     // 2026: clocks go forward on Sunday 29 March (02:00 → 03:00) and back on Sunday 25 October (03:00 → 02:00).
-    await pipeline.send([...hourly(id, '2026-03-26T00:00:00Z', '2026-04-02T00:00:00Z'), ...hourly(id, '2026-10-22T00:00:00Z', '2026-10-29T00:00:00Z')]);
+    await record([...hourly(id, '2026-03-26T00:00:00Z', '2026-04-02T00:00:00Z'), ...hourly(id, '2026-10-22T00:00:00Z', '2026-10-29T00:00:00Z')]);
   });
 
   it('starts days at local midnight: the last Sunday of March has 23 hours, of October 25, and the days add up to the UTC total', async () => {
@@ -120,15 +120,15 @@ describe('time zones (Europe/Paris around its DST changes)', () => {
 describe('unique clicks per bucket', () => {
   it('merges the hourly sketches of each bucket: never more than its clicks, never a sum of daily uniques', async () => {
     const id = await createLink();
-    const regular = '192.0.2.1';
+    const regular = 'regular';
     const clicks = [];
     // One visitor every day of the ISO week of 2 March 2026 (twice on Monday); a new visitor each day besides.
     for (let day = 0; day < 7; day++) {
       const morning = Date.UTC(2026, 2, 2 + day, 9);
-      clicks.push(click(id, morning, { ip: regular }), click(id, morning + HOUR, { ip: `198.51.100.${day + 1}` }));
+      clicks.push(click(id, morning, { visitor: regular }), click(id, morning + HOUR, { visitor: `new-${day + 1}` }));
     }
-    clicks.push(click(id, Date.UTC(2026, 2, 2, 20), { ip: regular }));
-    await pipeline.send(clicks);
+    clicks.push(click(id, Date.UTC(2026, 2, 2, 20), { visitor: regular }));
+    await record(clicks);
 
     const days = await report(id, { startDate: '2026-03-02', endDate: '2026-03-08' });
     expect(days.timeSeries.map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([[3, 2], ...Array(6).fill([2, 2])]);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClickPipeline, click } from './analytics-pipeline.js';
+import { recordClicks, rollupClick } from '../../../test/support/rollups.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
-import { UA } from '../../../test/support/user-agents.js';
 
 let api: ApiHarness;
 let owner: { id: string; token: string };
@@ -144,20 +143,14 @@ describe('GET /links with tag, q and include', () => {
 });
 
 describe('include=clicks', () => {
-  it('counts all-time clicks per link after real visits through the click pipeline', async () => {
+  it('counts all-time clicks per link from the rollups', async () => {
     const user = await api.registerUser('Clicks');
     const busy = await createLink(user.token, { title: 'Busy', tags: ['x'] });
     const quiet = await createLink(user.token, { title: 'Quiet' });
-    const pipeline = await createClickPipeline(api.env);
-    try {
-      await pipeline.send([
-        ...Array.from({ length: 7 }, (_, i) => click(busy.id, Date.now() - i * 3_600_000)),
-        click(busy.id, '2025-01-05T10:00:00Z'),
-        click(busy.id, Date.now(), { userAgent: UA.googlebot }),
-      ]);
-    } finally {
-      await pipeline.close();
-    }
+    await recordClicks(api.env.sql, [
+      ...Array.from({ length: 7 }, (_, i) => rollupClick(busy.id, Date.now() - i * 3_600_000)),
+      rollupClick(busy.id, '2025-01-05T10:00:00Z'),
+    ]);
     const page = await list(user.token, 'include=clicks,tags&sortBy=title&sortDirection=asc');
     expect(page.links.map(({ title, clicks, tags }) => ({ title, clicks, tags }))).toEqual([
       { title: 'Busy', clicks: 8, tags: ['x'] },

@@ -6,6 +6,8 @@ import { RollupRows } from '@deeplink/core/db';
 import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
+import { ANDROID_CHROME, DEFAULT_CLICK, IPHONE_SAFARI } from '../../../test/support/rollups.js';
+import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
 import { HOUR, UA, click } from './helpers.js';
 
 const LINK = '6f1c7c3e-2b0a-4d5e-9f00-000000000001';
@@ -65,6 +67,10 @@ describe('User-Agent parsing', () => {
     expect(parse(userAgent)).toEqual({ bot: false, ...expected });
   });
 
+  it.each(Object.entries(BROWSER_AGENTS))('names the browser %s', (name, userAgent) => {
+    expect(parse(userAgent)).toMatchObject({ bot: false, browser: name });
+  });
+
   it('flags bots', () => {
     expect(parse(UA.googlebot).bot).toBe(true);
     expect(parse(UA.curl).bot).toBe(true);
@@ -97,6 +103,9 @@ describe('click enrichment', () => {
   it('keeps the referrer host only', () => {
     expect(referrerHost('https://News.Example.com:8443/a/b?utm=1#x')).toBe('news.example.com');
     expect(referrerHost('android-app://com.google.android.gm/')).toBe('com.google.android.gm');
+    expect(referrerHost('https://t.co/x')).toBe('t.co');
+    // Characters a CSV export must quote are kept as they are.
+    expect(referrerHost('https://x"y,z.example/')).toBe('x"y,z.example');
     expect(referrerHost('')).toBe('direct');
     expect(referrerHost('nonsense')).toBe('direct');
     expect(referrerHost('about:blank')).toBe('direct');
@@ -154,6 +163,14 @@ describe('click enrichment', () => {
     expect(one.visitor).not.toBe(otherSalt.visitor);
     expect(JSON.stringify(one)).not.toContain('8.8.4.4');
     expect(JSON.stringify(one)).not.toContain('Windows NT');
+  });
+
+  it('gives a desktop Chrome, an Android phone and an iPhone the values the analytics tests record for them', () => {
+    const dimensions = (userAgent: string) => enrich(click(LINK, { userAgent, ip: '8.8.8.8', referrer: '' }))!.dimensions;
+    const { visitor: _visitor, ...desktopChrome } = DEFAULT_CLICK;
+    expect(dimensions(BROWSER_AGENTS.Chrome)).toEqual(desktopChrome);
+    expect(dimensions(UA.androidChrome)).toEqual({ ...desktopChrome, ...ANDROID_CHROME });
+    expect(dimensions(UA.iphoneSafari)).toEqual({ ...desktopChrome, ...IPHONE_SAFARI });
   });
 
   it('puts a click in its UTC hour', () => {
