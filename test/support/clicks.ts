@@ -6,16 +6,14 @@ import type { Sql } from '@deeplink/core/db';
 import type { TestEnvironment } from './environment.js';
 import { waitUntil } from './processes.js';
 
-/** A producer for the test's click queue: packs batches as the redirector does (addPlain: as given). */
+/** A producer for the test's click queue: packs batches as the redirector does. */
 export function clickProducer(env: Pick<TestEnvironment, 'redis' | 'config'>) {
   const connection = env.redis.duplicate({ maxRetriesPerRequest: null });
   const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: env.config.QUEUE_PREFIX });
-  const addPlain = (batch: ClickJobData, options: JobsOptions = {}) =>
-    queue.add(CLICK_BATCH_JOB, batch, { jobId: batch.batchId, attempts: 3, backoff: { type: 'fixed', delay: 20 }, ...options });
   return {
     queue,
-    add: (batch: ClickBatch, options: JobsOptions = {}) => addPlain(packClickBatch(batch), options),
-    addPlain,
+    add: (batch: ClickBatch, options: JobsOptions = {}) =>
+      queue.add(CLICK_BATCH_JOB, packClickBatch(batch), { jobId: batch.batchId, attempts: 3, backoff: { type: 'fixed', delay: 20 }, ...options }),
     async close() {
       await queue.close();
       await connection.quit();

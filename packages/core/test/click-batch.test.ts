@@ -5,6 +5,7 @@ import {
   PackedClickBatchBuilder,
   packClickBatch,
   readClickJob,
+  scrubClickJob,
   type ClickEvent,
   type PackedClickBatch,
 } from '../src/queue/clicks.js';
@@ -52,11 +53,11 @@ describe('packed click batches', () => {
     expect(new Set(packed.strings).size).toBe(packed.strings.length);
   });
 
-  it('is several times smaller than plain clicks for a link with repeated visitors', () => {
+  it('is several times smaller than the same clicks as objects for a link with repeated visitors', () => {
     const many = Array.from({ length: 500 }, (_, i) => ({ ...clicks[i % 2]!, ts: clicks[0]!.ts + i }));
-    const plain = JSON.stringify({ batchId: 'b', clicks: many }).length;
+    const objects = JSON.stringify({ batchId: 'b', clicks: many }).length;
     const packed = JSON.stringify(packClickBatch({ batchId: 'b', clicks: many })).length;
-    expect(packed * 4).toBeLessThan(plain);
+    expect(packed * 4).toBeLessThan(objects);
   });
 
   it('counts clicks and starts empty', () => {
@@ -68,16 +69,28 @@ describe('packed click batches', () => {
     expect(readClickJob(builder.build('one'))?.clicks).toEqual([{ linkId: LINK_A, ts: 5, ip: '::1', userAgent: AGENT, referrer: '' }]);
   });
 
-  it('reads plain batches as they are', () => {
-    expect(readClickJob({ batchId: 'plain', clicks })).toEqual({ batchId: 'plain', clicks });
+  it('replaces the addresses of a batch kept for inspection with hashes, and any other data whole', () => {
+    const scrubbed = scrubClickJob(JSON.parse(JSON.stringify(packClickBatch({ batchId: 'kept', clicks }))));
+    const read = readClickJob(scrubbed)!;
+    const [first, second, third] = read.clicks.map(({ ip }) => ip);
+    expect(first).toMatch(/^sha256:[0-9a-f]{16}$/);
+    // The same address gives the same hash: visitors can still be told apart.
+    expect(third).toBe(first);
+    expect(second).not.toBe(first);
+    expect(read.clicks.map(({ ip: _ip, ...rest }) => rest)).toEqual(clicks.map(({ ip: _ip, ...rest }) => rest));
+    expect(JSON.stringify(scrubbed)).not.toContain('203.0.113');
+    for (const other of [{ batchId: 'objects', clicks }, { ip: '203.0.113.7' }, 'text']) {
+      expect(scrubClickJob(other)).toEqual({ scrubbed: 'unreadable batch data removed' });
+    }
   });
 
-  describe('rejects data that is neither shape', () => {
+  describe('rejects data that is not a packed batch', () => {
     const good = packClickBatch({ batchId: 'b', clicks });
     const cases: [string, unknown][] = [
       ['not an object', 'clicks'],
-      ['no batch id', { clicks }],
-      ['plain clicks that are not objects', { batchId: 'b', clicks: [1, 2] }],
+      ['no batch id', { ...good, batchId: undefined }],
+      ['clicks as objects, unpacked', { batchId: 'b', clicks }],
+      ['no format', { ...good, format: undefined }],
       ['an unknown format', { ...good, format: 'packed-9' }],
       ['a non-numeric since', { ...good, since: '0' }],
       ['strings that are not strings', { ...good, strings: [1] }],

@@ -87,7 +87,7 @@ export function clickQueue(redisUrl: string, prefix: string): Queue<ClickJobData
   return new Queue<ClickJobData>(CLICK_QUEUE, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
 }
 
-/** Every batch job in the queue, with its clicks read back into plain form. */
+/** Every batch job in the queue, with its packed clicks read back into objects. */
 export async function queuedBatches(queue: Queue<ClickJobData>): Promise<{ job: Job<ClickJobData>; batch: ClickBatch }[]> {
   const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed'], 0, -1, true);
   return jobs.map((job) => {

@@ -15,8 +15,8 @@ export interface BatchOutcome {
 }
 
 /**
- * The clicks of a job (packed or plain, see ClickJobData), or undefined for data that can never
- * succeed and so is not retried.
+ * The clicks of a job's packed batch, or undefined for data that can never succeed (not a packed
+ * batch, or an id PostgreSQL cannot hold) and so is not retried.
  */
 export function readClickBatch(data: unknown): ClickBatch | undefined {
   const batch = readClickJob(data);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { CLICK_BATCH_JOB, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
 import { holdTableLock } from '../../../test/support/table-lock.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
@@ -25,7 +25,7 @@ describe('click batch worker under failure', () => {
     try {
       const packed = packClickBatch({ batchId: 'corrupt-1', clicks: [click(link!)] });
       // A string index past the end of the batch's string table.
-      await producer.addPlain({ ...packed, clicks: [0, 0, 0, 0, 42] }, { attempts: 5 });
+      await producer.queue.add(CLICK_BATCH_JOB, { ...packed, clicks: [0, 0, 0, 0, 42] }, { jobId: packed.batchId, attempts: 5 });
       await waitForIdle(producer.queue);
       const [failed] = await producer.queue.getFailed();
       expect(failed?.id).toBe('corrupt-1');

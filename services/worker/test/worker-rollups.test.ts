@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, PREVIEW_CRAWLERS } from '@deeplink/core';
+import { CLICK_BATCH_JOB, packClickBatch, PREVIEW_CRAWLERS } from '@deeplink/core';
 import { analyticsRepository, linksRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker, type ClickWorker } from '../src/app.js';
@@ -108,17 +108,6 @@ describe('click batch worker', () => {
     expect(await uniqueVisitors(env.sql, link!)).toBe(10);
   });
 
-  it('rolls up plain batches (as older redirectors queued them) like packed ones', async () => {
-    const [link] = await createLinks(env.sql, 1);
-    const clicks = [click(link!, { userAgent: UA.androidChrome }), click(link!, { userAgent: UA.iphoneSafari }), click(link!)];
-    await start();
-    await producer.addPlain({ batchId: 'plain-1', clicks });
-    await waitForIdle(producer.queue);
-    expect(await rolledUpClicks(env.sql, link!)).toBe(3);
-    expect(await dimensionTotals(env.sql, link!, 'platform')).toEqual({ android: 1, ios: 1, desktop: 1 });
-    expect(await producer.queue.getFailedCount()).toBe(0);
-  });
-
   it('counts a batch delivered twice under different job ids once', async () => {
     const [link] = await createLinks(env.sql, 1);
     const batch = { batchId: 'dup-1', clicks: Array.from({ length: 7 }, () => click(link!)) };
@@ -198,17 +187,23 @@ describe('click batch worker', () => {
   });
 
   it('fails malformed jobs at once, into the failed set', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const clicks = [click(link!)];
     await start();
     await producer.queue.add(CLICK_BATCH_JOB, { batchId: '', clicks: 'nope' } as never, { jobId: 'bad-1', attempts: 5 });
-    await producer.queue.add('something-else', { batchId: 'x', clicks: [] }, { jobId: 'bad-2', attempts: 5 });
-    await producer.queue.add(CLICK_BATCH_JOB, { batchId: 'nul\u0000id', clicks: [] }, { jobId: 'bad-3', attempts: 5 });
+    await producer.queue.add('something-else', packClickBatch({ batchId: 'bad-2', clicks }), { jobId: 'bad-2', attempts: 5 });
+    await producer.queue.add(CLICK_BATCH_JOB, packClickBatch({ batchId: 'nul\u0000id', clicks }), { jobId: 'bad-3', attempts: 5 });
+    // Clicks as objects, not packed: no producer writes them any more.
+    await producer.queue.add(CLICK_BATCH_JOB, { batchId: 'bad-4', clicks } as never, { jobId: 'bad-4', attempts: 5 });
     await waitForIdle(producer.queue);
     const failed = await producer.queue.getFailed();
-    expect(failed.map((job) => [job.id, job.attemptsMade]).sort()).toEqual([
-      ['bad-1', 1],
-      ['bad-2', 1],
-      ['bad-3', 1],
+    expect(failed.map((job) => [job.id, job.attemptsMade, job.failedReason]).sort()).toEqual([
+      ['bad-1', 1, 'poison: job data is not a click batch'],
+      ['bad-2', 1, 'poison: unexpected job name "something-else"'],
+      ['bad-3', 1, 'poison: job data is not a click batch'],
+      ['bad-4', 1, 'poison: job data is not a click batch'],
     ]);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(0);
     await producer.queue.clean(0, 100, 'failed');
   });
 });

@@ -31,7 +31,10 @@ export interface ClickEvent {
   referrer: string;
 }
 
-/** A batch of clicks as objects, with an id that makes its rollup idempotent. */
+/**
+ * A batch of clicks as objects, with an id that makes its rollup idempotent: what the worker reads
+ * a packed batch into, and what test and benchmark producers pack (packClickBatch). Never job data.
+ */
 export interface ClickBatch {
   batchId: string;
   clicks: ClickEvent[];
@@ -57,8 +60,8 @@ export interface PackedClickBatch {
   clicks: number[];
 }
 
-/** Any job data on the click queue: the worker also accepts plain batches (older redirectors, tools). */
-export type ClickJobData = ClickBatch | PackedClickBatch;
+/** The click queue's job data: a packed batch, the only shape the worker reads; anything else is poison. */
+export type ClickJobData = PackedClickBatch;
 
 /** Builds one PackedClickBatch click by click; add() is cheap enough for the redirect path. */
 export class PackedClickBatchBuilder {
@@ -89,7 +92,7 @@ export class PackedClickBatchBuilder {
   }
 }
 
-/** Packs plain clicks (test and benchmark producers use this to queue what the redirector queues). */
+/** Packs clicks given as objects (test and benchmark producers use this to queue what the redirector queues). */
 export function packClickBatch({ batchId, clicks }: ClickBatch): PackedClickBatch {
   const builder = new PackedClickBatchBuilder();
   for (const { linkId, ts, ip, userAgent, referrer } of clicks) builder.add(linkId, ts, ip, userAgent, referrer);
@@ -99,20 +102,17 @@ export function packClickBatch({ batchId, clicks }: ClickBatch): PackedClickBatc
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /**
- * Reads job data of either shape into plain clicks, or undefined when it is neither (such a job
- * can never succeed). Field values inside plain clicks are left for the worker to judge.
+ * Reads a packed batch's clicks back into objects, or undefined for data that is not a whole
+ * packed batch (such a job can never succeed). The values of the clicks are left for the worker to judge.
  */
 export function readClickJob(data: unknown): ClickBatch | undefined {
-  if (!isObject(data) || typeof data.batchId !== 'string' || !Array.isArray(data.clicks)) return undefined;
-  const { batchId, clicks } = data;
-  if (data.format === undefined) return clicks.every(isObject) ? { batchId, clicks: clicks as unknown as ClickEvent[] } : undefined;
-  if (data.format !== PACKED_FORMAT) return undefined;
-  const { since, strings } = data;
+  if (!isObject(data) || data.format !== PACKED_FORMAT || typeof data.batchId !== 'string' || !Array.isArray(data.clicks)) return undefined;
+  const { batchId, clicks, since, strings } = data;
   if (!Number.isFinite(since) || !Array.isArray(strings) || !strings.every((s) => typeof s === 'string')) return undefined;
   if (clicks.length % PACKED_FIELDS !== 0) return undefined;
   const text = strings as string[];
   const string = (index: unknown) => (Number.isInteger(index) && (index as number) >= 0 ? text[index as number] : undefined);
-  const plain: ClickEvent[] = new Array(clicks.length / PACKED_FIELDS);
+  const events: ClickEvent[] = new Array(clicks.length / PACKED_FIELDS);
   for (let i = 0, c = 0; i < clicks.length; i += PACKED_FIELDS, c++) {
     const offset = clicks[i];
     const linkId = string(clicks[i + 1]);
@@ -121,9 +121,9 @@ export function readClickJob(data: unknown): ClickBatch | undefined {
     const referrer = string(clicks[i + 4]);
     if (typeof offset !== 'number' || !Number.isFinite(offset)) return undefined;
     if (linkId === undefined || ip === undefined || userAgent === undefined || referrer === undefined) return undefined;
-    plain[c] = { linkId, ts: (since as number) + offset, ip, userAgent, referrer };
+    events[c] = { linkId, ts: (since as number) + offset, ip, userAgent, referrer };
   }
-  return { batchId, clicks: plain };
+  return { batchId, clicks: events };
 }
 
 /** What replaces a client address in a batch kept for inspection: enough to tell visitors apart, not to find them. */
@@ -131,8 +131,8 @@ const hashedAddress = (ip: string) => `sha256:${createHash('sha256').update(ip).
 
 /**
  * Job data with its client addresses replaced by hashes, for a batch that failed for good and is
- * kept for a person to inspect. Data of another shape is replaced whole: it may hold addresses
- * anywhere.
+ * kept for a person to inspect. Data that is not a packed batch is replaced whole: it may hold
+ * addresses anywhere.
  */
 export function scrubClickJob(data: unknown): unknown {
   const batch = readClickJob(data);
