@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { UnrecoverableError, Worker } from 'bullmq';
-import { loadConfig, MISSING_LINK, POISON_REASON, redisKeys } from '@deeplink/core';
+import { loadConfig, MISSING_LINK, packClickBatch, POISON_REASON, redisKeys } from '@deeplink/core';
 import { appsRepository, domainsRepository, type LinkRecord, linksRepository, rollupsRepository, toCachedDomain, usersRepository } from '@deeplink/core/db';
 import { cacheDomain, parseCachedLink, reconcileDomainCache, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
@@ -106,8 +106,8 @@ describe('maintenance tasks', () => {
   it('reports queue depth and failed batches to the log', async () => {
     const producer = clickProducer(env);
     try {
-      // One batch that can never succeed, failed by a real worker.
-      await producer.queue.add('not-a-click-batch', { batchId: 'x', clicks: [] }, { jobId: 'report-bad' });
+      // One batch that can never succeed (a job of another name), failed by a real worker.
+      await producer.queue.add('not-a-click-batch', packClickBatch({ batchId: 'x', clicks: [] }), { jobId: 'report-bad' });
       const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
       await expect.poll(async () => (await producer.queue.getFailedCount()) === 1, { timeout: 20_000 }).toBe(true);
       await app.close();
