@@ -23,6 +23,7 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   let replicaAdmin: Sql;
   let env: TestEnvironment;
   let api: FastifyInstance;
+  let subscriber: Redis;
   let pipeline: Awaited<ReturnType<typeof createClickPipeline>>;
   let token: string;
   let linkId: string;
@@ -62,7 +63,8 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
         redis.disconnect();
       },
     };
-    api = await buildApi({ config: env.config, sql, readSql, redis });
+    subscriber = redis.duplicate();
+    api = await buildApi({ config: env.config, sql, readSql, redis, subscriber });
     pipeline = await createClickPipeline(env);
 
     const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
@@ -75,6 +77,7 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   afterAll(async () => {
     await pipeline?.close();
     await api?.close();
+    subscriber?.disconnect();
     await Promise.all([sql?.end(), readSql?.end(), replicaAdmin?.end()]);
     await env?.close();
     replica?.destroy();
