@@ -198,7 +198,8 @@ describe('on a Redis Cluster', () => {
         // Where the missing clicks are: still in the queue, failed, or never queued.
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
         const tail = (service: ServiceProcess) => service.output.slice(-30).join('\n');
-        throw new Error(`${String(error)}\nqueue: ${JSON.stringify(counts)}\nredirector:\n${tail(redirector)}\nworker:\n${tail(worker)}`);
+        const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
+        throw new Error(`${String(error)}\nqueue: ${JSON.stringify(counts)}\nredirector:\n${tail(redirector)}\nworker:\n${tail(worker)}\ncluster:\n${nodes}`);
       });
       await expect
         .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), { timeout: 90_000, interval: 1000 })
