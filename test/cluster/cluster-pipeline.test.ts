@@ -192,9 +192,15 @@ describe('on a Redis Cluster', () => {
     // expires (BullMQ's stalled-job check); their ids make the second delivery count nothing.
     // Usually seconds; batches whose writes failed during the failover wait out BullMQ's back-off
     // (1 s, doubling), which on a loaded machine has taken minutes.
-    await expect.poll(() => clicksOf([link.id]), { timeout: 360_000, interval: 1000 }).toBe(redirects);
     const queue = new Queue(CLICK_QUEUE, { connection: duplicateRedis(redis, { maxRetriesPerRequest: null }), prefix: config.QUEUE_PREFIX });
     try {
+      await expect.poll(() => clicksOf([link.id]), { timeout: 360_000, interval: 1000 }).toBe(redirects).catch(async (error: unknown) => {
+        // Where the missing clicks are: still in the queue, failed, or never queued.
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
+        const tail = (service: ServiceProcess) => service.output.slice(-30).join('\n');
+        const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
+        throw new Error(`${String(error)}\nqueue: ${JSON.stringify(counts)}\nredirector:\n${tail(redirector)}\nworker:\n${tail(worker)}\ncluster:\n${nodes}`);
+      });
       await expect
         .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), { timeout: 90_000, interval: 1000 })
         .toBe(0);

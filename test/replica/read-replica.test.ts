@@ -21,6 +21,7 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   let readSql: Sql;
   let replicaAdmin: Sql;
   let redis: Redis;
+  let subscriber: Redis;
   let redisPrefix: string;
   let api: FastifyInstance;
   let token: string;
@@ -49,7 +50,8 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     replicaAdmin = createDatabase(replica.url('deeplink'), { max: 1 });
     readSql = createDatabase(replica.url('deeplink'), { max: 4, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 });
     redis = createRedis(vars.REDIS_URL) as Redis;
-    api = await buildApi({ config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }), sql, readSql, redis });
+    subscriber = redis.duplicate();
+    api = await buildApi({ config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }), sql, readSql, redis, subscriber });
 
     const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
     token = register.json().data.token;
@@ -60,6 +62,7 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
 
   afterAll(async () => {
     await api?.close();
+    subscriber?.disconnect();
     await Promise.all([sql?.end(), readSql?.end(), replicaAdmin?.end()]);
     if (redis) {
       await deleteKeys(redis, `${redisPrefix}*`);

@@ -13,11 +13,12 @@ import { appsService, type AppsService } from './domain/apps-service.js';
 import { txtLookup } from './domain/dns-challenge.js';
 import { domainRecords } from './domain/domain-records.js';
 import { domainsService, type DomainsService } from './domain/domains-service.js';
+import { credentialFailures } from './domain/credential-failures.js';
 import { authentication } from './plugins/authentication.js';
 import { dashboard } from './plugins/dashboard.js';
 import { errorHandling } from './plugins/error-handler.js';
 import { openApi } from './plugins/openapi.js';
-import { credentialFailures, rateLimiter, rateLimits } from './plugins/rate-limit.js';
+import { rateLimits } from './plugins/rate-limit.js';
 import { requestMetrics } from './plugins/request-metrics.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
@@ -36,6 +37,11 @@ export interface ApiDeps {
    */
   readSql?: Sql;
   redis: RedisClient;
+  /**
+   * A connection for subscriptions only (token revocations), opened by the caller, who closes it
+   * after the app.
+   */
+  subscriber: RedisClient;
   /** The service logger (main.ts); tests usually pass none, which logs nothing. */
   logger?: Logger;
   /** Where the request metrics go; a registry of its own when not given. */
@@ -65,10 +71,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   const keys = redisKeys(config.REDIS_PREFIX);
   const users = usersRepository(sql);
+  const versions = tokenVersions({ users, redis, subscriber: deps.subscriber, keys, log: app.log });
+  app.addHook('onClose', () => versions.close());
   const auth = authService({
     users,
     apiKeys: apiKeysRepository(sql),
-    tokenVersions: tokenVersions({ users, redis, keys }),
+    tokenVersions: versions,
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });
@@ -94,7 +102,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
   await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
-  await app.register(rateLimits, { limit: rateLimiter(redis, keys), config });
+  await app.register(rateLimits, { redis, keys, config });
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });

@@ -17,20 +17,21 @@ const readSql = config.DATABASE_READ_URL
 // Fail fast rather than queue commands while Redis is away: the API degrades instead of hanging.
 const outage = createRedisOutageLog(logger);
 const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage, options: { enableAutoPipelining: true } });
+const subscriber = connectRedis(config.REDIS_URL, 'general', { service: SERVICE, use: 'invalidations', outage });
 const registry = createMetricsRegistry(SERVICE);
 const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, sql }), logger });
 
 await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
 // services/api/src/main.ts and services/api/dist/main.js sit at the same depth: both find the dashboard's build.
 const dashboardDir = join(import.meta.dirname, '../../dashboard/dist');
-const app = await buildApi({ config, sql, readSql, redis, logger, registry, dashboardDir });
+const app = await buildApi({ config, sql, readSql, redis, subscriber, logger, registry, dashboardDir });
 
 const { handleSignals } = gracefulShutdown(
   {
     // Stops accepting, waits for in-flight requests, closes idle keep-alive connections.
     drain: () => app.close(),
     closeConnections: async () => {
-      await Promise.all([closeServer(ops), redis.quit().catch(() => redis.disconnect()), sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
+      await Promise.all([closeServer(ops), ...[redis, subscriber].map((connection) => connection.quit().catch(() => connection.disconnect())), sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
     },
   },
   { logger },

@@ -11,6 +11,8 @@ export interface ApiHarness {
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse & { body: string; json(): any }>;
   /** Registers a fresh user; returns its id, token and email. */
   registerUser(name?: string): Promise<{ id: string; token: string; email: string; password: string }>;
+  /** A second API instance on the same database and Redis prefix, as behind a load balancer; close it before this one. */
+  sibling(): Promise<ApiHarness>;
   close(): Promise<void>;
 }
 
@@ -25,11 +27,18 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
     RATE_LIMIT_AUTH_MAX: '100000',
     ...options.env,
   });
+  return harnessOn(env, options, () => env.close());
+}
+
+/** An API app on `env`; `release` runs after the app is closed. */
+async function harnessOn(env: TestEnvironment, options: { captureLogs?: boolean; dashboardDir?: string }, release: () => Promise<void>): Promise<ApiHarness> {
   const logs: string[] = [];
+  const subscriber = env.redis.duplicate();
   const app = await buildApi({
     config: env.config,
     sql: env.sql,
     redis: env.redis,
+    subscriber,
     logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
     dashboardDir: options.dashboardDir,
   });
@@ -54,9 +63,11 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
       const { user, token } = response.json().data;
       return { id: user.id, token, email, password };
     },
+    sibling: () => harnessOn(env, options, async () => {}),
     async close() {
       await app.close();
-      await env.close();
+      subscriber.disconnect();
+      await release();
     },
   };
   return harness;

@@ -22,7 +22,7 @@ describe('health', () => {
     // A port nothing listens on: this client never connects.
     const deadRedis = createRedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
     deadRedis.on('error', () => {});
-    const app = await buildApi({ config: api.env.config, sql: api.env.sql, redis: deadRedis });
+    const app = await buildApi({ config: api.env.config, sql: api.env.sql, redis: deadRedis, subscriber: deadRedis });
     try {
       const response = await app.inject({ method: 'GET', url: '/readyz' });
       expect(response.statusCode).toBe(503);

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis } from '@deeplink/core/redis';
+import { createLogger } from '@deeplink/core/runtime';
+import { buildApi } from '../src/app.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;
@@ -20,7 +23,8 @@ describe('rate limits', () => {
       expect(response.headers['x-ratelimit-limit']).toBe('5');
       const reset = Number(response.headers['x-ratelimit-reset']);
       expect(reset).toBeGreaterThan(Date.now() / 1000);
-      expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 3600);
+      // The window's end rounded up to a whole second.
+      expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 3600);
       seen.push(remaining(response));
     }
     expect(seen).toEqual([4, 3, 2, 1, 0]);
@@ -87,5 +91,29 @@ describe('request bodies', () => {
     const response = await api.request({ method: 'POST', url: '/api/links', token: other.token, headers: { 'content-type': 'text/plain' }, payload: 'title=x' });
     expect(response.statusCode).toBe(415);
     expect(response.json().error.code).toBe('INVALID_REQUEST');
+  });
+});
+
+describe('rate limits without Redis', () => {
+  it('let requests through, without limit headers, and say so in the log once', async () => {
+    // A port nothing listens on: this client never connects.
+    const deadRedis = createRedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    deadRedis.on('error', () => {});
+    const lines: string[] = [];
+    const app = await buildApi({
+      config: api.env.config, sql: api.env.sql, redis: deadRedis, subscriber: deadRedis,
+      logger: createLogger('api', 'warn', { write: (line: string) => void lines.push(line) }),
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const response = await app.inject({ method: 'GET', url: '/api/no-such-route', remoteAddress: '198.51.100.50' });
+        expect(response.statusCode).toBe(404);
+        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      expect(lines.filter((line) => line.includes('rate limiter unavailable; request allowed'))).toHaveLength(1);
+    } finally {
+      await app.close();
+      deadRedis.disconnect();
+    }
   });
 });

@@ -144,18 +144,20 @@ describe('credentials', () => {
 
   it('asks the database once for an unknown API key, however often it is sent', async () => {
     const api = await createApiHarness();
+    const subscriber = api.env.redis.duplicate();
     try {
       const users = usersRepository(api.env.sql);
       const keys = apiKeysRepository(api.env.sql);
       let lookups = 0;
       const counted = { ...keys, findByHash: (hash: Buffer) => (lookups++, keys.findByHash(hash)) };
       const auth = authService({
-        users, apiKeys: counted, tokenVersions: tokenVersions({ users, redis: api.env.redis, keys: redisKeys(api.env.config.REDIS_PREFIX) }),
+        users, apiKeys: counted, tokenVersions: tokenVersions({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
         jwtSecret: api.env.config.JWT_SECRET, jwtTtlSeconds: 60,
       });
       for (let i = 0; i < 20; i++) expect(await auth.authenticate('dlk_the-same-wrong-key')).toBeUndefined();
       expect(lookups).toBe(1);
     } finally {
+      subscriber.disconnect();
       await api.close();
     }
   });

@@ -24,10 +24,10 @@ export const redisKeys = (prefix: string) => ({
   domainPattern: `${prefix}domain:*`,
   /** Pub/sub channel; each message is a hostname whose domain record changed. */
   domainInvalidations: `${prefix}domain-invalidations`,
-  /** Fixed-window rate-limit counter. */
-  rateLimit: (scope: string, subject: string, window: number) => `${prefix}ratelimit:${scope}:${subject}:${window}`,
-  /** A user's current login token version (see the API's token-versions.ts). */
-  tokenVersion: (userId: string) => `${prefix}token-version:${userId}`,
+  /** Where the API's rate-limit counters live (@fastify/rate-limit's namespace; each key is `scope:subject`). */
+  rateLimit: `${prefix}ratelimit:`,
+  /** Pub/sub channel; each message is the id of a user whose login tokens were revoked (see the API's token-versions.ts). */
+  tokenRevocations: `${prefix}token-revocations`,
   /** Failed credentials from one address in one rate-limit window. */
   credentialFailures: (address: string, window: number) => `${prefix}authfail:${address}:${window}`,
   /** How many times the maintenance task retried a failed click batch (expires with the failed-batch retention). */

@@ -75,7 +75,7 @@ export type LogFn = (fields: Record<string, unknown>, msg: string) => void;
  * A log call that writes at most once per interval and reports how many calls it swallowed, for
  * conditions that repeat on every request (a link without a safe destination, a full buffer).
  */
-export function rateLimitedLog(logger: Logger, level: LogLevelName, intervalMs = 10_000, now = Date.now): LogFn {
+export function rateLimitedLog(logger: Pick<Logger, LogLevelName>, level: LogLevelName, intervalMs = 10_000, now = Date.now): LogFn {
   let last = -Infinity;
   let suppressed = 0;
   return (fields, msg) => {

@@ -1,4 +1,4 @@
-import { type ApiKey, type ApiKeyListItem, type AuthResult, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
+import { type ApiKey, type ApiKeyListItem, type AuthResult, BoundedMap, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
 import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { TokenVersions } from './token-versions.js';
@@ -37,11 +37,7 @@ export function authService(deps: {
     token: signAccessToken(user.id, version, deps.jwtSecret, deps.jwtTtlSeconds),
   });
   /** Key hash (base64) → until when it is known not to exist. */
-  const unknownKeys = new Map<string, number>();
-  const rememberUnknown = (hash: string) => {
-    if (unknownKeys.size >= UNKNOWN_KEYS_MAX) unknownKeys.delete(unknownKeys.keys().next().value!);
-    unknownKeys.set(hash, Date.now() + UNKNOWN_KEY_TTL_MS);
-  };
+  const unknownKeys = new BoundedMap<string, number>(UNKNOWN_KEYS_MAX);
 
   /** Moves the key's lastUsedAt when the stored one is a minute old or more; no write otherwise. */
   const recordUse = async (key: ApiKeyRecord) => {
@@ -85,7 +81,7 @@ export function authService(deps: {
         if ((unknownKeys.get(text) ?? 0) > Date.now()) return undefined;
         const key = await apiKeys.findByHash(hash);
         if (!key) {
-          rememberUnknown(text);
+          unknownKeys.set(text, Date.now() + UNKNOWN_KEY_TTL_MS);
           return undefined;
         }
         await recordUse(key);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { BoundedMap } from '@deeplink/core';
 import jwt from 'jsonwebtoken';
 
 /** API keys start with this, so they are recognisable in configs and secret scanners. */
@@ -35,7 +36,7 @@ export function verifyAccessToken(token: string, secret: string, now = Date.now(
   }
 }
 
-/** Distinct valid tokens one process remembers: a few hundred bytes each, so at most a few MB. */
+/** Distinct valid tokens one process remembers (the newest half at least): a few hundred bytes each, so at most a few MB. */
 export const VERIFIED_TOKENS_MAX = 10_000;
 
 /**
@@ -48,7 +49,7 @@ export const VERIFIED_TOKENS_MAX = 10_000;
 export function tokenVerifier(secret: string, options: { max?: number; now?: () => number } = {}) {
   const max = options.max ?? VERIFIED_TOKENS_MAX;
   const now = options.now ?? Date.now;
-  const verified = new Map<string, TokenClaims & { expiresAtMs: number }>();
+  const verified = new BoundedMap<string, TokenClaims & { expiresAtMs: number }>(max);
   return {
     verify(token: string): TokenClaims | undefined {
       const at = now();
@@ -57,8 +58,6 @@ export function tokenVerifier(secret: string, options: { max?: number; now?: () 
       if (known) verified.delete(token);
       const claims = verifyAccessToken(token, secret, at);
       if (!claims) return undefined;
-      // Oldest first out: Map keeps insertion order.
-      if (verified.size >= max) verified.delete(verified.keys().next().value!);
       verified.set(token, claims);
       return claims;
     },

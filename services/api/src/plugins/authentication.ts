@@ -2,7 +2,8 @@ import { unauthorized } from '@deeplink/core';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthService, Principal } from '../domain/auth-service.js';
-import type { CredentialFailures } from './rate-limit.js';
+import type { CredentialFailures } from '../domain/credential-failures.js';
+import { addressSubject } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,11 +33,11 @@ export const authentication = fp<{ auth: AuthService; failures: CredentialFailur
     }
     // An address that keeps sending bad credentials is stopped before its next lookup (a token
     // verified before needs none).
-    if (!auth.isKnownToken(match[1]!)) await failures.check(request.ip);
+    if (!auth.isKnownToken(match[1]!)) await failures.check(addressSubject(request));
     request.principal = await auth.authenticate(match[1]!);
     if (!request.principal) {
       request.authProblem = 'The API key or token is invalid, expired or revoked';
-      await failures.record(request.ip);
+      await failures.record(addressSubject(request));
     }
   });
 }, { name: 'authentication' });

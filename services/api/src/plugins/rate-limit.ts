@@ -1,66 +1,9 @@
+import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { type Config, rateLimited, type RedisKeys } from '@deeplink/core';
 import type { RedisClient } from '@deeplink/core/redis';
+import { rateLimitedLog } from '@deeplink/core/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-
-export interface RateLimitRule {
-  /** Counter namespace: `user`, `anonymous` or `auth`. */
-  scope: string;
-  max: number;
-  windowSeconds: number;
-}
-
-/**
- * Fixed-window counters in Redis, so limits hold across API instances. Every response gets
- * X-RateLimit-Limit/Remaining/Reset (Reset in Unix epoch seconds); over the limit, 429 RATE_LIMITED
- * with Retry-After.
- */
-export function rateLimiter(redis: RedisClient, keys: RedisKeys) {
-  /** Counts `units` requests against the subject's window (a bulk request counts one per link). */
-  return async function limit(rule: RateLimitRule, subject: string, reply: FastifyReply, units = 1): Promise<void> {
-    const now = Date.now() / 1000;
-    const window = Math.floor(now / rule.windowSeconds);
-    const resetAt = (window + 1) * rule.windowSeconds;
-    const key = keys.rateLimit(rule.scope, subject, window);
-    const [[, count]] = (await redis.multi().incrby(key, units).expire(key, rule.windowSeconds + 1).exec()) as [[null, number]];
-    reply.header('X-RateLimit-Limit', rule.max);
-    reply.header('X-RateLimit-Remaining', Math.max(0, rule.max - count));
-    reply.header('X-RateLimit-Reset', resetAt);
-    if (count > rule.max) {
-      const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw rateLimited(`Rate limit of ${rule.max} requests per ${rule.windowSeconds}s exceeded; retry in ${retryAfter}s`, retryAfter);
-    }
-  };
-}
-export type RateLimiter = ReturnType<typeof rateLimiter>;
-
-/**
- * Failed credentials per client address, checked before any credential is looked up: past `max`
- * failures in a window, requests from that address carrying credentials get 429 without a
- * database query (500 made-up API keys cost `max` queries, not 500). If Redis is unreachable the
- * guard lets requests through, as the limiter does.
- */
-export function credentialFailures(redis: RedisClient, keys: RedisKeys, rule: { max: number; windowSeconds: number }) {
-  const current = () => {
-    const now = Date.now() / 1000;
-    const window = Math.floor(now / rule.windowSeconds);
-    return { now, window, resetAt: (window + 1) * rule.windowSeconds };
-  };
-  return {
-    async check(address: string): Promise<void> {
-      const { now, window, resetAt } = current();
-      const count = Number(await redis.get(keys.credentialFailures(address, window)).catch(() => null));
-      if (count < rule.max) return;
-      const retryAfter = Math.max(1, Math.ceil(resetAt - now));
-      throw rateLimited(`Too many failed credentials from this address; retry in ${retryAfter}s`, retryAfter);
-    },
-    async record(address: string): Promise<void> {
-      const key = keys.credentialFailures(address, current().window);
-      await redis.multi().incr(key).expire(key, rule.windowSeconds + 1).exec().catch(() => {});
-    },
-  };
-}
-export type CredentialFailures = ReturnType<typeof credentialFailures>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -74,35 +17,74 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The API's limits as hooks on every route: per user when authenticated, per address otherwise,
- * per address and strict on register and login (`rateLimitScope`), none on health checks. A route
- * worth more than one request says so with `rateLimitUnits`.
- */
-export const rateLimits = fp<{ limit: RateLimiter; config: Config }>(async (app, { limit, config }) => {
-  const window = config.RATE_LIMIT_WINDOW_SECONDS;
-  const rules = {
-    auth: { scope: 'auth', max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: window },
-    user: { scope: 'user', max: config.RATE_LIMIT_MAX, windowSeconds: window },
-    anonymous: { scope: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_MAX, windowSeconds: window },
-  } satisfies Record<string, RateLimitRule>;
+type Scope = 'auth' | 'user' | 'anonymous';
 
-  const ruleOf = (request: FastifyRequest): [RateLimitRule, string] | undefined => {
-    const scope = request.routeOptions.config.rateLimitScope;
-    if (scope === 'none') return undefined;
-    return scope === 'auth' ? [rules.auth, request.ip]
-      : request.principal ? [rules.user, request.principal.userId]
-      : [rules.anonymous, request.ip];
-  };
+/**
+ * The address a per-address limit counts under: IPv4 as it is, IPv6 by its /64, which one client
+ * usually holds whole (@fastify/rate-limit's own rule).
+ */
+export const addressSubject = (request: FastifyRequest): string => normalizeIP(request.ip);
+
+/** The rule a request falls under and whom it is counted against; undefined for unlimited routes. */
+function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } | undefined {
+  const scope = request.routeOptions.config.rateLimitScope;
+  if (scope === 'none') return undefined;
+  if (scope === 'auth') return { scope: 'auth', subject: addressSubject(request) };
+  return request.principal ? { scope: 'user', subject: request.principal.userId } : { scope: 'anonymous', subject: addressSubject(request) };
+}
+
+/**
+ * The API's rate limits, counted by @fastify/rate-limit in Redis (its RedisStore: one script per
+ * request, so limits hold across API instances): per user when authenticated, per address
+ * otherwise, per address and strict on register and login (`rateLimitScope`), none on health
+ * checks. A window starts at a subject's first request and lasts RATE_LIMIT_WINDOW_SECONDS.
+ *
+ * The plugin counts; this hook picks the rule and answers, because two things here are not the
+ * plugin's defaults: X-RateLimit-Reset is the Unix time the window ends (the plugin sends seconds
+ * left), and a route worth more than one request (`rateLimitUnits`, a bulk create) is charged the
+ * rest once its body is valid. Over the limit the answer is the envelope's 429 RATE_LIMITED with
+ * Retry-After. If Redis cannot count, requests are let through and that is logged (the plugin's
+ * `skipOnError` is off so the failure reaches this hook): an outage of the limiter must not take
+ * the API down with it.
+ */
+export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Config }>(async (app, { redis, keys, config }) => {
+  const max: Record<Scope, number> = { auth: config.RATE_LIMIT_AUTH_MAX, user: config.RATE_LIMIT_MAX, anonymous: config.RATE_LIMIT_ANONYMOUS_MAX };
+  await app.register(fastifyRateLimit, {
+    // The hooks below decide which requests count; the plugin only keeps the counters.
+    global: false,
+    redis,
+    nameSpace: keys.rateLimit,
+    timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+    keyGenerator: (request) => {
+      const { scope, subject } = subjectOf(request)!;
+      return `${scope}:${subject}`;
+    },
+    max: (request) => max[subjectOf(request)!.scope],
+    skipOnError: false,
+  });
+  const count = app.createRateLimit();
+  const warnUnavailable = rateLimitedLog(app.log, 'warn');
+
+  /** Counts `units` requests for the caller; throws the 429 past the limit. */
   const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
-    const applies = ruleOf(request);
-    if (!applies || units <= 0) return;
+    if (units <= 0 || !subjectOf(request)) return;
+    let counts;
     try {
-      await limit(applies[0], applies[1], reply, units);
+      // The plugin counts one request per call. The calls of one charge name one key, so ioredis
+      // sends them down one connection in order: the last answer is the count after all of them.
+      counts = await Promise.all(Array.from({ length: units }, () => count(request)));
     } catch (error) {
-      if ((error as { code?: string }).code === 'RATE_LIMITED') throw error;
-      // Redis unreachable: serve the request rather than fail it; limits resume with Redis.
-      request.log.warn({ err: error }, 'rate limiter unavailable; request allowed');
+      warnUnavailable({ err: error }, 'rate limiter unavailable; request allowed');
+      return;
+    }
+    const counted = counts[counts.length - 1]!;
+    if (counted.isAllowed) return;
+    const resetAt = Math.ceil((Date.now() + counted.ttl) / 1000);
+    reply.header('X-RateLimit-Limit', counted.max);
+    reply.header('X-RateLimit-Remaining', counted.remaining);
+    reply.header('X-RateLimit-Reset', resetAt);
+    if (counted.isExceeded) {
+      throw rateLimited(`Rate limit of ${counted.max} requests per ${config.RATE_LIMIT_WINDOW_SECONDS}s exceeded; retry in ${counted.ttlInSeconds}s`, counted.ttlInSeconds);
     }
   };
 

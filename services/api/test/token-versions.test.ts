@@ -1,0 +1,128 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '@deeplink/core';
+import { usersRepository } from '@deeplink/core/db';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { TOKEN_VERSION_TTL_MS, tokenVersions, type TokenVersions } from '../src/domain/token-versions.js';
+import { createApiHarness, type ApiHarness } from './harness.js';
+
+describe('token versions held in memory', () => {
+  let env: TestEnvironment;
+  const opened: { versions: TokenVersions; subscriber: Redis }[] = [];
+  let time = Date.UTC(2026, 10, 24, 12);
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+  });
+  afterEach(async () => {
+    for (const { versions, subscriber } of opened.splice(0)) {
+      await versions.close();
+      subscriber.disconnect();
+    }
+  });
+  afterAll(() => env?.close());
+
+  /** A user straight in the database, as registration makes one. */
+  const newUser = async () => {
+    const user = await usersRepository(env.sql).create({ name: 'V', email: `v${Math.random()}@example.com`, passwordHash: 'x' });
+    return user!.id;
+  };
+
+  /** Token versions as one API process holds them, on a clock the test moves; `reads` counts PostgreSQL reads. */
+  async function open(options: { gate?: Promise<void> } = {}) {
+    const users = usersRepository(env.sql);
+    const counter = { reads: 0, answered: 0 };
+    const counted = {
+      ...users,
+      async tokenVersion(id: string) {
+        counter.reads++;
+        const version = await users.tokenVersion(id);
+        counter.answered++;
+        await options.gate;
+        return version;
+      },
+    };
+    const subscriber = env.redis.duplicate();
+    const versions = tokenVersions({ users: counted, redis: env.redis, subscriber, keys: redisKeys(env.config.REDIS_PREFIX), log: console, now: () => time });
+    opened.push({ versions, subscriber });
+    // The subscription is in place once Redis counts this connection as a subscriber of the channel.
+    await expect.poll(async () => (await env.redis.pubsub('NUMSUB', `${env.config.REDIS_PREFIX}token-revocations`))[1]).toBeGreaterThanOrEqual(1);
+    return { versions, subscriber, counter };
+  }
+
+  it('reads a version once, then answers from memory until the TTL passes', async () => {
+    const userId = await newUser();
+    const { versions, counter } = await open();
+    expect(await versions.current(userId)).toBe(0);
+    expect(await versions.current(userId)).toBe(0);
+    expect(counter.reads).toBe(1);
+
+    // A change PostgreSQL alone knows of (no message) is seen once the TTL has passed.
+    await usersRepository(env.sql).revokeTokens(userId);
+    time += TOKEN_VERSION_TTL_MS - 1;
+    expect(await versions.current(userId)).toBe(0);
+    time += 1;
+    expect(await versions.current(userId)).toBe(1);
+    expect(counter.reads).toBe(2);
+  });
+
+  it('forgets a revoked version in every process at once, over pub/sub', async () => {
+    const userId = await newUser();
+    const [here, there] = [await open(), await open()];
+    expect(await here.versions.current(userId)).toBe(0);
+    expect(await there.versions.current(userId)).toBe(0);
+
+    expect(await here.versions.revoke(userId)).toBe(1);
+    expect(await here.versions.current(userId)).toBe(1);
+    await expect.poll(() => there.versions.current(userId)).toBe(1);
+  });
+
+  it('forgets every version when its subscriber reconnects, since messages sent meanwhile are lost', async () => {
+    const userId = await newUser();
+    const { versions, subscriber, counter } = await open();
+    expect(await versions.current(userId)).toBe(0);
+    await usersRepository(env.sql).revokeTokens(userId);
+    expect(await versions.current(userId)).toBe(0);
+
+    subscriber.disconnect(true);
+    await expect.poll(() => versions.current(userId)).toBe(1);
+    expect(counter.reads).toBe(2);
+  });
+
+  it('does not keep a version read while a revocation of the same user went through', async () => {
+    const userId = await newUser();
+    let release!: () => void;
+    const { versions, counter } = await open({ gate: new Promise<void>((resolve) => (release = resolve)) });
+    // The read finds version 0 in PostgreSQL, then is held; meanwhile the user is revoked.
+    const reading = versions.current(userId);
+    await expect.poll(() => counter.answered).toBe(1);
+    expect(await versions.revoke(userId)).toBe(1);
+    release();
+    expect(await reading).toBe(0);
+    // That answer was not remembered: the next request reads the revoked version.
+    expect(await versions.current(userId)).toBe(1);
+  });
+});
+
+describe('revocation across API instances', () => {
+  let first: ApiHarness;
+  let second: ApiHarness;
+  beforeAll(async () => {
+    first = await createApiHarness();
+    second = await first.sibling();
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('refuses a token on every instance as soon as one of them logs the user out everywhere', async () => {
+    const { token } = await first.registerUser();
+    const me = (api: ApiHarness) => api.request({ method: 'GET', url: '/api/auth/me', token });
+    expect((await me(first)).statusCode).toBe(200);
+    expect((await me(second)).statusCode).toBe(200);
+    expect((await first.request({ method: 'POST', url: '/api/auth/logout-all', token })).statusCode).toBe(200);
+    expect((await me(first)).statusCode).toBe(401);
+    await expect.poll(async () => (await me(second)).statusCode).toBe(401);
+  });
+});
