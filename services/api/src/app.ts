@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { analyticsService, type AnalyticsService } from './domain/analytics-service.js';
 import { authService, type AuthService } from './domain/auth-service.js';
-import { tokenVersions } from './domain/token-versions.js';
+import { accountCache } from './domain/accounts.js';
 import { linksService, type LinksService } from './domain/links-service.js';
 import { appsService, type AppsService } from './domain/apps-service.js';
 import { txtLookup } from './domain/dns-challenge.js';
@@ -38,7 +38,7 @@ export interface ApiDeps {
   readSql?: Sql;
   redis: RedisClient;
   /**
-   * A connection for subscriptions only (token revocations), opened by the caller, who closes it
+   * A connection for subscriptions only (token revocations, see accounts.ts), opened by the caller, who closes it
    * after the app.
    */
   subscriber: RedisClient;
@@ -71,12 +71,12 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   const keys = redisKeys(config.REDIS_PREFIX);
   const users = usersRepository(sql);
-  const versions = tokenVersions({ users, redis, subscriber: deps.subscriber, keys, log: app.log });
-  app.addHook('onClose', () => versions.close());
+  const accounts = accountCache({ users, redis, subscriber: deps.subscriber, keys, log: app.log });
+  app.addHook('onClose', () => accounts.close());
   const auth = authService({
     users,
     apiKeys: apiKeysRepository(sql),
-    tokenVersions: versions,
+    accounts,
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
   });

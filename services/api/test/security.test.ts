@@ -4,7 +4,7 @@ import { loadConfig, redisKeys } from '@deeplink/core';
 import { apiKeysRepository, usersRepository } from '@deeplink/core/db';
 import { csvField } from '../src/domain/csv.js';
 import { authService } from '../src/domain/auth-service.js';
-import { tokenVersions } from '../src/domain/token-versions.js';
+import { accountCache } from '../src/domain/accounts.js';
 import { createApiHarness, harnessWithLink, type ApiHarness } from './harness.js';
 
 const nonAscii = (n: number) => 'é'.repeat(n);
@@ -151,7 +151,7 @@ describe('credentials', () => {
       let lookups = 0;
       const counted = { ...keys, findByHash: (hash: Buffer) => (lookups++, keys.findByHash(hash)) };
       const auth = authService({
-        users, apiKeys: counted, tokenVersions: tokenVersions({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
+        users, apiKeys: counted, accounts: accountCache({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
         jwtSecret: api.env.config.JWT_SECRET, jwtTtlSeconds: 60,
       });
       for (let i = 0; i < 20; i++) expect(await auth.authenticate('dlk_the-same-wrong-key')).toBeUndefined();

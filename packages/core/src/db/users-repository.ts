@@ -11,6 +11,9 @@ export interface UserRecord {
   createdAt: Date;
 }
 
+/** What every authenticated request needs of its user: the public profile and the token version. */
+export type AccountRecord = Pick<UserRecord, 'id' | 'name' | 'email' | 'tokenVersion'>;
+
 const columns = (sql: Sql) =>
   sql`id, name, email, password_hash AS "passwordHash", token_version AS "tokenVersion", created_at AS "createdAt"`;
 
@@ -38,11 +41,11 @@ export function usersRepository(sql: Sql) {
       return row;
     },
 
-    /** The user's current token version, or undefined for an unknown user. */
-    async tokenVersion(id: string): Promise<number | undefined> {
+    /** The user's profile and current token version (no password hash), or undefined for an unknown user. */
+    async findAccount(id: string): Promise<AccountRecord | undefined> {
       if (!isUuid(id)) return undefined;
-      const [row] = await sql<{ tokenVersion: number }[]>`SELECT token_version AS "tokenVersion" FROM users WHERE id = ${id}`;
-      return row?.tokenVersion;
+      const [row] = await sql<AccountRecord[]>`SELECT id, name, email, token_version AS "tokenVersion" FROM users WHERE id = ${id}`;
+      return row;
     },
 
     /** Revokes every login token of the user (and sets a new password hash when given); returns the new version. */

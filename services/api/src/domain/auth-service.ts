@@ -1,7 +1,7 @@
 import { type ApiKey, type ApiKeyListItem, type AuthResult, BoundedMap, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
 import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
-import type { TokenVersions } from './token-versions.js';
+import type { AccountCache } from './accounts.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';
 
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
@@ -18,19 +18,19 @@ export interface Principal {
   apiKeyId?: string;
 }
 
-export const toUser = (user: UserRecord): User => ({ id: user.id, name: user.name, email: user.email });
+export const toUser = (user: Pick<UserRecord, 'id' | 'name' | 'email'>): User => ({ id: user.id, name: user.name, email: user.email });
 
 /** Accounts, login tokens and API keys. */
 export function authService(deps: {
   users: UsersRepository;
   apiKeys: ApiKeysRepository;
-  tokenVersions: TokenVersions;
+  accounts: AccountCache;
   jwtSecret: string;
   jwtTtlSeconds: number;
   /** The clock token expiry is read against (tests move it). */
   now?: () => number;
 }) {
-  const { users, apiKeys, tokenVersions } = deps;
+  const { users, apiKeys, accounts } = deps;
   const tokens = tokenVerifier(deps.jwtSecret, { now: deps.now });
   const issue = (user: UserRecord, version = user.tokenVersion): AuthResult => ({
     user: toUser(user),
@@ -65,9 +65,9 @@ export function authService(deps: {
     },
 
     async me(principal: Principal): Promise<User> {
-      const user = await users.findById(principal.userId);
-      if (!user) throw unauthorized('The account behind these credentials no longer exists');
-      return toUser(user);
+      const account = await accounts.get(principal.userId);
+      if (!account) throw unauthorized('The account behind these credentials no longer exists');
+      return toUser(account);
     },
 
     /**
@@ -89,7 +89,7 @@ export function authService(deps: {
       }
       const claims = tokens.verify(credential);
       if (!claims) return undefined;
-      return (await tokenVersions.current(claims.userId)) === claims.version ? { userId: claims.userId } : undefined;
+      return (await accounts.get(claims.userId))?.tokenVersion === claims.version ? { userId: claims.userId } : undefined;
     },
 
     /**
@@ -103,7 +103,7 @@ export function authService(deps: {
     /** Ends every login token of the caller ("log out everywhere"); API keys stay valid. */
     async revokeTokens(principal: Principal): Promise<void> {
       if (principal.apiKeyId) throw forbidden('Log in to end your sessions; an API key cannot');
-      await tokenVersions.revoke(principal.userId);
+      await accounts.revoke(principal.userId);
     },
 
     /** Changes the password and ends every earlier login token; returns a new one for this session. */
@@ -114,7 +114,7 @@ export function authService(deps: {
       if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
         throw invalidRequest('The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
       }
-      const version = await tokenVersions.revoke(user.id, await hashPassword(body.newPassword));
+      const version = await accounts.revoke(user.id, await hashPassword(body.newPassword));
       return issue(user, version);
     },
 

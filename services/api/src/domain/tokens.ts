@@ -43,7 +43,7 @@ export const VERIFIED_TOKENS_MAX = 10_000;
  * verifyAccessToken with a memory: each distinct valid token is verified once per process and then
  * answered from a bounded map until its `exp`. An HMAC check costs about a quarter of a millisecond,
  * more than the rest of a cached read; a signature that was valid stays valid, so only expiry needs
- * checking again. Revocation is not decided here (see tokenVersions). Invalid tokens are not
+ * checking again. Revocation is not decided here (see accounts.ts). Invalid tokens are not
  * remembered: the credential-failure limit stops an address that keeps sending them.
  */
 export function tokenVerifier(secret: string, options: { max?: number; now?: () => number } = {}) {

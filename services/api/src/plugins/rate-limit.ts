@@ -72,7 +72,7 @@ export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Conf
     try {
       // The plugin counts one request per call. The calls of one charge name one key, so ioredis
       // sends them down one connection in order: the last answer is the count after all of them.
-      counts = await Promise.all(Array.from({ length: units }, () => count(request)));
+      counts = units === 1 ? [await count(request)] : await Promise.all(Array.from({ length: units }, () => count(request)));
     } catch (error) {
       warnUnavailable({ err: error }, 'rate limiter unavailable; request allowed');
       return;

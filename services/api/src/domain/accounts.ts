@@ -1,24 +1,26 @@
 import { BoundedMap, type RedisKeys } from '@deeplink/core';
-import type { UsersRepository } from '@deeplink/core/db';
+import type { AccountRecord, UsersRepository } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 
 /**
- * How long a user's version is answered from memory before PostgreSQL is asked again. Revocations
+ * How long an account is answered from memory before PostgreSQL is asked again. Revocations
  * reach every API instance at once over pub/sub; this only bounds how long one could go unseen if
- * its message were lost while the subscriber stayed connected (after a reconnect every version is
- * read again anyway).
+ * its message were lost while the subscriber stayed connected (after a reconnect every account
+ * is read again anyway).
  */
-export const TOKEN_VERSION_TTL_MS = 10_000;
-/** Users whose versions one process remembers: a few dozen bytes each. */
-const VERSIONS_MAX = 100_000;
+export const ACCOUNT_TTL_MS = 10_000;
+/** Accounts one process remembers: a few hundred bytes each. */
+const ACCOUNTS_MAX = 100_000;
 
 /**
- * Users' current login token versions, read on every request with a login token: from memory,
- * else from PostgreSQL. A revocation (logout everywhere, a new password) bumps the version in
- * PostgreSQL and publishes the user id on `tokenRevocations`; every API instance forgets that
- * user's version when the message arrives, so the next request reads the new one.
+ * What every authenticated request needs of its user, kept in memory: the profile (`GET
+ * /auth/me`) and the token version that decides whether a login token still counts. A
+ * revocation (logout everywhere, a new password) bumps the version in PostgreSQL and publishes the
+ * user id on `tokenRevocations`; every API instance forgets that account when the message
+ * arrives, so its next request reads the new version. Nothing else about an account changes
+ * once it exists. Password hashes are never kept here.
  */
-export function tokenVersions(deps: {
+export function accountCache(deps: {
   users: UsersRepository;
   /** Publishes revocations. */
   redis: RedisClient;
@@ -31,15 +33,15 @@ export function tokenVersions(deps: {
 }) {
   const { users, redis, subscriber, keys, log } = deps;
   const now = deps.now ?? Date.now;
-  const versions = new BoundedMap<string, { version: number; until: number }>(VERSIONS_MAX);
+  const accounts = new BoundedMap<string, { account: AccountRecord; until: number }>(ACCOUNTS_MAX);
   /**
-   * Counts revocations seen. A read that started before one must not cache what it read: it may
-   * be the version just revoked.
+   * Counts revocations seen. A read that started before one must not keep what it read: it may be
+   * the version just revoked.
    */
   let revocations = 0;
   const forget = (userId: string) => {
     revocations++;
-    versions.delete(userId);
+    accounts.delete(userId);
   };
 
   const onMessage = (channel: string, userId: string) => {
@@ -50,7 +52,7 @@ export function tokenVersions(deps: {
   const onReady = () => {
     if (subscribedBefore) {
       revocations++;
-      versions.clear();
+      accounts.clear();
     }
     subscribedBefore = true;
   };
@@ -60,14 +62,14 @@ export function tokenVersions(deps: {
   subscriber.subscribe(keys.tokenRevocations).catch((error: unknown) => log.warn({ err: error }, 'token revocation subscribe failed'));
 
   return {
-    /** The user's version, or undefined for a user that no longer exists. */
-    async current(userId: string): Promise<number | undefined> {
-      const known = versions.get(userId);
-      if (known && known.until > now()) return known.version;
+    /** The user's account, or undefined for a user that no longer exists. */
+    async get(userId: string): Promise<AccountRecord | undefined> {
+      const known = accounts.get(userId);
+      if (known && known.until > now()) return known.account;
       const seen = revocations;
-      const version = await users.tokenVersion(userId);
-      if (version !== undefined && seen === revocations) versions.set(userId, { version, until: now() + TOKEN_VERSION_TTL_MS });
-      return version;
+      const account = await users.findAccount(userId);
+      if (account && seen === revocations) accounts.set(userId, { account, until: now() + ACCOUNT_TTL_MS });
+      return account;
     },
 
     /** Ends every login token of the user (setting a new password hash when given); returns the new version. */
@@ -75,7 +77,7 @@ export function tokenVersions(deps: {
       const version = await users.revokeTokens(userId, passwordHash);
       forget(userId);
       await redis.publish(keys.tokenRevocations, userId).catch((error: unknown) => {
-        log.warn({ err: error }, `token revocation not published; other API instances may accept older tokens for up to ${TOKEN_VERSION_TTL_MS / 1000} s`);
+        log.warn({ err: error }, `token revocation not published; other API instances may accept older tokens for up to ${ACCOUNT_TTL_MS / 1000} s`);
       });
       return version;
     },
@@ -88,4 +90,4 @@ export function tokenVersions(deps: {
     },
   };
 }
-export type TokenVersions = ReturnType<typeof tokenVersions>;
+export type AccountCache = ReturnType<typeof accountCache>;
