@@ -4,7 +4,7 @@ import { rateLimitedLog } from '../src/runtime/logger.js';
 import { readinessCheck } from '../src/runtime/readiness.js';
 import { createRedisOutageLog } from '../src/runtime/redis-connections.js';
 import { isDatabaseUnavailable, retryUntil } from '../src/runtime/retry.js';
-import { gracefulShutdown } from '../src/runtime/shutdown.js';
+import { gracefulShutdown, processErrorHandlers } from '../src/runtime/shutdown.js';
 import { TimeoutError, withTimeout } from '../src/runtime/timeout.js';
 
 describe('gracefulShutdown', () => {
@@ -41,6 +41,18 @@ describe('gracefulShutdown', () => {
       for (const listener of installed) process.off('SIGTERM', listener as () => void);
       for (const listener of process.listeners('SIGINT').slice(-1)) process.off('SIGINT', listener);
     }
+  });
+
+  it('logs an unhandled rejection and goes on; logs an uncaught exception as fatal and shuts down with exit code 1', async () => {
+    const { log, lines } = capturingLogger();
+    const shutdowns: [string, number | undefined][] = [];
+    const { onRejection, onException } = processErrorHandlers(log, async (reason, exitCode) => void shutdowns.push([reason, exitCode]));
+    onRejection(new Error('lookup failed'));
+    expect(shutdowns).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'unhandled rejection', err: expect.objectContaining({ message: 'lookup failed' }) }));
+    onException(new TypeError('broken state'));
+    expect(shutdowns).toEqual([['uncaught exception', 1]]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'fatal', msg: 'uncaught exception; shutting down', err: expect.objectContaining({ type: 'TypeError' }) }));
   });
 
   it('goes on past a step that times out, and exits 1', async () => {

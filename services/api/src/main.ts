@@ -26,7 +26,7 @@ await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migra
 const dashboardDir = join(import.meta.dirname, '../../dashboard/dist');
 const app = await buildApi({ config, sql, readSql, redis, subscriber, logger, registry, dashboardDir });
 
-const { handleSignals } = gracefulShutdown(
+const { handleSignals, handleProcessErrors } = gracefulShutdown(
   {
     // Stops accepting, waits for in-flight requests, closes idle keep-alive connections.
     drain: () => app.close(),
@@ -37,6 +37,7 @@ const { handleSignals } = gracefulShutdown(
   { logger },
 );
 handleSignals();
+handleProcessErrors();
 
 await app.listen({ host: config.API_HOST, port: config.API_PORT });
 const metricsPort = await listenOn(ops, config.API_METRICS_PORT, config.METRICS_HOST);

@@ -25,7 +25,7 @@ const registry = createMetricsRegistry(SERVICE);
 redirector.metrics.register(registry);
 const ops = createOpsServer({ registry, readiness: redirector.readiness, logger });
 
-const { shutdown, handleSignals } = gracefulShutdown(
+const { shutdown, handleSignals, handleProcessErrors } = gracefulShutdown(
   {
     stopAccepting: () => redirector.stopAccepting(),
     drain: () => redirector.drain(),
@@ -38,7 +38,7 @@ const { shutdown, handleSignals } = gracefulShutdown(
   { logger },
 );
 handleSignals();
-process.on('unhandledRejection', (error) => logger.error({ err: error }, 'unhandled rejection'));
+handleProcessErrors();
 
 // Give Redis a moment before taking traffic, so a fresh instance does not send its first lookups to
 // PostgreSQL; start anyway when Redis is down, the redirect works without it (clicks are spooled).

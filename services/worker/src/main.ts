@@ -17,7 +17,7 @@ let closing = false;
 const readiness = dependencyReadiness({ redis, sql }, { consuming: () => app !== undefined && !closing });
 const ops = createOpsServer({ registry, readiness, logger });
 
-const { shutdown, handleSignals } = gracefulShutdown(
+const { shutdown, handleSignals, handleProcessErrors } = gracefulShutdown(
   {
     stopAccepting: () => {
       closing = true;
@@ -32,6 +32,7 @@ const { shutdown, handleSignals } = gracefulShutdown(
   { logger, stepTimeoutMs: config.WORKER_SHUTDOWN_TIMEOUT_MS },
 );
 handleSignals();
+handleProcessErrors();
 
 whenReady(redis, () =>
   checkQueueDurability(redis, { require: config.REQUIRE_DURABLE_REDIS, logger }).catch((error: unknown) => {

@@ -68,5 +68,32 @@ export function gracefulShutdown(plan: ShutdownPlan, { logger, stepTimeoutMs = 1
     }
   };
 
-  return { shutdown, handleSignals };
+  const { onRejection, onException } = processErrorHandlers(logger, shutdown);
+  /** Registers the last-resort error handlers (see processErrorHandlers). */
+  const handleProcessErrors = (): void => {
+    process.on('unhandledRejection', onRejection);
+    process.on('uncaughtException', onException);
+  };
+
+  return { shutdown, handleSignals, handleProcessErrors };
+}
+
+/**
+ * What a service does with an error nothing else caught, logged in its one log format instead of
+ * a bare stack on stderr. An unhandled rejection is one failed operation (a lookup, a report, a
+ * maintenance step): logged, and the process goes on, as it would had a handler caught it; a
+ * worker that died of one would leave every batch it holds to wait for a restart. An uncaught
+ * exception leaves the process in a state nobody knows: logged as fatal, then the graceful
+ * shutdown runs (the redirector still flushes its clicks) and the process exits 1.
+ */
+export function processErrorHandlers(logger: Logger, shutdown: (reason: string, exitCode?: number) => Promise<void>) {
+  return {
+    onRejection(error: unknown): void {
+      logger.error({ err: error }, 'unhandled rejection');
+    },
+    onException(error: unknown): void {
+      logger.fatal({ err: error }, 'uncaught exception; shutting down');
+      void shutdown('uncaught exception', 1);
+    },
+  };
 }
