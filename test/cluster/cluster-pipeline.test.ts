@@ -199,7 +199,15 @@ describe('on a Redis Cluster', () => {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
         const tail = (service: ServiceProcess) => service.output.slice(-30).join('\n');
         const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
-        throw new Error(`${String(error)}\nqueue: ${JSON.stringify(counts)}\nredirector:\n${tail(redirector)}\nworker:\n${tail(worker)}\ncluster:\n${nodes}`);
+        const [processed] = await env.sql`SELECT count(*)::int AS batches, coalesce(sum(clicks), 0)::int AS clicks FROM processed_batches`;
+        const workerPort = /"healthPort":(\d+)/.exec(worker.output.join('\n'))?.[1];
+        const workerMetrics = workerPort ? (await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text()).split('\n').filter((line) => /^worker_(batches|clicks)_processed_total/.test(line)) : [];
+        const redirectorMetrics = (redirector.output.join('\n').match(/"metricsPort":(\d+)/) ?? [])[1];
+        const clickMetrics = redirectorMetrics ? (await (await fetch(`http://127.0.0.1:${redirectorMetrics}/metrics`)).text()).split('\n').filter((line) => /^redirector_click/.test(line)) : [];
+        throw new Error([
+          String(error), `queue: ${JSON.stringify(counts)}`, `processed batches: ${JSON.stringify(processed)}`, ...workerMetrics, ...clickMetrics,
+          'redirector:', tail(redirector), 'worker:', tail(worker), 'cluster:', nodes,
+        ].join('\n'));
       });
       await expect
         .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), { timeout: 90_000, interval: 1000 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateShortCode } from '../src/ids/short-code.js';
 import { linksRepository } from '../src/db/links-repository.js';
-import { rollupsRepository, type RollupBatch, type RollupClick } from '../src/db/rollups-repository.js';
+import { BatchesRecordedBefore, RollupRows, rollupsRepository, type RollupBatch, type RollupClick } from '../src/db/rollups-repository.js';
 import { usersRepository } from '../src/db/users-repository.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 
@@ -140,6 +140,20 @@ describe('rollupsRepository', () => {
     }
     expect(await daily(linkA)).toEqual([{ day: '2026-01-15', clicks: 105, unique: 4 }]);
     expect(JSON.stringify(first)).toBe(snapshot);
+  });
+
+  it('writes nothing from sums made by the caller when one of their batches was recorded before', async () => {
+    const recorded = batch(clicks(linkA, hour0, 4, ['old']));
+    await rollups.recordBatch(recorded);
+    const fresh = batch(clicks(linkA, hour0, 2, ['v1']));
+    const sums = new RollupRows().add(recorded.clicks).add(fresh.clicks);
+    const idsOnly = [recorded, fresh].map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] }));
+
+    await expect(rollups.recordBatches(idsOnly, sums)).rejects.toThrow(BatchesRecordedBefore);
+    // Rolled back: the new batch is not recorded, so writing it on its own still counts it.
+    expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 4, unique: 1 }]);
+    expect(await rollups.recordBatch(fresh)).toBe(true);
+    expect(await totals(linkA)).toEqual([{ bucket: new Date(hour0), clicks: 6, unique: 2 }]);
   });
 
   it('skips rows of deleted links and still records the rest of the batch', async () => {

@@ -10,6 +10,15 @@ import type { Metrics } from './metrics.js';
 const ADD_TIMEOUT_MS = 2_000;
 /** While the queue is unreachable, how often the spool's replay tries it again. */
 const RETRY_PAUSE_MS = 500;
+/**
+ * On a Redis Cluster, how long after a write that no replica confirmed the batch is written once
+ * more: longer than a failover takes, so a batch that its primary took down with it reaches the
+ * successor. The job id makes the second write a no-op when the job survived; a job already done
+ * and removed is counted once anyway, by its batch id.
+ */
+export const REWRITE_UNCONFIRMED_AFTER_MS = 10_000;
+/** Unconfirmed batches held for that second write; past this the oldest are let go (logged), so a replica down for long cannot grow memory. */
+const MAX_UNCONFIRMED = 1_000;
 
 export interface ClickBufferDeps {
   config: Pick<Config, 'QUEUE_PREFIX' | 'CLICK_FLUSH_MS' | 'CLICK_BATCH_SIZE' | 'CLICK_BUFFER_MAX'>;
@@ -19,6 +28,13 @@ export interface ClickBufferDeps {
   spool: ClickSpool;
   metrics: Metrics;
   logger: Logger;
+  /**
+   * Whether a replica has the writes made so far (Redis Cluster `WAIT`; on a single server always
+   * true). Defaults to replicaConfirmation on the queue's key; tests pass their own.
+   */
+  replicated?: () => Promise<boolean>;
+  /** Defaults to REWRITE_UNCONFIRMED_AFTER_MS; tests shorten it. */
+  rewriteUnconfirmedAfterMs?: number;
 }
 
 /** Click recording off the response path: push() is synchronous and never waits for Redis. */
@@ -33,7 +49,7 @@ const clicksOf = (batch: PackedClickBatch) => batch.clicks.length / PACKED_FIELD
  * spool reaches the queue again. Memory holds at most CLICK_BUFFER_MAX clicks: past that (the
  * spool full or failing too), new clicks are dropped and counted.
  */
-export function createClickBuffer({ config, connection, spool, metrics, logger }: ClickBufferDeps) {
+export function createClickBuffer({ config, connection, spool, metrics, logger, ...deps }: ClickBufferDeps) {
   /** The batch clicks go into now. */
   let filling = new PackedClickBatchBuilder();
   /** Sealed batches not yet written or spooled, oldest first. */
@@ -51,7 +67,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
   const warnQueue = rateLimitedLog(logger, 'warn');
   const warnUnreplicated = rateLimitedLog(logger, 'warn');
   // On a cluster a batch counts as written once a replica of the queue's primary has it too.
-  const replicated = replicaConfirmation(connection, `${config.QUEUE_PREFIX}:${CLICK_QUEUE}`);
+  const replicated = deps.replicated ?? replicaConfirmation(connection, `${config.QUEUE_PREFIX}:${CLICK_QUEUE}`);
+  const rewriteAfterMs = deps.rewriteUnconfirmedAfterMs ?? REWRITE_UNCONFIRMED_AFTER_MS;
+  /** Batches written without a replica's confirmation, oldest first, each with when to write it again. */
+  const unconfirmed: { batch: PackedClickBatch; at: number }[] = [];
 
   let queue = openQueue();
   function openQueue(): { queue: Queue<PackedClickBatch>; broken: boolean } {
@@ -67,7 +86,8 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
     return opened;
   }
 
-  async function add(batch: PackedClickBatch): Promise<void> {
+  /** Writes a batch; one no replica confirmed is kept to be written again (see REWRITE_UNCONFIRMED_AFTER_MS). */
+  async function add(batch: PackedClickBatch, { confirm = true } = {}): Promise<void> {
     if (queue.broken) {
       void queue.queue.close().catch(() => {});
       queue = openQueue();
@@ -76,9 +96,14 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
       (async () => {
         // Written again (a replay, a retry), the same job id makes BullMQ keep the job it has.
         await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
-        if (!(await replicated())) {
+        if (confirm && !(await replicated())) {
           metrics.unreplicatedBatches++;
-          warnUnreplicated({ batchId: batch.batchId }, 'click batch written, but no replica confirmed it in time');
+          warnUnreplicated({ batchId: batch.batchId, rewriteInMs: rewriteAfterMs }, 'click batch written, but no replica confirmed it in time; it will be written again');
+          if (unconfirmed.length >= MAX_UNCONFIRMED) {
+            warnUnreplicated({ held: MAX_UNCONFIRMED }, 'too many unconfirmed click batches; the oldest will not be written again');
+            unconfirmed.shift();
+          }
+          unconfirmed.push({ batch, at: Date.now() + rewriteAfterMs });
         }
       })(),
       ADD_TIMEOUT_MS,
@@ -154,6 +179,27 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
     return flushing;
   }
 
+  /**
+   * Writes the unconfirmed batches that are due once more, without asking for confirmation again
+   * (a replica that stays away must not make a batch go round for ever); one that cannot be written
+   * goes to the spool, as any batch does.
+   */
+  function rewriteUnconfirmed(): void {
+    const now = Date.now();
+    while (unconfirmed.length > 0 && unconfirmed[0]!.at <= now) {
+      const { batch } = unconfirmed.shift()!;
+      metrics.batchesRewritten++;
+      add(batch, { confirm: false }).catch((error: unknown) => {
+        markDown(error);
+        if (!spool.append(batch)) {
+          const count = clicksOf(batch);
+          metrics.clicksDropped += count;
+          warnDropped({ count, droppedTotal: metrics.clicksDropped }, 'an unconfirmed click batch could be neither written again nor spooled; dropping it');
+        }
+      });
+    }
+  }
+
   /** Sends the spool's batches to the queue, oldest first; success means the queue is back. */
   function replay(): Promise<void> {
     replaying ??= spool
@@ -183,6 +229,7 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
     }
     if (spool.bytes() > 0) void replay();
     if (held > 0) void flush();
+    if (unconfirmed.length > 0) rewriteUnconfirmed();
   };
   const timer = setInterval(tick, config.CLICK_FLUSH_MS);
   timer.unref();
@@ -226,6 +273,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger }
       await flushing;
       seal();
       spoolSealed();
+      // Not confirmed by a replica yet: the next start writes them again from the spool.
+      for (const { batch } of unconfirmed.splice(0)) {
+        if (!spool.append(batch)) logger.warn({ batchId: batch.batchId }, 'an unconfirmed click batch could not be spooled at shutdown');
+      }
       const lost = held;
       if (lost > 0) logger.error({ lost }, 'clicks neither queued nor spooled at shutdown');
       else if (spool.bytes() > 0) logger.warn({ spoolBytes: spool.bytes() }, 'click batches left in the spool; the next start replays them');

@@ -33,6 +33,8 @@ export class Metrics {
   flushErrors = 0;
   /** On Redis Cluster: batches written to the queue's primary that no replica confirmed in time. */
   unreplicatedBatches = 0;
+  /** …and those of them written once more, after a failover would have ended. */
+  batchesRewritten = 0;
 
   constructor(
     private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; lruBytes: () => number; spoolBytes: () => number; native: boolean },
@@ -89,6 +91,7 @@ export class Metrics {
     gauge('redirector_click_spool_bytes', 'Bytes of click batches waiting in the spool.', () => this.gauges.spoolBytes());
     counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
     counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
+    counter('redirector_click_batches_rewritten_total', 'Unconfirmed batch jobs (Redis Cluster) written once more, after a failover would have ended.', [], one(() => this.batchesRewritten));
     counter('redirector_queue_flush_errors_total', 'Failed attempts to write a batch to the queue.', [], one(() => this.flushErrors));
     gauge('redirector_click_buffer_size', 'Clicks held in memory, waiting for the queue.', () => this.gauges.bufferedClicks());
     gauge('redirector_uws_native', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', () => (this.gauges.native ? 1 : 0));

@@ -54,7 +54,9 @@ export function createRollupWriter(rollups: RollupsRepository, { onTransaction =
           entries[0]!.reject(error);
           continue;
         }
-        // One batch that cannot be written must not fail the others: write each on its own.
+        // One batch that cannot be written must not fail the others, and the sums of a transaction
+        // holding a batch recorded before (BatchesRecordedBefore: a redelivery) cannot be used:
+        // write each on its own, from its clicks.
         for (const entry of entries) {
           try {
             settle([entry], await rollups.recordBatches([entry.again()]));

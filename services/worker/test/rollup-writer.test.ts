@@ -81,6 +81,20 @@ describe('rollup writer', () => {
     expect(await rolledUpClicks(env.sql, link!)).toBe(6);
   });
 
+  it('counts every new batch of a transaction that also holds a batch recorded before (a redelivery)', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const writer = createRollupWriter(rollupsRepository(env.sql));
+    expect(await writer.write(batchFor('again-0', link!, 7))).toBe(true);
+    const release = await blockRollupWrites();
+    const first = writer.write(batchFor('again-1', link!, 1));
+    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
+    // Written together in the next transaction: the batch delivered a second time and three new ones.
+    const together = [writer.write(batchFor('again-0', link!, 7)), ...[2, 3, 4].map((i) => writer.write(batchFor(`again-${i}`, link!, 10)))];
+    await release();
+    expect(await Promise.all([first, ...together])).toEqual([true, false, true, true, true]);
+    expect(await rolledUpClicks(env.sql, link!)).toBe(7 + 1 + 30);
+  });
+
   it('fails only the batch the database rejects when batches were written together', async () => {
     const [good, poisoned] = await createLinks(env.sql, 2);
     await env.sql.unsafe(`

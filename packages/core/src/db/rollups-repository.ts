@@ -160,6 +160,18 @@ export const pgArray = {
 const isMissingPartition = (error: unknown): boolean =>
   (error as { code?: string }).code === '23514' && /no partition of relation/.test((error as Error).message);
 
+/**
+ * Thrown by recordBatches, which then wrote nothing, when it was given the batches' clicks summed
+ * already and some of their ids had been recorded before: those sums hold the repeated batches'
+ * clicks too, and cannot be taken apart. Write the batches again one by one.
+ */
+export class BatchesRecordedBefore extends Error {
+  override name = 'BatchesRecordedBefore';
+  constructor(readonly recordedBefore: number) {
+    super(`${recordedBefore} of the batches were recorded before; write them one by one`);
+  }
+}
+
 /** The first batch of each id, in order. */
 function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
   const seen = new Set<string>();
@@ -247,29 +259,36 @@ export function rollupsRepository(sql: Sql) {
 
   /**
    * Adds batches to the rollups in one transaction, each together with its id; a batch whose id
-   * was recorded before is skipped, and of batches sharing an id only the first counts. `rows`
-   * may carry the clicks of those first batches already summed. Returns the ids recorded now.
+   * was recorded before is skipped, and of batches sharing an id only the first counts. Returns the
+   * ids recorded now.
+   *
+   * `rows` may carry the clicks of those first batches summed already (their `clicks` then need
+   * not be given). If some ids were recorded before, such sums cannot be used: nothing is written
+   * and BatchesRecordedBefore is thrown.
    */
   const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
     const unique = firstOfEachId(batches);
     const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows());
     try {
-      return await write(unique, all);
+      return await write(unique, all, rows !== undefined);
     } catch (error) {
       // A month (or year) with no partition yet: the maintenance task creates them ahead, so this
       // is a click from far in the past or the future. The transaction rolled back whole.
       if (!isMissingPartition(error)) throw error;
       await rollupPartitions(sql).ensure(all.months());
-      return write(unique, all);
+      return write(unique, all, rows !== undefined);
     }
   };
 
-  const write = (unique: RollupBatch[], all: RollupRows): Promise<Set<string>> =>
+  const write = (unique: RollupBatch[], all: RollupRows, summedByCaller: boolean): Promise<Set<string>> =>
     sql.begin(async (tx) => {
       const claimed = new Set(await claimAndAdd(tx, unique, all));
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
-      // rows were not added, and the batches claimed now are added on their own.
+      // rows were not added, and the batches claimed now are added on their own, from their clicks.
       if (claimed.size > 0 && claimed.size < unique.length) {
+        // The caller's sums hold the repeated batches too, and its batches may carry no clicks:
+        // roll the claims back rather than record ids without their clicks.
+        if (summedByCaller) throw new BatchesRecordedBefore(unique.length - claimed.size);
         const fresh = unique.filter((batch) => claimed.has(batch.batchId));
         await claimAndAdd(tx, [], fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows()));
       }

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLICK_QUEUE, type ClickJobData, PACKED_FIELDS } from '@deeplink/core';
+import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { capturingLogger } from '../../../test/support/logs.js';
+import { createClickBuffer } from '../src/click-buffer.js';
+import { createClickSpool } from '../src/click-spool.js';
+import { Metrics } from '../src/metrics.js';
+
+// On a Redis Cluster a batch counts as safely queued once a replica confirms it (WAIT). Here the
+// confirmation is made to fail, as with a replica that lags, and the job is then removed, as a
+// failover of a primary that had not passed it on would: the buffer must write it again.
+describe('click batches no replica confirmed', () => {
+  let env: TestEnvironment;
+  let queue: Queue<ClickJobData>;
+  let spoolDir: string;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection: env.redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.config.QUEUE_PREFIX });
+    spoolDir = mkdtempSync(join(tmpdir(), 'deeplink-unconfirmed-'));
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await env?.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+  });
+
+  it('are written once more after the delay, without asking a replica again, and spooled at shutdown', async () => {
+    const connection = env.redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: false });
+    const spool = createClickSpool({ dir: spoolDir, maxBytes: 1_000_000 });
+    const metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => 0, lruBytes: () => 0, spoolBytes: () => spool.bytes(), native: true });
+    let confirmations = 0;
+    const buffer = createClickBuffer({
+      config: { ...env.config, CLICK_FLUSH_MS: 20 },
+      connection,
+      spool,
+      metrics,
+      logger: capturingLogger().log,
+      replicated: async () => (confirmations++, false),
+      rewriteUnconfirmedAfterMs: 300,
+    });
+    try {
+      for (let i = 0; i < 3; i++) buffer.push('link-1', Date.now(), `203.0.113.${i}`, 'agent', '');
+      await buffer.flush();
+      const [written] = await queue.getWaiting();
+      expect(written?.data.clicks).toHaveLength(3 * PACKED_FIELDS);
+      expect(metrics.unreplicatedBatches).toBe(1);
+
+      // The primary that held it fails before a replica has it: the job is gone.
+      await written!.remove();
+      await expect.poll(async () => (await queue.getWaiting()).map((job) => job.id), { timeout: 5_000 }).toEqual([written!.id]);
+      expect(metrics.batchesRewritten).toBe(1);
+      expect(confirmations).toBe(1);
+
+      // Another unconfirmed batch, still waiting for its second write when the buffer closes: it goes to the spool.
+      buffer.push('link-1', Date.now(), '203.0.113.9', 'agent', '');
+      await buffer.flush();
+      expect(metrics.unreplicatedBatches).toBe(2);
+    } finally {
+      await buffer.close(5_000);
+      connection.disconnect();
+    }
+    const spooled: string[] = [];
+    await createClickSpool({ dir: spoolDir, maxBytes: 1_000_000 }).replay(async (batch) => void spooled.push(batch.batchId));
+    // The second batch: written (its job waits in the queue) and spooled to be written again at the next start.
+    expect(spooled).toHaveLength(1);
+    expect((await queue.getWaiting()).map((job) => job.id)).toContain(spooled[0]);
+  });
+});
