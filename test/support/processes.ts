@@ -112,14 +112,14 @@ export function spawnProcess(program: Program, options: ProcessOptions): Running
     output.push(...lines(chunk));
     errors.push(...lines(chunk));
   });
-  // 'close', not 'exit': it comes after the process's output has been read to the end. 'error':
-  // it could not be started at all (no taskset, say), and says why.
+  // 'close', not 'exit': it comes after the process's output has been read to the end. An 'error'
+  // with no pid: it could not be started at all (no taskset, say), and says why.
   const exited = new Promise<number | null>((resolve) => {
     child.once('close', (code) => resolve(code));
-    child.once('error', (error) => {
+    child.on('error', (error) => {
       output.push(error.message);
       errors.push(error.message);
-      resolve(null);
+      if (child.pid === undefined) resolve(null);
     });
   }).finally(() => log?.end());
   let gone = false;
