@@ -3,6 +3,8 @@ export declare const SERVICES: string[];
 export declare const BENCH_TARGETS: string[];
 /** Absolute path of a bundle's output file. */
 export declare function bundlePath(name: string): string;
+/** Absolute path of a bundle's TypeScript entry, for running it from source through tsx. */
+export declare function sourcePath(name: string): string;
 /** The node flags a bundle always runs with. */
 export declare function bundleFlags(name: string): string[];
 /** Bundles the named services or bench targets; resolves with what was built and how long it took. */

@@ -46,6 +46,16 @@ export function bundlePath(name) {
 }
 
 /**
+ * Absolute path of a bundle's TypeScript entry, for running it from source through tsx.
+ * @param {string} name a service or bench target name
+ * @returns {string}
+ */
+export function sourcePath(name) {
+  bundlePath(name); // throws for an unknown name
+  return join(repoRoot, BUNDLES[name].entry);
+}
+
+/**
  * Node flags a bundle runs with, wherever it runs (`npm start`, the bench; the Dockerfiles repeat them).
  * The redirector's garbage is almost all per request and dies young: 8 MB semi-spaces (16 MB by
  * default) keep its peak RSS under load 20-40 MB lower (110-130 MB instead of 145-155 MB measured

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { logLines } from './support/logs.js';
-import { freePort, healthy, startService, type ServiceProcess } from './support/processes.js';
+import { freePort, healthy, runToExit, startProcess, type RunningProcess } from './support/processes.js';
 import { adminUrl, databaseUrl } from './support/urls.js';
 import { bundleFlags } from '../scripts/build.mjs';
 
@@ -23,7 +23,7 @@ const dist = (name: string, ...path: string[]) => join(root, 'services', name, '
 let env: TestEnvironment;
 /** An empty database, so the worker bundle has to apply every migration from its dist/migrations. */
 const emptyDatabase = `deeplink_test_build_${randomBytes(5).toString('hex')}`;
-const processes: ServiceProcess[] = [];
+const processes: RunningProcess[] = [];
 let buildOutput: string;
 
 beforeAll(async () => {
@@ -48,8 +48,8 @@ afterAll(async () => {
   }
 });
 
-async function start(name: (typeof SERVICES)[number], extra: Record<string, string>, url: string): Promise<ServiceProcess> {
-  const service = await startService(name, { ...env.env, ...extra }, healthy(url), 20_000, 'bundle');
+async function start(name: (typeof SERVICES)[number], extra: Record<string, string>, url: string): Promise<RunningProcess> {
+  const service = await startProcess(name, { env: { ...env.env, ...extra }, ready: healthy(url), from: 'bundle' });
   processes.push(service);
   return service;
 }
@@ -139,13 +139,12 @@ describe('npm run build', () => {
     const bare = mkdtempSync(join(root, 'services', 'worker', 'dist-without-migrations-'));
     try {
       copyFileSync(dist('worker', 'main.js'), join(bare, 'main.js'));
-      const childEnv = { ...process.env, ...env.env, DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(await freePort()) };
-      const failure = await run(process.execPath, [join(bare, 'main.js')], { env: childEnv, timeout: 20_000 }).then(
-        () => undefined,
-        (error: { code?: number; stdout?: string; stderr?: string }) => error,
-      );
-      expect(failure?.code).not.toBe(0);
-      expect(`${failure?.stdout}${failure?.stderr}`).toContain('no migrations found');
+      const failure = await runToExit({ entry: join(bare, 'main.js') }, {
+        env: { ...env.env, DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(await freePort()) },
+        timeoutMs: 20_000,
+      });
+      expect(failure.code).not.toBe(0);
+      expect(failure.output).toContain('no migrations found');
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }

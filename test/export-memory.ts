@@ -1,30 +1,28 @@
 // Peak memory of the API process while it streams a large account-wide export. Prints figures;
 // asserts nothing about time. Run: npx tsx test/export-memory.ts [links] [layout] [format]
 // (defaults: 1000 links, wide, csv: a year of hourly rows, 8.76 million of them).
-import { readFileSync } from 'node:fs';
 import { rollupPartitions } from '@deeplink/core/db';
 import { createTestEnvironment } from './support/environment.js';
 import setup from './support/global-setup.js';
-import { freePort, healthy, startService } from './support/processes.js';
+import { freePort, healthy, readMemory, startProcess } from './support/processes.js';
 
 const [linkCount = 1000, layout = 'wide', format = 'csv'] = [Number(process.argv[2] ?? 1000), process.argv[3], process.argv[4]];
 const YEAR = { start: '2025-01-01', end: '2025-12-31' };
 
-/** Resident set size now and at its peak (VmHWM) of a process, in MiB, from /proc. */
+/** Resident set size now and at its peak (VmHWM) of a process, in MiB. */
 function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) / 1024;
-  return { rss: kib('VmRSS'), peak: kib('VmHWM') };
+  const memory = readMemory(pid);
+  if (!memory) throw new Error(`process ${pid} is gone`);
+  return { rss: memory.rss / 2 ** 20, peak: memory.peakRss / 2 ** 20 };
 }
 
 await setup();
 const env = await createTestEnvironment();
 const [apiPort, metricsPort] = [await freePort(), await freePort()];
-const api = await startService(
-  'api',
-  { ...env.env, LOG_LEVEL: 'warn', API_PORT: String(apiPort), API_METRICS_PORT: String(metricsPort), SHORT_URL_BASE: 'https://s.example' },
-  healthy(`http://127.0.0.1:${metricsPort}`),
-);
+const api = await startProcess('api', {
+  env: { ...env.env, LOG_LEVEL: 'warn', API_PORT: String(apiPort), API_METRICS_PORT: String(metricsPort), SHORT_URL_BASE: 'https://s.example' },
+  ready: healthy(`http://127.0.0.1:${metricsPort}`),
+});
 try {
   const base = `http://127.0.0.1:${apiPort}/api`;
   const registered = await fetch(`${base}/auth/register`, {

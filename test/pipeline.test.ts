@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './support/clicks.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { freePort, healthy, startService } from './support/processes.js';
+import { freePort, healthy, startProcess } from './support/processes.js';
 import { startStack, type Stack } from './support/stack.js';
 import { UA } from './support/user-agents.js';
 
@@ -105,7 +105,7 @@ describe('the click pipeline', () => {
   it('counts every click that got a 302 when the redirector is stopped under load', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const second = await startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), CLICK_FLUSH_MS: '1000', CLICK_BATCH_SIZE: '100000' }, healthy(url));
+    const second = await startProcess('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), CLICK_FLUSH_MS: '1000', CLICK_BATCH_SIZE: '100000' }, ready: healthy(url) });
     const link = await createLink({ title: 'Under load', defaultUrl: 'https://example.com/load' });
     const code = link.url.split('/').pop();
     let redirects = 0;
@@ -119,7 +119,7 @@ describe('the click pipeline', () => {
           return; // connection refused: the redirector has stopped listening
         }
         // A long flush interval keeps the clicks in memory until the signal arrives.
-        if (redirects >= 300 && !stopping) stopping = second.stop('SIGTERM');
+        if (redirects >= 300 && !stopping) stopping = second.stop();
       }
     });
     await Promise.all(clients);

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_TARGETS, buildBundles, bundleFlags, bundlePath, SERVICES } from '../../scripts/build.mjs';
+import { BENCH_TARGETS, buildBundles, SERVICES } from '../../scripts/build.mjs';
+import { answers, freePort, healthy, startProcess, type ProcessOptions, type ReadyCheck, type RunningProcess } from '../../test/support/processes.js';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
@@ -20,7 +21,7 @@ import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult 
 import { activateDomain, createLinks, createSession, reportedClicks } from './seed.js';
 import { wrkRequests } from './rotation.js';
 import { loadSettings } from './settings.js';
-import { createBenchWorld, freePort, repoRoot, startProcess, waitForQuiet, type ManagedProcess, type ProcessSpec } from './stack.js';
+import { createBenchWorld, repoRoot, waitForQuiet } from './stack.js';
 import { ratio, summarize } from './stats.js';
 import { createVisitor } from './visitor.js';
 
@@ -32,14 +33,15 @@ const MB = 1e6;
 const settings = loadSettings();
 const progress = new Progress();
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const running = new Set<ManagedProcess>();
+const running = new Set<RunningProcess>();
 const peakRssMB: Record<string, number> = {};
 
 /** Stops a process and records its peak RSS under `label`. */
-async function stop(child: ManagedProcess | undefined, label = child?.name): Promise<void> {
+async function stop(child: RunningProcess | undefined, label = child?.name): Promise<void> {
   if (!child || !label) return;
   running.delete(child);
-  peakRssMB[label] = Math.max(peakRssMB[label] ?? 0, (await child.stop()) / MB);
+  await child.stop();
+  peakRssMB[label] = Math.max(peakRssMB[label] ?? 0, child.peakRss() / MB);
 }
 
 function machine(): BenchResult['machine'] {
@@ -73,21 +75,21 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     SHORT_URL_BASE: shortUrlBase,
   };
   const profileDir = join(repoRoot, '.bench', 'profiles', stamp);
-  /** Starts a bundle with the flags it always runs with, plus the profiler when asked. */
-  const start = async ({ bundle, ...spec }: Omit<ProcessSpec, 'logFile' | 'entry' | 'nodeArgs'> & { bundle: string }) => {
-    const profiling = settings.profile.includes(spec.name) ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, spec.name)}`] : [];
-    if (profiling.length > 0) progress.note(`profiling ${spec.name} into ${profileDir}`);
-    return startProcess({
-      ...spec,
-      entry: bundlePath(bundle),
-      nodeArgs: [...bundleFlags(bundle), ...profiling],
-      logFile: join(logDir, `${spec.name}.log`),
+  /** Starts a bundle (with the flags it always runs with), logging to `<name>.log`, plus the profiler when asked. */
+  const start = async ({ bundle, name, ...options }: Pick<ProcessOptions, 'env' | 'cpus'> & { name: string; bundle: string; ready: ReadyCheck }) => {
+    const profiling = settings.profile.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [];
+    if (profiling.length > 0) progress.note(`profiling ${name} into ${profileDir}`);
+    return startProcess(bundle, {
+      ...options,
+      name,
+      nodeArgs: profiling,
+      logFile: join(logDir, `${name}.log`),
       onSpawn: (child) => running.add(child),
     });
   };
 
   phase(1, 'starting the API and seeding links');
-  const api = await start({ name: 'api', bundle: 'api', env, readyUrl: `${apiUrl}/healthz` });
+  const api = await start({ name: 'api', bundle: 'api', env, ready: healthy(apiUrl) });
   const account = await createSession(`${apiUrl}/api`, 'bench');
   const links = await createLinks(account, settings.links, 'bench');
   progress.update(`${links.length} links`);
@@ -118,7 +120,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(2, 'worker: rolling up the pre-filled queue');
   const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) => progress.update(`${done.toLocaleString('en-US')} clicks rolled up`));
   const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
-  const benchWorker = await start({ name: 'worker', bundle: 'worker', env: workerEnv, readyUrl: `http://127.0.0.1:${workerPort}/healthz` })
+  const benchWorker = await start({ name: 'worker', bundle: 'worker', env: workerEnv, ready: healthy(`http://127.0.0.1:${workerPort}`) })
     .catch((error: unknown) => {
       watching.catch(() => {});
       throw error;
@@ -143,19 +145,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
   const redirectorSpec = (name: string, queuePrefix: string) => ({
-    name, bundle: 'redirector', env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, readyUrl: `${shortUrlBase}/healthz`,
+    name, bundle: 'redirector', env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, ready: healthy(shortUrlBase),
   });
   const rounds = roundsFor(settings.durationMs, settings.rounds);
   phase(3, `full speed: the redirector (click capture on, no worker running), the limit and the peer, in ${rounds} interleaved rounds`);
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
   const bareServer = (name: string, port: number, readAddress: boolean) => start({
     name, bundle: 'bare-uws', env: { PORT: String(port), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
-    cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${port}/`,
+    cpus: settings.serverCpus, ready: answers(`http://127.0.0.1:${port}/`),
   });
   const bare = await bareServer('bare-uws', barePort, false);
   const bareWithAddress = await bareServer('bare-uws-address', bareAddressPort, true);
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
-  const peer = await start({ name: 'fastify-peer', bundle: 'fastify-peer', env: peerEnv, cpus: settings.serverCpus, readyUrl: `http://127.0.0.1:${peerPort}/healthz` });
+  const peer = await start({ name: 'fastify-peer', bundle: 'fastify-peer', env: peerEnv, cpus: settings.serverCpus, ready: answers(`http://127.0.0.1:${peerPort}/`) });
   await quiet();
   const fullSpeed = await measureInterleaved(
     [
@@ -181,7 +183,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 
   phase(5, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
-  const pipelineWorker = await start({ name: 'worker-pipeline', bundle: 'worker', env: { ...env, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz` });
+  const pipelineWorker = await start({ name: 'worker-pipeline', bundle: 'worker', env: { ...env, WORKER_PORT: String(pipelinePort) }, ready: healthy(`http://127.0.0.1:${pipelinePort}`) });
   const from = new Date(Date.now() - 3_600_000);
   const lossVisitor = createVisitor(shortUrlBase, 16);
   const freshVisitor = createVisitor(shortUrlBase, 1);
@@ -205,9 +207,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // Everything on the same machine and unpinned: the redirector, the worker, Redis, PostgreSQL and wrk.
   const capacityPrefix = `${world.queuePrefix}c`;
   const capacityEnv = { ...env, QUEUE_PREFIX: capacityPrefix };
-  const capacityRedirector = await start({ name: 'redirector-capacity', bundle: 'redirector', env: capacityEnv, readyUrl: `${shortUrlBase}/healthz` });
+  const capacityRedirector = await start({ name: 'redirector-capacity', bundle: 'redirector', env: capacityEnv, ready: healthy(shortUrlBase) });
   const capacityWorker = await start({
-    name: 'worker-capacity', bundle: 'worker', env: { ...capacityEnv, WORKER_PORT: String(pipelinePort) }, readyUrl: `http://127.0.0.1:${pipelinePort}/healthz`,
+    name: 'worker-capacity', bundle: 'worker', env: { ...capacityEnv, WORKER_PORT: String(pipelinePort) }, ready: healthy(`http://127.0.0.1:${pipelinePort}`),
   });
   const capacityCounts = queueCounts(world.redisUrl, capacityPrefix);
   const probeVisitor = createVisitor(shortUrlBase, 1);
@@ -230,7 +232,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(8, 'API: authenticated reads, the API on one core');
   // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
   const pinnedApiUrl = `http://127.0.0.1:${pinnedApiPort}`;
-  const pinnedApi = await start({ name: 'api-pinned', bundle: 'api', env: { ...env, API_PORT: String(pinnedApiPort), API_METRICS_PORT: '0' }, cpus: settings.serverCpus, readyUrl: `${pinnedApiUrl}/healthz` });
+  const pinnedApi = await start({ name: 'api-pinned', bundle: 'api', env: { ...env, API_PORT: String(pinnedApiPort), API_METRICS_PORT: '0' }, cpus: settings.serverCpus, ready: healthy(pinnedApiUrl) });
   await quiet();
   const apiReads = await measureApiReads(http(pinnedApiUrl), account.token, (text) => progress.update(text));
   await stop(pinnedApi);

@@ -1,28 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
 import { createRedis, deleteKeys, type RedisClient } from '@deeplink/core/redis';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureServices, ensureTool } from '../../scripts/services.mjs';
-import { freePort } from '../../test/support/processes.js';
 
-/** The repository root: services are started from here, as `npm start` does. */
+/** The repository root: the bench writes its results, logs and profiles under .bench/ here. */
 export const repoRoot = join(import.meta.dirname, '../..');
-
-export { freePort };
-
-/** Current and peak resident set size of a process, in bytes, from /proc/<pid>/status. */
-export function readMemory(pid: number): { rss: number; peakRss: number } | undefined {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
-}
 
 /** Busy and total CPU time of the whole machine so far, in clock ticks, from /proc/stat. */
 function cpuTicks(): { busy: number; total: number } {
@@ -46,101 +30,6 @@ export async function waitForQuiet(maxBusy = 0.15, timeoutMs = 30_000): Promise<
     const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
     if (busy < maxBusy || Date.now() > deadline) return busy;
   }
-}
-
-/** A process the bench started; stop() is idempotent. */
-export interface ManagedProcess {
-  name: string;
-  pid: number;
-  /** Peak RSS so far (VmHWM), in bytes. */
-  peakRss(): number;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the peak RSS seen before it exited. */
-  stop(graceMs?: number): Promise<number>;
-}
-
-export interface ProcessSpec {
-  name: string;
-  /**
-   * What to run: a bundle (`.js`, from scripts/build.mjs), run with plain `node --enable-source-maps`
-   * as `npm start` and the Docker images do, or a TypeScript file, run with `node --import tsx`.
-   */
-  entry: string;
-  env: Record<string, string>;
-  /** Answers once the process serves requests (any HTTP answer counts). */
-  readyUrl: string;
-  /** `taskset -c` CPU list. */
-  cpus?: string;
-  /** Extra node flags (e.g. --cpu-prof). */
-  nodeArgs?: string[];
-  /** Output goes here, for post-mortems. */
-  logFile: string;
-  timeoutMs?: number;
-  /** Called as soon as the process exists, before it is ready, so an interrupted start can still stop it. */
-  onSpawn?: (process: ManagedProcess) => void;
-}
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(1000) });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts a process and waits until `readyUrl` answers; fails with the tail of its output otherwise. */
-export async function startProcess(spec: ProcessSpec): Promise<ManagedProcess> {
-  const loader = spec.entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps'];
-  const node = [process.execPath, ...(spec.nodeArgs ?? []), ...loader, spec.entry];
-  const [command, ...args] = spec.cpus ? ['taskset', '-c', spec.cpus, ...node] : node;
-  const child: ChildProcess = spawn(command!, args, {
-    cwd: repoRoot,
-    env: { ...process.env, ...spec.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = createWriteStream(spec.logFile);
-  let tail = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => {
-      log.write(chunk);
-      tail = (tail + chunk.toString()).slice(-4000);
-    });
-  }
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const isRunning = () => child.exitCode === null && child.signalCode === null;
-  let peak = 0;
-  const peakRss = () => {
-    peak = Math.max(peak, readMemory(child.pid!)?.peakRss ?? 0);
-    return peak;
-  };
-  const managed: ManagedProcess = {
-    name: spec.name,
-    pid: child.pid!,
-    peakRss,
-    async stop(graceMs = 15_000) {
-      if (isRunning()) {
-        peakRss();
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-        await exited;
-        clearTimeout(timer);
-      }
-      log.end();
-      return peak;
-    },
-  };
-
-  spec.onSpawn?.(managed);
-  const deadline = Date.now() + (spec.timeoutMs ?? 30_000);
-  while (!(await answers(spec.readyUrl))) {
-    if (!isRunning()) throw new Error(`${spec.name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${tail}`);
-    if (Date.now() > deadline) {
-      await managed.stop(1000);
-      throw new Error(`${spec.name} did not answer ${spec.readyUrl} in time:\n${tail}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return managed;
 }
 
 /** The bench's private world on the machine's Redis and PostgreSQL. */

@@ -1,15 +1,14 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../../test/support/environment.js';
+import { freePort, healthy, startProcess, type RunningProcess } from '../../test/support/processes.js';
 import { AGENTS, expectedAnswer, pathOf } from '../k6/lib/traffic.js';
 import { createLinks, createSession, type SeededLink } from '../src/seed.js';
-import { freePort, repoRoot, startProcess, type ManagedProcess } from '../src/stack.js';
 
 // The k6 scripts cannot run here (no k6), so their traffic model and checks are verified against
 // the real API and redirector: every agent of the mix on every link shape.
 describe('k6 traffic model against the real services', () => {
   let env: TestEnvironment;
-  const processes: ManagedProcess[] = [];
+  const processes: RunningProcess[] = [];
   let shortUrlBase: string;
   let links: SeededLink[];
 
@@ -20,10 +19,8 @@ describe('k6 traffic model against the real services', () => {
       API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase,
       RATE_LIMIT_AUTH_MAX: '1000', RATE_LIMIT_MAX: '100000',
     });
-    const start = (name: string, readyUrl: string) =>
-      startProcess({ name, entry: join(repoRoot, 'services', name, 'src', 'main.ts'), env: env.env, readyUrl, logFile: '/dev/null' });
-    processes.push(await start('api', `http://127.0.0.1:${apiPort}/healthz`));
-    processes.push(await start('redirector', `${shortUrlBase}/healthz`));
+    processes.push(await startProcess('api', { env: env.env, ready: healthy(`http://127.0.0.1:${apiPort}`) }));
+    processes.push(await startProcess('redirector', { env: env.env, ready: healthy(shortUrlBase) }));
     const session = await createSession(`http://127.0.0.1:${apiPort}/api`, 'k6-rules');
     links = await createLinks(session, 4, 'k6 rules', { concurrency: 1 });
   });

@@ -1,23 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runToExit, type RunningProcess } from '../../test/support/processes.js';
 import type { BenchResult } from '../src/report.js';
 
 const repoRoot = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
-let bench: ChildProcess | undefined;
-afterAll(() => {
+let bench: RunningProcess | undefined;
+afterAll(async () => {
   // On a timeout the bench is still running: SIGTERM makes it stop its services and clean up.
-  if (bench && bench.exitCode === null) bench.kill('SIGTERM');
+  await bench?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs the real bench, briefly: every phase, a second or a few hundred requests each. */
-function runBench(output: string): Promise<{ code: number | null; log: string }> {
-  const child = (bench = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'loadtest/src/bench.ts')], {
-    cwd: repoRoot,
+function runBench(output: string): Promise<{ code: number | null; output: string }> {
+  return runToExit({ entry: join(repoRoot, 'loadtest/src/bench.ts') }, {
+    // The developer's environment, as `npm run bench` from their shell has it (DATABASE_URL, say);
+    // the bench passes its services only what they need.
     env: {
       ...process.env,
       BENCH_DURATION: '1s',
@@ -34,18 +35,15 @@ function runBench(output: string): Promise<{ code: number | null; log: string }>
       BENCH_PIPELINE_STEPS: '2',
       BENCH_OUTPUT: output,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }));
-  let log = '';
-  child.stdout.on('data', (chunk: Buffer) => (log += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (log += chunk));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, log })));
+    onSpawn: (started) => (bench = started),
+    timeoutMs: 190_000,
+  });
 }
 
 describe('npm run bench (smoke run)', () => {
   it('produces every figure, and loses no click', { timeout: 210_000 }, async () => {
     const output = join(dir, 'result.json');
-    const { code, log } = await runBench(output);
+    const { code, output: log } = await runBench(output);
     expect(code, log).toBe(0);
     const result = JSON.parse(readFileSync(output, 'utf8')) as BenchResult;
 

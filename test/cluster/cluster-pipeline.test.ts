@@ -8,7 +8,7 @@ import { CLICK_QUEUE, type Config, loadConfig, redisKeys } from '@deeplink/core'
 import { createDatabase } from '@deeplink/core/db';
 import { createRedis, duplicateRedis, getMany, reconcileLinkCache, type RedisClient, scanKeys, unlinkMany } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
+import { freePort, healthy, startProcess, type RunningProcess } from '../support/processes.js';
 import { startRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
 import { UA } from '../support/user-agents.js';
 
@@ -16,9 +16,9 @@ let cluster: PrivateRedisCluster;
 let env: TestEnvironment;
 let config: Config;
 let redis: RedisClient;
-let api: ServiceProcess;
-let redirector: ServiceProcess;
-let worker: ServiceProcess;
+let api: RunningProcess;
+let redirector: RunningProcess;
+let worker: RunningProcess;
 let apiUrl: string;
 let shortUrlBase: string;
 let token: string;
@@ -42,10 +42,10 @@ beforeAll(async () => {
   };
   config = loadConfig(vars);
   redis = createRedis(config.REDIS_URL);
-  api = await startService('api', vars, healthy(apiUrl));
+  api = await startProcess('api', { env: vars, ready: healthy(apiUrl) });
   [redirector, worker] = await Promise.all([
-    startService('redirector', vars, healthy(shortUrlBase)),
-    startService('worker', vars, (output) => output.some((line) => /worker started/.test(line))),
+    startProcess('redirector', { env: vars, ready: healthy(shortUrlBase) }),
+    startProcess('worker', { env: vars, ready: (output) => output.some((line) => /worker started/.test(line)) }),
   ]);
   const register = await fetch(`${apiUrl}/api/auth/register`, {
     method: 'POST',
@@ -197,7 +197,7 @@ describe('on a Redis Cluster', () => {
       await expect.poll(() => clicksOf([link.id]), { timeout: 360_000, interval: 1000 }).toBe(redirects).catch(async (error: unknown) => {
         // Where the missing clicks are: still in the queue, failed, or never queued.
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
-        const tail = (service: ServiceProcess) => service.output.slice(-30).join('\n');
+        const tail = (service: RunningProcess) => service.output.slice(-30).join('\n');
         const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
         const [processed] = await env.sql`SELECT count(*)::int AS batches, coalesce(sum(clicks), 0)::int AS clicks FROM processed_batches`;
         const workerPort = /"healthPort":(\d+)/.exec(worker.output.join('\n'))?.[1];

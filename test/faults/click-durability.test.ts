@@ -12,7 +12,7 @@ import { createTestEnvironment, type TestEnvironment } from '../support/environm
 import { logLines } from '../support/logs.js';
 import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
-import { freePort, healthy, startService, type ServiceProcess } from '../support/processes.js';
+import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { holdTableLock } from '../support/table-lock.js';
 import { UA } from '../support/user-agents.js';
@@ -84,7 +84,7 @@ async function world(overrides: Record<string, string> = {}): Promise<World> {
   return { env, stack, ...(await account(stack)) };
 }
 
-const startWorker = (env: Record<string, string>) => startService('worker', { ...env, WORKER_PORT: '0', LOG_LEVEL: 'info' }, (output) => logLines(output).some((line) => line.msg === 'worker started'));
+const startWorker = (env: Record<string, string>) => startProcess('worker', { env: { ...env, WORKER_PORT: '0', LOG_LEVEL: 'info' }, ready: (output) => logLines(output).some((line) => line.msg === 'worker started') });
 
 describe('click durability under faults', () => {
   it('recovers a killed worker\'s batches within 10 s and counts them once', async () => {
@@ -143,7 +143,7 @@ describe('click durability under faults', () => {
 
     await redis.restart();
     const port = new URL(stack.shortUrlBase).port;
-    const again = await startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: port, REDIRECTOR_METRICS_PORT: '0' }, healthy(stack.shortUrlBase));
+    const again = await startProcess('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: port, REDIRECTOR_METRICS_PORT: '0' }, ready: healthy(stack.shortUrlBase) });
     cleanups.push(() => again.stop());
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
     expect(logLines(again.output)).toContainEqual(expect.objectContaining({ msg: 'click queue reachable; spool replayed' }));
@@ -171,8 +171,8 @@ describe('click durability under faults', () => {
     const { env, stack, token, link } = await world();
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const [redirector, worker]: [ServiceProcess, ServiceProcess] = await Promise.all([
-      startService('redirector', { ...env.env, REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' }, healthy(url)),
+    const [redirector, worker]: [RunningProcess, RunningProcess] = await Promise.all([
+      startProcess('redirector', { env: { ...env.env, REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' }, ready: healthy(url) }),
       startWorker(env.env),
     ]);
     cleanups.push(() => redirector.stop(), () => worker.stop());
@@ -244,7 +244,8 @@ describe('the Redis the queue needs', () => {
     });
 
     const port = await freePort();
-    const refused = startService('redirector', { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' }, () => false, 15_000);
-    await expect(refused).rejects.toThrow(/exited \(1\)[\s\S]*refusing to run on this Redis/);
+    const refused = await runToExit('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' } });
+    expect(refused.code, refused.output).toBe(1);
+    expect(refused.output).toMatch(/refusing to run on this Redis/);
   });
 });

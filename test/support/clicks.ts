@@ -30,7 +30,7 @@ export async function pendingJobs(queue: Queue): Promise<number> {
 
 /** Resolves once the queue has no pending job (see pendingJobs); usable in hooks too. */
 export async function waitForIdle(queue: Queue, timeoutMs = 20_000): Promise<void> {
-  await waitUntil(async () => (await pendingJobs(queue)) === 0, timeoutMs, 10);
+  await waitUntil(async () => (await pendingJobs(queue)) === 0, timeoutMs, { intervalMs: 10 });
 }
 
 /** All clicks of a link in the hourly rollups. */

@@ -21,7 +21,7 @@ function templateName(): string {
  */
 export default async function setup(): Promise<void> {
   await ensureServices({ databaseUrl: baseDatabaseUrl() });
-  // Service processes start from their bundles, as in production (see startService); the API serves
+  // Service processes start from their bundles, as in production (see spawnProcess); the API serves
   // the dashboard's build (the browser tests use it). Both skip what has not changed.
   await buildBundles(SERVICES);
   await buildDashboard();

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { aptInstall } from '../../scripts/services.mjs';
+import { waitUntil } from './processes.js';
 
 /** A Redis Cluster of a test's own: redis-server processes on spare 127.0.0.1 ports. */
 export interface PrivateRedisCluster {
@@ -41,14 +42,6 @@ async function clusterPorts(count: number): Promise<number[]> {
   return ports;
 }
 
-const until = async (check: () => boolean, what: string, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
-
 /**
  * Starts `primaries` primaries with one replica each (`redis-cli --cluster create
  * --cluster-replicas 1`). cluster-node-timeout is short so a killed primary's replica takes over
@@ -74,7 +67,7 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
     return `${result.stdout}${result.stderr}`;
   };
   const live = () => ports.filter((port) => processes.get(port)!.exitCode === null && processes.get(port)!.signalCode === null);
-  await until(() => ports.every((port) => cli(port, 'PING').trim() === 'PONG'), 'redis-server did not answer', 20_000);
+  await waitUntil(() => ports.every((port) => cli(port, 'PING').trim() === 'PONG'), 20_000, { failure: 'redis-server did not answer' });
   const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], {
     encoding: 'utf8',
   });
@@ -105,7 +98,7 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
       await exited;
     },
     async waitHealthy(timeoutMs = 30_000) {
-      await until(() => live().every((port) => /cluster_state:ok/.test(cli(port, 'CLUSTER', 'INFO'))), 'the cluster was not healthy', timeoutMs);
+      await waitUntil(() => live().every((port) => /cluster_state:ok/.test(cli(port, 'CLUSTER', 'INFO'))), timeoutMs, { failure: 'the cluster was not healthy' });
     },
     async stop() {
       await Promise.all([...processes.keys()].filter((port) => live().includes(port)).map((port) => cluster.kill(port)));
@@ -114,10 +107,10 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
   };
   await cluster.waitHealthy();
   // A replica that has not finished its first sync cannot take over from its primary.
-  await until(
+  await waitUntil(
     () => ports.every((port) => { const info = cli(port, 'INFO', 'replication'); return /role:master/.test(info) || /master_link_status:up/.test(info); }),
-    'the replicas did not sync with their primaries',
     30_000,
+    { failure: 'the replicas did not sync with their primaries' },
   );
   return cluster;
 }

@@ -1,10 +1,10 @@
-import { freePort, healthy, startService, type ServiceProcess } from './processes.js';
+import { freePort, healthy, startProcess, type RunningProcess } from './processes.js';
 
 /** The three services as real processes, with the addresses of their public and metrics listeners. */
 export interface Stack {
-  api: ServiceProcess;
-  redirector: ServiceProcess;
-  worker: ServiceProcess;
+  api: RunningProcess;
+  redirector: RunningProcess;
+  worker: RunningProcess;
   apiUrl: string;
   shortUrlBase: string;
   /** Each service's metrics listener (/metrics, /readyz with detail). */
@@ -29,8 +29,11 @@ export async function startStack(env: Record<string, string>): Promise<Stack> {
     WORKER_PORT: String(workerPort),
   };
   const ops = { api: url(apiMetricsPort), redirector: url(redirectorMetricsPort), worker: url(workerPort) };
-  const api = await startService('api', common, healthy(ops.api));
-  const [redirector, worker] = await Promise.all([startService('redirector', common, healthy(ops.redirector)), startService('worker', common, healthy(ops.worker))]);
+  const api = await startProcess('api', { env: common, ready: healthy(ops.api) });
+  const [redirector, worker] = await Promise.all([
+    startProcess('redirector', { env: common, ready: healthy(ops.redirector) }),
+    startProcess('worker', { env: common, ready: healthy(ops.worker) }),
+  ]);
   return {
     api,
     redirector,

@@ -120,7 +120,7 @@ describe('click capture', () => {
     await expect.poll(async () => (await sizes()).length === 2, { timeout: 5_000 }).toBe(true);
     expect(await sizes()).toEqual([5, 5]);
 
-    expect(await redirector.stop('SIGTERM')).toBe(0);
+    expect(await redirector.stop()).toBe(0);
     expect(await sizes()).toEqual([2, 5, 5]);
     const referrers = (await clicksOf(link.id)).map((c) => c.referrer).sort();
     expect(referrers).toEqual(Array.from({ length: 12 }, (_, i) => `r${i}`).sort());
@@ -144,7 +144,7 @@ describe('click capture', () => {
         } catch {
           return; // the server is gone
         }
-        if (redirected.length === 300 && !signalled) signalled = redirector.stop('SIGTERM');
+        if (redirected.length === 300 && !signalled) signalled = redirector.stop();
       }
     };
     await Promise.all(Array.from({ length: 20 }, (_, id) => client(id)));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, type Job } from 'bullmq';
 import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
 import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
-import { runToExit as runServiceToExit, startService, type ServiceProcess } from '../../../test/support/processes.js';
+import { runToExit as runProgramToExit, startProcess, type RunningProcess } from '../../../test/support/processes.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';
 import { UA } from '../../../test/support/user-agents.js';
@@ -10,7 +10,7 @@ import { UA } from '../../../test/support/user-agents.js';
 /** Shared with the other suites' tests. */
 export { UA };
 
-export interface RedirectorProcess extends ServiceProcess {
+export interface RedirectorProcess extends RunningProcess {
   url: string;
   /** The metrics listener: /metrics and the detailed /readyz. */
   metricsUrl: string;
@@ -18,10 +18,13 @@ export interface RedirectorProcess extends ServiceProcess {
 
 const listeningLine = (output: string[]) => output.find((line) => line.includes('"msg":"listening"'));
 
-/** Runs the redirector from source with `env` on a free port and waits for its "listening" line. */
+/** Runs the redirector with `env` on a free port and waits for its "listening" line. */
 export async function startRedirector(env: Record<string, string>): Promise<RedirectorProcess> {
   // Info level: the bound port is read from the "listening" line.
-  const service = await startService('redirector', { REDIRECTOR_PORT: '0', REDIRECTOR_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' }, (output) => listeningLine(output) !== undefined);
+  const service = await startProcess('redirector', {
+    env: { REDIRECTOR_PORT: '0', REDIRECTOR_METRICS_PORT: '0', ...env, LOG_LEVEL: 'info' },
+    ready: (output) => listeningLine(output) !== undefined,
+  });
   const { port, metricsPort } = JSON.parse(listeningLine(service.output)!) as { port: number; metricsPort: number };
   return { ...service, url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}` };
 }
@@ -51,7 +54,7 @@ export function redirectorsWithOwnEnvironment() {
 /** Runs the redirector expecting it to exit without listening; resolves with its code and output. */
 export const runToExit = (env: Record<string, string>) =>
   // Info level: the test reads why it stopped.
-  runServiceToExit('redirector', { REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' });
+  runProgramToExit('redirector', { env: { REDIRECTOR_PORT: '0', ...env, LOG_LEVEL: 'info' } });
 
 /** A user to own test links. */
 export async function createUser(sql: Sql): Promise<string> {

@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { sampleValue } from '../../../test/support/metrics.js';
-import { spawnService, type ServiceProcess } from '../../../test/support/processes.js';
+import { spawnProcess, type RunningProcess } from '../../../test/support/processes.js';
 import { UA, click, clickProducer, createLinks, rolledUpClicks, waitForIdle, type ClickProducer } from './helpers.js';
 
 describe('worker process', () => {
   let env: TestEnvironment;
   let producer: ClickProducer;
-  let worker: ServiceProcess | undefined;
+  let worker: RunningProcess | undefined;
 
   beforeAll(async () => {
     env = await createTestEnvironment();
     producer = clickProducer(env);
   });
   afterAll(async () => {
-    await worker?.stop('SIGKILL');
+    await worker?.stop(0);
     await producer.close();
     await env.close();
   });
@@ -28,7 +28,7 @@ describe('worker process', () => {
     ];
     for (let i = 0; i < 20; i++) await producer.add({ batchId: `process-${i}`, clicks });
 
-    worker = spawnService('worker', { ...env.env, LOG_LEVEL: 'debug', WORKER_PORT: '0' });
+    worker = spawnProcess('worker', { env: { ...env.env, LOG_LEVEL: 'debug', WORKER_PORT: '0' } });
     await expect.poll(() => worker!.output.some((line) => line.includes('"worker started"')), { timeout: 20_000 }).toBe(true);
     await waitForIdle(producer.queue);
     expect(await rolledUpClicks(env.sql, link!)).toBe(40);

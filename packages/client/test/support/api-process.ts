@@ -1,24 +1,24 @@
 import { createTestEnvironment, type TestEnvironment } from '../../../../test/support/environment.js';
-import { freePort, healthy, startService, type ServiceProcess } from '../../../../test/support/processes.js';
+import { freePort, healthy, startProcess, type RunningProcess } from '../../../../test/support/processes.js';
 
 export interface ApiProcess {
   /** `{base_url}`: the API's address including `/api`. */
   baseUrl: string;
-  service: ServiceProcess;
+  service: RunningProcess;
   /** Kills the process (SIGKILL: an abrupt outage) and waits until it is gone. */
   kill(): Promise<void>;
 }
 
-/** Starts the real API process from source on a spare port and waits for /healthz. */
+/** Starts the real API process on a spare port and waits for /healthz. */
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const service = await startService('api', { ...env, API_HOST: '127.0.0.1', API_PORT: String(port) }, healthy(origin), 30_000);
+  const service = await startProcess('api', { env: { ...env, API_HOST: '127.0.0.1', API_PORT: String(port) }, ready: healthy(origin) });
   return {
     baseUrl: `${origin}/api`,
     service,
     async kill() {
-      await service.stop('SIGKILL');
+      await service.stop(0);
     },
   };
 }
