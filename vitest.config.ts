@@ -5,7 +5,18 @@ import { defineConfig } from 'vitest/config';
  * stacks, private servers or a browser. `npm run test:fast` runs the rest; `npm test` runs all,
  * in this order after the fast project.
  */
-const SLOW_PROJECTS = {
+const SLOW_PROJECTS: Record<string, string | string[]> = {
+  // The product as a whole: all three services as processes from their bundles, the build of
+  // those bundles and of the client package, the scripts that bring servers up, and the k6
+  // traffic model against the real services. Each part's own tests stay in the fast project.
+  e2e: [
+    'test/pipeline.test.ts',
+    'test/custom-domains.test.ts',
+    'test/build.test.ts',
+    'test/services-script.test.ts',
+    'packages/client/test/build.test.ts',
+    'loadtest/test/k6-rules.test.ts',
+  ],
   faults: 'test/faults/**/*.test.ts',
   cluster: 'test/cluster/**/*.test.ts',
   replica: 'test/replica/**/*.test.ts',
@@ -33,7 +44,7 @@ export default defineConfig({
           // Redis prefix, and no test here mocks modules or changes process.env.
           isolate: false,
           include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'loadtest/test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...Object.values(SLOW_PROJECTS)],
+          exclude: ['**/node_modules/**', ...Object.values(SLOW_PROJECTS).flat()],
         },
       },
       // After the fast project, one at a time (each starts whole stacks or servers of its own, and
@@ -41,7 +52,7 @@ export default defineConfig({
       // and browser files (two Chromiums side by side failed to capture screenshots).
       ...Object.entries(SLOW_PROJECTS).map(([name, include], index) => ({
         extends: true as const,
-        test: { name, include: [include], sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' && name !== 'browser' },
+        test: { name, include: [include].flat(), sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' && name !== 'browser' },
       })),
     ],
   },
