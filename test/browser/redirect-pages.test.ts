@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type DeeplinkClient } from '../../packages/client/src/index.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, openPage as openPageIn } from '../support/browser.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { UA } from '../support/user-agents.js';
@@ -35,18 +35,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** A page at `width`, collecting Content-Security-Policy violations and script errors. */
-async function openPage(width: number, userAgent?: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height: width < 600 ? 780 : 900 });
-  if (userAgent) await page.setExtraHTTPHeaders({ 'user-agent': userAgent });
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-  });
-  return { page, problems };
-}
+/** A page at `width` with `userAgent` (see the kit's openPage), collecting CSP refusals and script errors. */
+const openPage = (width: number, userAgent?: string) => openPageIn(browser.context, width, { userAgent });
 
 const shot = (page: Page, width: number, name: string) => page.screenshot({ path: join(screenshots, `redirect-${width}-${name}.png`), fullPage: true });
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { aptInstall } from '../../scripts/services.mjs';
 
 /** Debian's Chromium: the browser tests drive it, and never download one of their own. */
@@ -39,4 +39,24 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new page `width` pixels wide (a phone's height below 600), collecting in `problems` every
+ * script error and every Content-Security-Policy refusal, for the test to assert there are none.
+ * Dialogs are accepted; a step that cannot happen fails in 10 s with what it waited for, rather
+ * than at the test's timeout.
+ */
+export async function openPage(context: BrowserContext, width: number, { userAgent }: { userAgent?: string } = {}): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.setViewportSize({ width, height: width < 600 ? 780 : 900 });
+  if (userAgent) await page.setExtraHTTPHeaders({ 'user-agent': userAgent });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('dialog', (dialog) => void dialog.accept());
+  return { page, problems };
 }
