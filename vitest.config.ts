@@ -16,6 +16,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',
     'loadtest/test/k6-rules.test.ts',
+    'test/lockfile.test.ts',
   ],
   faults: 'test/faults/**/*.test.ts',
   cluster: 'test/cluster/**/*.test.ts',

@@ -43,6 +43,9 @@ export async function createTestEnvironment(overrides: Record<string, string> = 
     REDIRECTOR_METRICS_PORT: '0',
     JWT_SECRET: `test-jwt-secret-${id}-0123456789abcdef`,
     VISITOR_SALT: `test-visitor-salt-${id}`,
+    // Where only uWebSockets.js's JS fallback loads (a Node without a native build), the CI run
+    // for that Node allows it for every redirector the tests start.
+    ...(process.env.ALLOW_UWS_FALLBACK && { ALLOW_UWS_FALLBACK: process.env.ALLOW_UWS_FALLBACK }),
     ...overrides,
   };
   const config = loadConfig(env);

@@ -2,7 +2,10 @@
 // nothing else. No lookup, no click capture: what the redirector would reach with free work.
 // With READ_CLIENT_ADDRESS=1 it also reads the peer address, as any server that records its
 // visitors must: the limit for a redirector that counts unique visitors.
-import uWS from 'uWebSockets.js';
+import { uws } from '../../../services/redirector/src/uws.js';
+
+/** The same build the redirector picks, so the limit is measured on what the redirector runs. */
+const uWS = uws.module;
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8081);

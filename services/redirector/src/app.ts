@@ -2,7 +2,7 @@ import { clientAddressResolver, type Config, deadEndPages, detectPlatform, isExp
 import type { Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } from '@deeplink/core/runtime';
-import uWS, { type HttpRequest, type HttpResponse, type RecognizedString, type us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, RecognizedString, us_listen_socket } from 'uws-bundled';
 import { createClickBuffer } from './click-buffer.js';
 import { createClickSpool } from './click-spool.js';
 import { clientAddress } from './client-address.js';
@@ -12,7 +12,7 @@ import { createLinkLookup, type LinkEntry } from './link-lookup.js';
 import { createDomainLookup, domainAnswers, type DomainAnswers } from './domain-lookup.js';
 import { createHostnames } from './hostnames.js';
 import { Metrics } from './metrics.js';
-import { uwsImplementation } from './native-check.js';
+import { uws, uwsImplementation } from './uws.js';
 import { byteLength, wire } from './wire.js';
 
 /** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
@@ -99,6 +99,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   /** Redis, PostgreSQL, and not shutting down: the detail is served on the metrics listener only. */
   // A spool past its threshold means clicks wait on this instance's disk: send traffic elsewhere.
   const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing, spool: () => spool.bytes() <= config.CLICK_SPOOL_READY_MAX_BYTES });
+  const uWS = uws.module;
   const app = uWS.App();
   let listenSocket: us_listen_socket | undefined;
   let closing = false;

@@ -1,4 +1,4 @@
-import type { HttpResponse } from 'uWebSockets.js';
+import type { HttpResponse } from 'uws-bundled';
 
 /** Distinct IPv4 texts kept for reuse; past this the memo starts over (it only saves work). */
 const MAX_MEMO_ENTRIES = 65_536;
@@ -50,15 +50,24 @@ export function addressText(bytes: Uint8Array): string {
 }
 
 /**
- * The peer address of the connection ('' where the server cannot tell, as on the JS fallback).
+ * The peer address of the connection ('' where the server cannot tell).
  * Read in binary: uWebSockets.js's text form costs more, and spells IPv6 out in full.
  */
 export function socketAddress(res: HttpResponse): string {
   try {
     return addressText(new Uint8Array(res.getRemoteAddress()));
   } catch {
-    return '';
+    return fallbackPeer(res);
   }
+}
+
+/**
+ * The JS fallback has no getRemoteAddress, but wraps Node's own response, whose socket knows the
+ * peer; IPv4 clients of a dual-stack socket are written as plain IPv4, as above.
+ */
+function fallbackPeer(res: HttpResponse): string {
+  const peer = (res as unknown as { response?: { socket?: { remoteAddress?: string } } }).response?.socket?.remoteAddress ?? '';
+  return peer.startsWith('::ffff:') && peer.includes('.') ? peer.slice(7) : peer;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RecognizedString } from 'uWebSockets.js';
+import type { RecognizedString } from 'uws-bundled';
 import { appleAppSiteAssociation, assetLinks, type AssociatedApp, BoundedMap, type Config, MISSING_LINK, type RedisKeys } from '@deeplink/core';
 import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';

@@ -1,4 +1,4 @@
-import type { RecognizedString } from 'uWebSockets.js';
+import type { RecognizedString } from 'uws-bundled';
 import { DEFAULT_BRAND_NAME, parseWebUrl, type Platform, renderAppPage, renderPreviewPage, routeFor } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
 import { byteLength, wire } from './wire.js';

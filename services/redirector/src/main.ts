@@ -1,18 +1,19 @@
 import { createDatabase } from '@deeplink/core/db';
 import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, gracefulShutdown, listenOn, loadConfigOrExit, untilReady, whenReady } from '@deeplink/core/runtime';
 import { createRedirector } from './app.js';
-import { uwsImplementation } from './native-check.js';
+import { uws, uwsImplementation } from './uws.js';
 
 const SERVICE = 'redirector';
 const config = loadConfigOrExit(SERVICE);
 const logger = createLogger(SERVICE, config.LOG_LEVEL);
 
 const implementation = uwsImplementation();
+const build = { uws: implementation, uwsBuild: uws.build, node: process.versions.node, ...(uws.reason && { reason: uws.reason }) };
 if (implementation === 'fallback' && !config.ALLOW_UWS_FALLBACK) {
-  logger.fatal({ uws: implementation }, 'uWebSockets.js native addon did not load; refusing to run on its slow JS fallback (ALLOW_UWS_FALLBACK=1 allows it)');
+  logger.fatal(build, 'uWebSockets.js native addon did not load; refusing to run on its slow JS fallback (ALLOW_UWS_FALLBACK=1 allows it)');
   process.exit(1);
 }
-logger[implementation === 'native' ? 'info' : 'warn']({ uws: implementation }, 'uWebSockets.js loaded');
+logger[implementation === 'native' ? 'info' : 'warn'](build, 'uWebSockets.js loaded');
 
 const outage = createRedisOutageLog(logger);
 const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });

@@ -1,5 +1,5 @@
-import type { RecognizedString } from 'uWebSockets.js';
-import { uwsImplementation } from './native-check.js';
+import type { RecognizedString } from 'uws-bundled';
+import { uwsImplementation } from './uws.js';
 
 const encoder = new TextEncoder();
 const native = uwsImplementation() === 'native';

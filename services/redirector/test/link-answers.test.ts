@@ -1,4 +1,4 @@
-import type { RecognizedString } from 'uWebSockets.js';
+import type { RecognizedString } from 'uws-bundled';
 import { describe, expect, it } from 'vitest';
 import { renderAppPage } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';

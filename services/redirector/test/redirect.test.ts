@@ -5,6 +5,7 @@ import type { LinkRecord } from '@deeplink/core/db';
 import { cacheLink } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { UA, createLink, createUser, metric, startRedirector, visit, type RedirectorProcess } from './support.js';
+import { uwsImplementation } from '../src/uws.js';
 
 /** Where the app page's button with this id (`app`, `fallback`) leads: what its script navigates to. */
 function scriptString(html: string, id: string): string {
@@ -131,7 +132,8 @@ describe('redirector over HTTP', () => {
       expect(viaHead.status).toBe(viaGet.status);
       expect(viaHead.headers.get('location')).toBe(viaGet.headers.get('location'));
       expect(viaHead.headers.get('content-type')).toBe(viaGet.headers.get('content-type'));
-      expect(viaHead.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
+      // Node's http server, under the JS fallback, leaves Content-Length out of a bodiless HEAD answer.
+      if (uwsImplementation() === 'native' || getBody !== '') expect(viaHead.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
       expect(await viaHead.text()).toBe('');
     }
   });
@@ -186,7 +188,7 @@ describe('redirector over HTTP', () => {
     expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="lru"')).toBeGreaterThan(0);
     expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="redis"')).toBe(1);
     expect(sampleValue(text, 'redirector_link_cache_hits_total', 'layer="db"')).toBe(2);
-    expect(sampleValue(text, 'redirector_uws_native', 'service="redirector"')).toBe(1);
+    expect(sampleValue(text, 'redirector_uws_native', 'service="redirector"')).toBe(uwsImplementation() === 'native' ? 1 : 0);
     for (const name of ['clicks_flushed_total', 'clicks_dropped_total', 'queue_flush_errors_total']) {
       expect(text).toMatch(new RegExp(`^# TYPE redirector_${name} counter$`, 'm'));
       expect(sampleValue(text, `redirector_${name}`)).toBeGreaterThanOrEqual(0);

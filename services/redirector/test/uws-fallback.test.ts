@@ -11,7 +11,7 @@ describe('uWebSockets.js JS fallback', () => {
   afterAll(() => env?.close());
 
   it('refuses to start on the fallback', async () => {
-    const { code, output } = await runToExit({ ...env.env, UWS_USE_FALLBACK: '1' });
+    const { code, output } = await runToExit({ ...env.env, UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '' });
     expect(code).toBe(1);
     expect(output).toMatch(/"level":"fatal".*refusing to run on its slow JS fallback/);
     expect(output).not.toContain('"msg":"listening"');
