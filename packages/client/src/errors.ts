@@ -35,9 +35,17 @@ export class ServiceError extends Error {
   }
 }
 
-/** 401 or 403: missing, invalid or revoked credentials, or no access to the resource. */
+/** 401: missing, invalid, expired or revoked credentials. Sign in again or use another key. */
 export class ServiceAuthError extends ServiceError {
   override name = 'ServiceAuthError';
+}
+
+/**
+ * 403: the credentials are good but may not do this (another account's link, an API key managing
+ * keys). A ServiceAuthError too, so code that caught both statuses as one keeps working.
+ */
+export class ServiceForbiddenError extends ServiceAuthError {
+  override name = 'ServiceForbiddenError';
 }
 
 /** 400, 409 or 413: the request was refused as invalid; `details` names each bad field. */
@@ -50,7 +58,7 @@ export class ConflictError extends ServiceValidationError {
   override name = 'ConflictError';
 }
 
-/** 404: no such link, key or route (another account's resources are 403, a ServiceAuthError). */
+/** 404: no such link, key or route (another account's resources are 403, a ServiceForbiddenError). */
 export class NotFoundError extends ServiceError {
   override name = 'NotFoundError';
 }
@@ -69,7 +77,8 @@ export class ServiceNetworkError extends ServiceError {
 
 /** The error class for an API error envelope, chosen by HTTP status. */
 export function errorForStatus(status: number, message: string, init: ServiceErrorInit): ServiceError {
-  if (status === 401 || status === 403) return new ServiceAuthError(message, init);
+  if (status === 401) return new ServiceAuthError(message, init);
+  if (status === 403) return new ServiceForbiddenError(message, init);
   if (status === 409) return new ConflictError(message, init);
   if (status === 400 || status === 413) return new ServiceValidationError(message, init);
   if (status === 404) return new NotFoundError(message, init);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rollupsRepository } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, createClient, ServiceAuthError, ServiceError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
+import { ConflictError, createClient, ServiceAuthError, ServiceError, ServiceForbiddenError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';
 
 let world: Awaited<ReturnType<typeof startApiWithEnvironment>>;
@@ -71,10 +71,11 @@ describe('API keys', () => {
 
     const keyed = createClient({ baseUrl, apiKey: apiKey.key });
     expect(await keyed.auth.me()).toEqual(user);
-    // An API key may not manage keys: 403 is an auth error too.
+    // An API key may not manage keys: 403, a ServiceForbiddenError, which is an auth error too.
     const forbidden = await keyed.apiKeys.create({ name: 'nested' }).catch((e: unknown) => e);
+    expect(forbidden).toBeInstanceOf(ServiceForbiddenError);
     expect(forbidden).toBeInstanceOf(ServiceAuthError);
-    expect(forbidden).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    expect(forbidden).toMatchObject({ name: 'ServiceForbiddenError', status: 403, code: 'FORBIDDEN' });
 
     await expect(owner.apiKeys.delete(apiKey.id)).resolves.toBeUndefined();
     await expect(keyed.auth.me()).rejects.toMatchObject({ name: 'ServiceAuthError', status: 401, code: 'UNAUTHORIZED' });
@@ -294,7 +295,7 @@ describe('analytics', () => {
     );
     const other = createClient({ baseUrl });
     await other.auth.register(newAccount());
-    await expect(other.analytics.export(clicked.id)).rejects.toMatchObject({ name: 'ServiceAuthError', status: 403 });
+    await expect(other.analytics.export(clicked.id)).rejects.toMatchObject({ name: 'ServiceForbiddenError', status: 403 });
   });
 
   it('summarises one tag, and exports every link wide or long', async () => {

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConflictError, NotFoundError,
-  createClient, ServiceAuthError, ServiceError, ServiceNetworkError, ServiceValidationError,
+  createClient, ServiceAuthError, ServiceError, ServiceForbiddenError, ServiceNetworkError, ServiceValidationError,
 } from '../src/index.js';
 import { newAccount, startApi, startApiWithEnvironment } from './support/api-process.js';
 
@@ -34,6 +34,7 @@ describe('errors from API answers', () => {
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toBeInstanceOf(Error);
     expect(error).toMatchObject({ name: 'ServiceAuthError', status: 401, code: 'UNAUTHORIZED', message: 'Email or password is incorrect' });
+    expect(error).not.toBeInstanceOf(ServiceForbiddenError);
 
     const invalidKey = createClient({ baseUrl: world.api.baseUrl, apiKey: 'not-a-real-key' });
     await expect(invalidKey.links.list()).rejects.toMatchObject({ name: 'ServiceAuthError', status: 401 });
