@@ -117,7 +117,10 @@ afterAll(async () => {
   await dns?.close();
 });
 
-describe('every operation against the served OpenAPI document', () => {
+// Each test makes dozens of real calls (argon2 included): bounds for a loaded two-core machine.
+const SWEEP = { timeout: 120_000 };
+
+describe('every operation against the served OpenAPI document', SWEEP, () => {
   it('gives every operation a unique operationId and keeps only the component schemas it uses', () => {
     const ids = operations.map((o) => o.operation.operationId);
     expect(ids.filter((id) => !id)).toEqual([]);
@@ -260,7 +263,7 @@ const validBody = (operationId: string): unknown => ({
 /** A real URL for an operation's path, its `{id}` filled with `id`. */
 const urlOf = (path: string, id = link.id) => path.replace(/\{[^}]+\}/g, id);
 
-describe('what every operation shares', () => {
+describe('what every operation shares', SWEEP, () => {
   it('refuses an unknown query parameter with 400 naming it, on every operation', async () => {
     for (const { method, path, operation } of operations) {
       const response = await call({
@@ -309,7 +312,7 @@ describe('what every operation shares', () => {
   });
 });
 
-describe('rate limits', () => {
+describe('rate limits', SWEEP, () => {
   let limited: ApiHarness;
   beforeAll(async () => {
     limited = await createApiHarness({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_AUTH_MAX: '1' } });
