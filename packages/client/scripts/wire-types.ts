@@ -1,7 +1,7 @@
 // Which schemas of @deeplink/core become the client's wire types, and the text of
 // src/generated/wire-types.ts they make. Responses are what the API sends (zod's output side);
 // bodies and queries are what it accepts (the input side: defaults make fields optional).
-import { accountExportQuerySchema, analyticsExportQuerySchema, analyticsExportRowSchema, androidLinkSchema, apiKeyListItemSchema, apiKeySchema, appSchema, authResultSchema, changePasswordBodySchema, createApiKeyBodySchema, createAppBodySchema, createDomainBodySchema, createLinkBodySchema, domainSchema, errorDetailSchema, errorEnvelopeSchema, EXPORT_FORMATS, EXPORT_LAYOUTS, iosLinkSchema, LINK_LIST_EXTRAS, LINK_SORT_FIELDS, linkAnalyticsQuerySchema, linkAnalyticsSchema, linkListItemSchema, linkListResponseSchema, linkQrQuerySchema, linkSchema, linkSummarySchema, listLinksQuerySchema, loginBodySchema, paginationSchema, QR_FORMATS, registerBodySchema, socialPreviewSchema, summaryAnalyticsQuerySchema, summaryAnalyticsSchema, tagListResponseSchema, TIME_BUCKETS, updateDomainBodySchema, updateLinkBodySchema, userSchema } from '@deeplink/core';
+import { accountExportQuerySchema, analyticsAccountExportRowSchema, analyticsExportQuerySchema, analyticsExportRowSchema, androidLinkSchema, apiKeyListItemSchema, apiKeySchema, appSchema, authResultSchema, changePasswordBodySchema, createApiKeyBodySchema, createAppBodySchema, createDomainBodySchema, createLinkBodySchema, domainSchema, errorDetailSchema, errorEnvelopeSchema, EXPORT_FORMATS, EXPORT_LAYOUTS, iosLinkSchema, LINK_LIST_EXTRAS, LINK_SORT_FIELDS, linkAnalyticsQuerySchema, linkAnalyticsSchema, linkListItemSchema, linkListResponseSchema, linkQrQuerySchema, linkSchema, linkSummarySchema, listLinksQuerySchema, loginBodySchema, paginationSchema, QR_FORMATS, registerBodySchema, socialPreviewSchema, summaryAnalyticsQuerySchema, summaryAnalyticsSchema, tagListResponseSchema, TIME_BUCKETS, updateDomainBodySchema, updateLinkBodySchema, userSchema } from '@deeplink/core';
 import { z } from 'zod';
 import { emitDeclarations, type JsonSchema } from './json-schema-to-ts.js';
 
@@ -49,6 +49,7 @@ export const WIRE_TYPES: readonly WireType[] = [
   response('LinkAnalytics', linkAnalyticsSchema, 'Clicks of one link over a range.'),
   response('SummaryAnalytics', summaryAnalyticsSchema, 'Totals over the whole account.'),
   response('AnalyticsExportRow', analyticsExportRowSchema, 'One row of a long export.'),
+  response('AccountExportRow', analyticsAccountExportRowSchema, "One row of the account-wide long export: a per-link row led by its link's id."),
   response('QrFormat', z.enum(QR_FORMATS), "Image formats of a link's QR code."),
   request('LinkQrQuery', linkQrQuerySchema, 'Query of GET /links/:id/qr.'),
   response('App', appSchema, 'An app of the account: an iOS app or an Android app.'),

@@ -124,13 +124,12 @@ export type AnalyticsExportRow = Wire.AnalyticsExportRow;
 /** Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in modules (0-16, default 4). */
 export type QrQuery = Wire.LinkQrQuery;
 
-// The export rows below are CSV/JSON columns the API writes without a schema (their country and
-// browser columns depend on the data), so they are written out here.
-
 /** A row of the account-wide long export: a per-link row led by its link's id. */
-export interface AccountExportRow extends AnalyticsExportRow {
-  link_id: string;
-}
+export type AccountExportRow = Wire.AccountExportRow;
+
+// The wide row is written out here: its country and browser columns depend on the data, which
+// takes a template-literal index signature the generated types cannot express beside the text
+// columns (the OpenAPI document describes it as AnalyticsWideExportRow).
 
 /**
  * A row of a wide export: one link in one bucket. Besides these columns it has `country_<code>`

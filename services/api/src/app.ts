@@ -20,6 +20,7 @@ import { errorHandling } from './plugins/error-handler.js';
 import { openApi } from './plugins/openapi.js';
 import { rateLimits } from './plugins/rate-limit.js';
 import { requestMetrics } from './plugins/request-metrics.js';
+import { refuseUnknownQueryParameters } from './plugins/strict-query.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
 import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
@@ -104,7 +105,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
   await app.register(rateLimits, { redis, keys, config });
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
-  await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
+  await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
   await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains });
   await app.register(dashboard, { root: deps.dashboardDir });
@@ -116,6 +117,7 @@ async function apiRoutes(
   api: FastifyInstance,
   { auth, links, analytics, apps, domains }: { auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService },
 ): Promise<void> {
+  api.addHook('onRoute', refuseUnknownQueryParameters);
   await api.register(publicAuthRoutes, { auth });
   await api.register(accountRoutes, { auth });
   await api.register(linkRoutes, { links });

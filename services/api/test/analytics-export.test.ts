@@ -214,7 +214,9 @@ describe('GET /api/analytics/links/:id/export', () => {
       expect.arrayContaining(['id', 'startDate', 'endDate', 'timeBucket', 'format']),
     );
     expect(Object.keys(operation.responses['200'].content)).toEqual(['text/csv', 'application/json']);
-    expect(operation.responses['200'].content['application/json'].schema.items.$ref).toBe('#/components/schemas/AnalyticsExportRow');
+    // The long layout's rows or the wide layout's (openapi-contract.test.ts validates real files of each).
+    expect(operation.responses['200'].content['application/json'].schema.anyOf.map((schema: { items: { $ref: string } }) => schema.items.$ref))
+      .toEqual(['#/components/schemas/AnalyticsExportRow', '#/components/schemas/AnalyticsWideExportRow']);
     expect(doc.components.schemas.AnalyticsExportRow).toBeDefined();
     // Errors are the usual JSON envelope, never CSV.
     expect(Object.keys(operation.responses['400'].content)).toEqual(['application/json']);

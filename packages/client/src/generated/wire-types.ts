@@ -433,6 +433,16 @@ export interface AnalyticsExportRow {
   clicks: number;
 }
 
+/** One row of the account-wide long export: a per-link row led by its link's id. */
+export interface AccountExportRow {
+  link_id: string;
+  bucket: string;
+  /** total, platform, country, browser, os, device or referrer */
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
 /** Image formats of a link's QR code. */
 export type QrFormat = 'svg' | 'png';
 

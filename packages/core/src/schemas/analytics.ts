@@ -62,8 +62,7 @@ export const summaryAnalyticsQuerySchema = z
     endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
     timezone: timezoneParam,
   })
-  // Not strict: SPEC's summary takes no parameters and ignored any it was sent; it still does.
-  .strip();
+  .strict();
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
@@ -140,6 +139,38 @@ export const analyticsExportRowSchema = z
   })
   .meta({ id: 'AnalyticsExportRow' });
 export type AnalyticsExportRow = z.infer<typeof analyticsExportRowSchema>;
+
+/** One row of the account-wide long export: a per-link row led by its link's id. */
+export const analyticsAccountExportRowSchema = z
+  .object({ link_id: z.string(), ...analyticsExportRowSchema.shape })
+  .meta({ id: 'AnalyticsAccountExportRow' });
+
+const wideCount = (description: string) => z.number().int().meta({ description });
+
+/**
+ * One row of a wide export (layout=wide): one link in one bucket. The top countries and browsers
+ * of the whole export follow as columns of their own, so their names depend on the data.
+ */
+export const analyticsWideExportRowSchema = z
+  .object({
+    link_id: z.string(),
+    title: z.string(),
+    short_url: z.string(),
+    bucket_start: timestampSchema,
+    clicks: wideCount('Clicks in the bucket'),
+    unique_clicks: wideCount('Distinct visitors in the bucket (HyperLogLog estimate)'),
+    android: wideCount('Clicks from Android'),
+    ios: wideCount('Clicks from iOS'),
+    desktop: wideCount('Clicks from desktop platforms'),
+    mobile: wideCount('Clicks from mobile devices'),
+    desktop_device: wideCount('Clicks from desktop devices'),
+  })
+  .catchall(z.number().int())
+  .meta({
+    id: 'AnalyticsWideExportRow',
+    description: 'Then country_<code> and browser_<name> columns (integers) for the top 10 of the whole export, and country_Other and ' +
+      'browser_Other for the rest: each group adds up to clicks',
+  });
 
 export const linkAnalyticsResponseSchema = successEnvelope(z.object({ analytics: linkAnalyticsSchema }));
 export const summaryAnalyticsResponseSchema = successEnvelope(z.object({ summary: summaryAnalyticsSchema }));

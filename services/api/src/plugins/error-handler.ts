@@ -20,7 +20,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     const field = issue.instancePath.split('/').filter(Boolean).join('.');
     const keys = (issue.params as { keys?: string[] }).keys;
     if (issue.keyword === 'unrecognized_keys' && keys) {
-      return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a recognised field' }));
+      const message = error.validationContext === 'querystring' ? 'is not a query parameter of this operation' : 'is not a recognised field';
+      return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message }));
     }
     return [{ field: field || LOCATION_NAMES[error.validationContext ?? 'body'] || 'body', message: issue.message ?? 'is invalid' }];
   });

@@ -3,8 +3,77 @@ import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
+type Document = ReturnType<typeof jsonSchemaTransformObject> & { components: { schemas?: Record<string, Record<string, unknown>>; headers?: Record<string, unknown> } };
+interface Response { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
+interface Operation { responses: Record<string, Response> }
+
+/** Sent on every request the rate limit counted (not when Redis could not count it). */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'When the window ends, in Unix seconds', schema: { type: 'integer', minimum: 0 } },
+};
+const RETRY_AFTER = { description: 'Seconds to wait before retrying, at least 1', required: true, schema: { type: 'integer', minimum: 1 } };
+
+/** Fastify reads a body on these methods only, so only they can answer 413 and 415. */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+const errorResponse = (description: string): Response => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+const bodyErrors = (bodyLimit: number) => ({
+  413: errorResponse(`The body is larger than the limit (${bodyLimit} bytes)`),
+  415: errorResponse('The body is not application/json'),
+});
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * What every operation shares but no route schema says: the rate-limit headers on each answer,
+ * Retry-After on 429, and 413/415 where a body is read. Then drops the component schemas no
+ * operation reaches (zod registers an input and an output variant of each).
+ */
+function completeDocument(document: Document, bodyLimit: number): Document {
+  const operations = Object.values(document.paths ?? {}).flatMap((item) =>
+    Object.entries(item as Record<string, Operation>));
+  for (const [method, operation] of operations) {
+    if (BODY_METHODS.has(method)) Object.assign(operation.responses, bodyErrors(bodyLimit));
+    for (const [status, response] of Object.entries(operation.responses)) {
+      response.headers = {
+        ...response.headers,
+        ...Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)])),
+        ...(status === '429' && { 'Retry-After': headerRef('Retry-After') }),
+      };
+    }
+  }
+  document.components.headers = { ...RATE_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER };
+  // zod writes `$schema` and a fragment `$id` into each component; JSON Schema 2020-12 forbids the fragment.
+  document.components.schemas = Object.fromEntries(Object.entries(reachableSchemas(document))
+    .map(([name, { $id, $schema, ...schema }]) => [name, schema]));
+  return document;
+}
+
+/** The component schemas the paths refer to, directly or through other components. */
+function reachableSchemas(document: Document): Record<string, Record<string, unknown>> {
+  const all = document.components.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, inner] of Object.entries(value)) {
+      const name = key === '$ref' && typeof inner === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(inner)?.[1] : undefined;
+      if (name !== undefined && !reached.has(name)) {
+        reached.add(name);
+        visit(all[name]);
+      } else visit(inner);
+    }
+  };
+  visit(document.paths);
+  return Object.fromEntries(Object.entries(all).filter(([name]) => reached.has(name)));
+}
+
 /** The OpenAPI document, generated from the route schemas: JSON at /api/docs/json, a browsable page at /api/docs. */
-export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
+export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(async (app, { serverUrl, bodyLimit }) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -13,7 +82,8 @@ export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
         version: '1.0.0',
         description:
           'Short links that route each visitor to the right app or page, with click analytics. ' +
-          'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }.',
+          'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }. ' +
+          'Query parameters an operation does not define are refused with 400, each named in error.details.',
       },
       servers: [{ url: serverUrl }],
       components: {
@@ -24,7 +94,7 @@ export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as Document, bodyLimit),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 }, { name: 'openapi' });

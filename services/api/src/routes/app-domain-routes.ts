@@ -13,17 +13,18 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
 
   app.post('/apps', {
     schema: {
+      operationId: 'createApp',
       tags: ['Apps'], summary: 'Register an iOS or Android app (served in the association files of your domains)', body: createAppBodySchema,
       response: { 201: appResponseSchema, ...authenticatedErrors, ...conflict('App already registered') },
     },
   }, async (request, reply) => reply.status(201).send({ success: true, data: { app: await apps.create(principalOf(request), request.body) } }));
 
   app.get('/apps', {
-    schema: { tags: ['Apps'], summary: "The caller's apps", response: { 200: appListResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'listApps', tags: ['Apps'], summary: "The caller's apps", response: { 200: appListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { apps: await apps.list(principalOf(request)) } }) as const);
 
   app.delete('/apps/:id', {
-    schema: { tags: ['Apps'], summary: 'Remove an app', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
+    schema: { operationId: 'deleteApp', tags: ['Apps'], summary: 'Remove an app', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
   }, async (request) => {
     await apps.delete(principalOf(request), request.params.id);
     return { success: true, data: null } as const;
@@ -31,21 +32,23 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
 
   app.post('/domains', {
     schema: {
+      operationId: 'createDomain',
       tags: ['Domains'], summary: 'Add a custom domain: pending until its TXT record holds the verification token', body: createDomainBodySchema,
       response: { 201: domainResponseSchema, ...authenticatedErrors, ...conflict('Domain already added') },
     },
   }, async (request, reply) => reply.status(201).send({ success: true, data: { domain: await domains.create(principalOf(request), request.body) } }));
 
   app.get('/domains', {
-    schema: { tags: ['Domains'], summary: "The caller's domains", response: { 200: domainListResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'listDomains', tags: ['Domains'], summary: "The caller's domains", response: { 200: domainListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { domains: await domains.list(principalOf(request)) } }) as const);
 
   app.get('/domains/:id', {
-    schema: { tags: ['Domains'], summary: 'Get a domain', params: idParamsSchema, response: { 200: domainResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'getDomain', tags: ['Domains'], summary: 'Get a domain', params: idParamsSchema, response: { 200: domainResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { domain: await domains.get(principalOf(request), request.params.id) } }) as const);
 
   app.post('/domains/:id/verify', {
     schema: {
+      operationId: 'verifyDomain',
       tags: ['Domains'], summary: 'Look the TXT record up now: active when it holds the token, else still pending', params: idParamsSchema,
       response: { 200: domainResponseSchema, ...authenticatedErrors, ...conflict('Active on another account') },
     },
@@ -53,6 +56,7 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
 
   app.put('/domains/:id', {
     schema: {
+      operationId: 'updateDomain',
       tags: ['Domains'], summary: "Set or clear the domain's not-found URL", params: idParamsSchema, body: updateDomainBodySchema,
       response: { 200: domainResponseSchema, ...authenticatedErrors },
     },
@@ -60,6 +64,7 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
 
   app.delete('/domains/:id', {
     schema: {
+      operationId: 'deleteDomain',
       tags: ['Domains'], summary: 'Remove a domain without links', params: idParamsSchema,
       response: { 200: nullDataSchema, ...authenticatedErrors, ...conflict('The domain has links') },
     },

@@ -12,6 +12,7 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
 
   app.post('/links', {
     schema: {
+      operationId: 'createLink',
       tags, summary: 'Create a link (optional custom slug)', body: createLinkBodySchema,
       response: { 201: linkResponseSchema, ...authenticatedErrors, 409: authenticatedErrors[400].describe('Slug already taken') },
     },
@@ -19,17 +20,18 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
     reply.status(201).send({ success: true, data: { link: await links.create(principalOf(request), request.body) } }));
 
   app.get('/links', {
-    schema: { tags, summary: "List the caller's links, a page at a time", querystring: listLinksQuerySchema, response: { 200: linkListResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'listLinks', tags, summary: "List the caller's links, a page at a time", querystring: listLinksQuerySchema, response: { 200: linkListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: await links.list(principalOf(request), request.query) }) as const);
 
   app.get('/tags', {
-    schema: { tags, summary: "Every tag on the caller's links, with how many links carry it", response: { 200: tagListResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'listTags', tags, summary: "Every tag on the caller's links, with how many links carry it", response: { 200: tagListResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { tags: await links.tags(principalOf(request)) } }) as const);
 
   app.post('/links/bulk', {
     // One unit of the rate limit per link, as if each had been created on its own.
     config: { rateLimitUnits: (request) => (request.body as { links: unknown[] }).links.length },
     schema: {
+      operationId: 'createLinks',
       tags, body: bulkCreateBodySchema,
       response: { 201: bulkCreateResponseSchema, ...authenticatedErrors, 409: authenticatedErrors[400].describe('A slug is already taken; nothing was created') },
       summary: 'Create up to 100 links in one transaction: all of them, or none (400/409 naming links.N.field)',
@@ -41,24 +43,26 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
     // One unit of the rate limit per link named, as if each had been deleted on its own.
     config: { rateLimitUnits: (request) => (request.body as { ids: string[] }).ids.length },
     schema: {
+      operationId: 'deleteLinks',
       tags, body: bulkDeleteBodySchema, response: { 200: bulkDeleteResponseSchema, ...authenticatedErrors },
       summary: "Delete up to 100 of the caller's links in one transaction; if any is another account's: 403 and nothing deleted",
     },
   }, async (request) => ({ success: true, data: { deleted: await links.deleteMany(principalOf(request), request.body.ids) } }) as const);
 
   app.get('/links/:id', {
-    schema: { tags, summary: 'Get a link', params: idParamsSchema, response: { 200: linkResponseSchema, ...authenticatedErrors } },
+    schema: { operationId: 'getLink', tags, summary: 'Get a link', params: idParamsSchema, response: { 200: linkResponseSchema, ...authenticatedErrors } },
   }, async (request) => ({ success: true, data: { link: await links.get(principalOf(request), request.params.id) } }) as const);
 
   app.put('/links/:id', {
     schema: {
+      operationId: 'updateLink',
       tags, params: idParamsSchema, body: updateLinkBodySchema, response: { 200: linkResponseSchema, ...authenticatedErrors },
       summary: 'Update a link: a JSON Merge Patch (omitted fields keep their values, nested objects merge, null clears)',
     },
   }, async (request) => ({ success: true, data: { link: await links.update(principalOf(request), request.params.id, request.body) } }) as const);
 
   app.delete('/links/:id', {
-    schema: { tags, summary: 'Delete a link and its analytics', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
+    schema: { operationId: 'deleteLink', tags, summary: 'Delete a link and its analytics', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
   }, async (request) => {
     await links.delete(principalOf(request), request.params.id);
     return { success: true, data: null } as const;

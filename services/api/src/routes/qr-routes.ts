@@ -8,6 +8,10 @@ import { authenticatedErrors } from './responses.js';
 
 const qrImageSchema = z.any().meta({
   description: 'The QR code of the link\'s short URL: an SVG document or a PNG image, not wrapped in the envelope',
+  headers: {
+    'Content-Disposition': { description: 'inline, with a file name: qr-<code>.<format>', type: 'string', pattern: '^inline; filename="qr-[A-Za-z0-9_-]*\\.(svg|png)"$' },
+    'Cache-Control': { description: 'private, no-cache: the image names a link of this account, and a changed short URL base shows at once', type: 'string' },
+  },
   content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', format: 'binary' } } },
 });
 
@@ -17,6 +21,7 @@ export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async (a
 
   app.get('/links/:id/qr', {
     schema: {
+      operationId: 'getLinkQrCode',
       tags: ['Links'], summary: "The link's short URL as a QR code (SVG or PNG)",
       params: idParamsSchema, querystring: linkQrQuerySchema, response: { 200: qrImageSchema, ...authenticatedErrors },
     },
