@@ -4,7 +4,7 @@
 // capacity (the highest rate it holds), and the one-year analytics query. Prints a table, writes JSON under .bench/. See docs/loadtest.md.
 // Every server runs from its esbuild bundle (scripts/build.mjs), built once here: what production runs.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TARGETS, buildBundles, SERVICES } from '../../scripts/build.mjs';
@@ -18,6 +18,7 @@ import { measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
 import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker, YEAR_HOURS, yearOfClickBatches } from './measure/worker-throughput.js';
 import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
+import { performanceDocument } from './performance-doc.js';
 import { activateDomain, createLinks, createSession, reportedClicks } from './seed.js';
 import { wrkRequests } from './rotation.js';
 import { loadSettings } from './settings.js';
@@ -301,7 +302,11 @@ async function main(): Promise<void> {
     const result = await run(world, logDir);
     const output = settings.output ?? join(repoRoot, '.bench', `bench-${stamp}.json`);
     writeResult(output, result);
-    if (!settings.output) writeResult(join(repoRoot, '.bench', 'latest.json'), result);
+    if (!settings.output) {
+      writeResult(join(repoRoot, '.bench', 'latest.json'), result);
+      const doc = join(repoRoot, 'docs', 'performance.md');
+      writeFileSync(doc, performanceDocument(result, existsSync(doc) ? readFileSync(doc, 'utf8') : undefined));
+    }
     console.log(formatReport(result));
     console.log(`\nJSON: ${output}`);
     failed = false;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateTargets, formatReport, Progress, table, type BenchResult } from '../src/report.js';
+import { HISTORY_ROWS, performanceDocument, previousHistory } from '../src/performance-doc.js';
 
 const http = (requestsPerSecond: number, p99Ms: number) => ({ requestsPerSecond, p50Ms: p99Ms / 3, p99Ms, requests: requestsPerSecond * 10, errors: 0, connections: 32 });
 
@@ -142,5 +143,36 @@ describe('Progress', () => {
     progress.update('10 links');
     progress.end();
     expect(writes).toEqual(['[bench +0s] [1/2] seeding\n', '[bench +6s] [1/2] seeding: 10 links\n']);
+  });
+});
+
+describe('performanceDocument', () => {
+  const run = (startedAt: string, limit: number) => {
+    const base = result({ startedAt, finishedAt: startedAt.replace(/T(\d\d)/, (_, hour: string) => `T${String(Number(hour) + 1).padStart(2, '0')}`) });
+    const full = { ...base, http: { ...base.http, limit: http(limit, 0.8) } };
+    return { ...full, targets: evaluateTargets(full) };
+  };
+
+  it('shows each HTTP row beside the bare server of the same run, and the full report', () => {
+    const doc = performanceDocument(run('2026-03-01T10:00:00.000Z', 100_000), undefined);
+    expect(doc).toContain('## Latest run: 2026-03-01 10:00 to 11:00 UTC');
+    expect(doc).toContain('| redirector, clicks on | 80,000 | 0.33 | 1.00 | 100,000 | 80.0 % | 0 |');
+    expect(doc).toContain(formatReport(run('2026-03-01T10:00:00.000Z', 100_000)));
+    expect(previousHistory(doc)).toEqual([
+      '| 2026-03-01 10:00 | 2 × Test CPU | 20.0.0 | 100,000 | 80,000 | 80.0 % | 60,000 | 31,000 | 12,000 | 80.0 |',
+    ]);
+  });
+
+  it('carries the history over, newest first, and keeps the last runs only', () => {
+    let doc: string | undefined;
+    for (let day = 1; day <= HISTORY_ROWS + 5; day++) doc = performanceDocument(run(new Date(Date.UTC(2026, 2, day, 10)).toISOString(), 100_000 + day), doc);
+    const rows = previousHistory(doc);
+    expect(rows).toHaveLength(HISTORY_ROWS);
+    expect(rows[0]).toMatch(/^\| 2026-04-04 10:00 \| .* \| 100,035 \|/);
+    expect(rows.at(-1)).toMatch(/^\| 2026-03-06 10:00 \|/);
+  });
+
+  it('starts a new history from a file it did not write', () => {
+    expect(previousHistory('# Performance\n\n| 2026-01-01 | hand-written |\n')).toEqual([]);
   });
 });
