@@ -26,3 +26,4 @@ export * from './ids/short-code.js';
 export * from './db/uuid.js';
 export * from './bounded-map.js';
 export * from './trust-proxy.js';
+export * from './address-limit-key.js';
