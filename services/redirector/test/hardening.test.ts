@@ -46,6 +46,42 @@ describe('redirector hardening', () => {
     expect(await metric(redirector.metricsUrl, 'redirector_link_cache_misses_total', 'layer="db"')).toBeLessThanOrEqual(7);
   });
 
+  it('refuses a Host no domain can have with a 400, before any cache, Redis or PostgreSQL lookup', async () => {
+    const { env, redirector } = await redirectorWith({ UNKNOWN_CODE_BURST: '100000' });
+    const label = 'a'.repeat(63);
+    const hosts = [
+      `${label}.`.repeat(64) + 'example.com', // 4 KB of valid labels: longer than DNS allows
+      `h.${'x'.repeat(60_000)}.example.com`, // a label far over 63
+      'bad_host<script>.example.com',
+      'intranet',
+    ];
+    for (let i = 0; i < 200; i++) {
+      const host = `${i}${hosts[i % hosts.length]}`;
+      const response = await visitAs(`${redirector.url}/${i % 3 === 0 ? '.well-known/assetlinks.json' : newCode()}`, host);
+      expect(response.status, host.slice(0, 80)).toBe(400);
+      expect(response.body).toBe('Bad Request: the Host header names no domain\n');
+    }
+    const domainKeys = async () => {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await env.redis.scan(cursor, 'MATCH', `${env.env.REDIS_PREFIX}domain:*`, 'COUNT', 1000);
+        keys.push(...batch);
+        cursor = next;
+      } while (cursor !== '0');
+      return keys;
+    };
+    expect(await domainKeys()).toEqual([]);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_entries')).toBe(0);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_bytes')).toBe(0);
+    expect(await metric(redirector.metricsUrl, 'redirector_responses_total', 'status="400"')).toBe(200);
+
+    // A well-formed hostname no account holds is still looked up once, and is a 404.
+    expect((await visitAs(`${redirector.url}/${newCode()}`, 'nobody.example.net')).status).toBe(404);
+    expect(await domainKeys()).toEqual([`${env.env.REDIS_PREFIX}domain:nobody.example.net`]);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_entries')).toBe(1);
+  });
+
   it('keeps real links cached while unknown codes pour in (they have a cache of their own)', async () => {
     const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX: '4', NEGATIVE_CACHE_MAX: '1000' });
     const links = [await createLink(env.sql, userId), await createLink(env.sql, userId)];
