@@ -17,6 +17,7 @@ export * from './routing/platform.js';
 export * from './routing/safe-url.js';
 export * from './routing/resolve-destination.js';
 export * from './routing/pages.js';
+export * from './routing/short-url.js';
 export * from './routing/preview-crawlers.js';
 export * from './apps/association.js';
 export * from './queue/clicks.js';
