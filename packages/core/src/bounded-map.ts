@@ -24,7 +24,8 @@ export class BoundedMap<K, V> {
   constructor(
     private readonly max: number,
     private readonly maxWeight = Infinity,
-    private readonly weigh: (value: V) => number = () => 0,
+    /** An entry's weight, from its value and, where that is part of what it holds, its key. */
+    private readonly weigh: (value: V, key: K) => number = () => 0,
   ) {}
 
   get(key: K): V | undefined {
@@ -46,7 +47,7 @@ export class BoundedMap<K, V> {
 
   set(key: K, value: V): void {
     this.delete(key);
-    const weight = this.weigh(value);
+    const weight = this.weigh(value, key);
     this.current.set(key, value);
     if (weight > 0) this.currentWeights.set(key, weight);
     this.currentWeight += weight;

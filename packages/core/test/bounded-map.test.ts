@@ -40,6 +40,16 @@ describe('BoundedMap', () => {
     expect(map.weight).toBeLessThanOrEqual(100);
   });
 
+  it('weighs an entry by its key too when asked to', () => {
+    const map = new BoundedMap<string, number>(1000, 1000, (value, key) => key.length + value);
+    map.set('x'.repeat(100), 1);
+    expect(map.weight).toBe(101);
+    for (let i = 0; i < 100; i++) {
+      map.set(`${i}`.padStart(200, 'k'), 0);
+      expect(map.weight).toBeLessThanOrEqual(1000);
+    }
+  });
+
   it('remembers computed values, and keeps those in steady use', () => {
     const map = new BoundedMap<string, number>(4);
     let computed = 0;

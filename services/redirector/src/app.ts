@@ -28,6 +28,7 @@ const STATUS: Record<number, RecognizedString> = Object.fromEntries(
   Object.entries({
     200: '200 OK',
     302: '302 Found',
+    400: '400 Bad Request',
     404: '404 Not Found',
     405: '405 Method Not Allowed',
     410: '410 Gone',
@@ -52,6 +53,7 @@ const CSP = wire(PAGE_CSP);
 /** Links are editable and every visit must reach analytics, so nothing may be cached downstream. */
 const NO_STORE = wire('private, no-store');
 const CLOSE = wire('close');
+const BAD_HOST = wire('Bad Request: the Host header names no domain\n');
 const TYPE = {
   html: wire('text/html; charset=utf-8'),
   json: wire('application/json'),
@@ -85,7 +87,15 @@ interface Visit {
 export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
   const native = uwsImplementation() === 'native';
   const spool = createClickSpool({ dir: config.CLICK_SPOOL_DIR, maxBytes: config.CLICK_SPOOL_MAX_BYTES });
-  const metrics: Metrics = new Metrics({ bufferedClicks: () => clicks.size(), lruSize: () => lookup.size(), lruBytes: () => lookup.bytes(), spoolBytes: () => spool.bytes(), native });
+  const metrics: Metrics = new Metrics({
+    bufferedClicks: () => clicks.size(),
+    lruSize: () => lookup.size(),
+    lruBytes: () => lookup.bytes(),
+    domainCacheSize: () => domains.size(),
+    domainCacheBytes: () => domains.bytes(),
+    spoolBytes: () => spool.bytes(),
+    native,
+  });
   const keys = redisKeys(config.REDIS_PREFIX);
   const lookup = createLinkLookup({ config, keys, redis, subscriber, sql, metrics, logger });
   const domains = createDomainLookup({ config, keys, redis, subscriber, sql, logger });
@@ -121,6 +131,12 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     res.writeHeader(HEADER.contentLength, String(byteLength(body)));
     if (closing) res.writeHeader(HEADER.connection, CLOSE);
     res.endWithoutBody();
+  }
+
+  /** A Host no domain can have (see hostnames.ts): refused before any cache or lookup. */
+  function badHost(res: HttpResponse, head: boolean) {
+    metrics.response(400);
+    send(res, 400, TYPE.text, BAD_HOST, head);
   }
 
   function redirect(res: HttpResponse, location: RecognizedString) {
@@ -175,12 +191,14 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   /**
    * Calls `then` with the answers of the domain the Host header names: at once for the default
    * domain and for custom domains this process knows, after a lookup otherwise; null for a host
-   * no account holds active. Reads the header: call before any await (uWS rule).
+   * no account holds active. A Host no domain can have is answered 400 here. Reads the header:
+   * call before any await (uWS rule).
    */
   function withSite(res: HttpResponse, req: HttpRequest, head: boolean, then: (site: DomainAnswers | null, now: number, hostname: string) => void) {
     const now = Date.now();
     const hostname = hostnames.custom(req.getHeader(HEADER.host));
     if (hostname === '') return then(defaultSite, now, hostname);
+    if (hostname === null) return badHost(res, head);
     const known = domains.peek(hostname, now);
     if (known !== undefined) return then(known.answers, now, hostname);
     // An unknown hostname costs a lookup: bounded per address like unknown codes.

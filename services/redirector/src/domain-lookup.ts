@@ -3,10 +3,15 @@ import { appleAppSiteAssociation, assetLinks, type AssociatedApp, BoundedMap, ty
 import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
-import { wire } from './wire.js';
+import { byteLength, wire } from './wire.js';
 
 /** Hostnames remembered in process, known or unknown; a deployment has far fewer domains. */
 const DOMAIN_CACHE_MAX = 10_000;
+/**
+ * …and the bytes they may hold: hostnames of unknown hosts (at most 253 characters each, see
+ * hostnames.ts) and, for known domains, their prepared association files.
+ */
+export const DOMAIN_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 const DB_TIMEOUT_MS = 3_000;
 /** How long a record this process copied from PostgreSQL stays in Redis (the API's own writes never expire). */
 const REFILL_TTL_SECONDS = 24 * 60 * 60;
@@ -36,6 +41,18 @@ export function domainAnswers(apps: readonly AssociatedApp[], notFoundUrl: strin
   };
 }
 
+/** What an entry costs, roughly: its hostname (two bytes a character), its prepared answers, and the objects around them. */
+export function domainEntryBytes(entry: DomainEntry, hostname: string): number {
+  let bytes = 2 * hostname.length + 200;
+  for (const answer of [entry.answers?.apple, entry.answers?.android, entry.answers?.notFoundUrl]) {
+    if (answer !== undefined) bytes += byteLength(answer);
+  }
+  return bytes;
+}
+
+/** The in-process cache of hostnames, known or unknown, bounded by entries and by bytes. */
+export const createDomainCache = (maxBytes = DOMAIN_CACHE_MAX_BYTES) => new BoundedMap<string, DomainEntry>(DOMAIN_CACHE_MAX, maxBytes, domainEntryBytes);
+
 export interface DomainLookupDeps {
   config: Pick<Config, 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS'>;
   keys: RedisKeys;
@@ -50,7 +67,7 @@ export interface DomainLookupDeps {
  * (the API publishes one when a domain, or its owner's apps, change) and after LINK_CACHE_TTL_MS.
  */
 export function createDomainLookup({ config, keys, redis, subscriber, sql, logger }: DomainLookupDeps) {
-  const entries = new BoundedMap<string, DomainEntry>(DOMAIN_CACHE_MAX);
+  const entries = createDomainCache();
   const pending = new Map<string, Promise<DomainEntry>>();
   const domains = domainsRepository(sql);
   const warn = rateLimitedLog(logger, 'warn');
@@ -105,6 +122,10 @@ export function createDomainLookup({ config, keys, redis, subscriber, sql, logge
       return entry !== undefined && now < entry.freshUntil ? entry : undefined;
     },
     load,
+    /** Hostnames in the in-process cache, for the metrics gauge. */
+    size: () => entries.size,
+    /** Bytes the in-process cache holds (see domainEntryBytes), for the metrics gauge. */
+    bytes: () => entries.weight,
     close(): void {
       subscriber.off('message', onMessage);
     },

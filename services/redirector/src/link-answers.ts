@@ -24,12 +24,13 @@ export const noAnswers = (): LinkAnswers => ({ android: undefined, ios: undefine
 /**
  * Every answer at once, as the link cache keeps them: built when a record enters the cache (a
  * miss, or a changed record), so the cache can weigh each entry by what it really holds.
+ * `shortUrl` is the link's own address, which its preview page names as og:url.
  */
-export function buildAnswers(link: CachedLink, brand: string = DEFAULT_BRAND_NAME): LinkAnswers {
+export function buildAnswers(link: CachedLink, shortUrl: string, brand: string = DEFAULT_BRAND_NAME): LinkAnswers {
   const expired = parseWebUrl(link.expiredUrl)?.href;
   const desktop = routeFor(link, 'desktop');
   const preview =
-    link.socialPreview && desktop.kind === 'redirect' ? renderPreviewPage(link.socialPreview, desktop.location, brand) : undefined;
+    link.socialPreview && desktop.kind === 'redirect' ? renderPreviewPage(link.socialPreview, desktop.location, shortUrl, brand) : undefined;
   return {
     android: build(link, 'android', brand),
     ios: build(link, 'ios', brand),

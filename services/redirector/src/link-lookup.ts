@@ -1,4 +1,4 @@
-import { BoundedMap, type Config, MISSING_LINK, type RedisKeys } from '@deeplink/core';
+import { BoundedMap, type Config, MISSING_LINK, parseLinkCacheId, type RedisKeys, shortUrls } from '@deeplink/core';
 import { linksRepository, type Sql } from '@deeplink/core/db';
 import { type CachedLink, parseCachedLink, type RedisClient, toCachedLink } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
@@ -16,7 +16,7 @@ const DB_TIMEOUT_MS = 3_000;
 const REFRESH_RETRY_MS = 1_000;
 
 export interface LinkLookupDeps {
-  config: Pick<Config, 'BRAND_NAME' | 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
+  config: Pick<Config, 'BRAND_NAME' | 'SHORT_URL_BASE' | 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
   keys: RedisKeys;
   /** Commands; should fail fast (no offline queue) so a dead Redis falls through to PostgreSQL. */
   redis: RedisClient;
@@ -70,6 +70,12 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
   const links = linksRepository(sql);
   const warnRedis = rateLimitedLog(logger, 'warn');
   const warnRefresh = rateLimitedLog(logger, 'warn');
+  const shortUrl = shortUrls(config.SHORT_URL_BASE);
+  /** The short URL of the link a cache id names, on its own domain. */
+  const shortUrlOf = (id: string) => {
+    const { code, hostname } = parseLinkCacheId(id);
+    return shortUrl(code, hostname);
+  };
 
   /**
    * A new entry's time: somewhere in the second half of LINK_CACHE_TTL_MS, so links loaded together
@@ -160,7 +166,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
         }
         const fresh = (): LinkEntry => {
           const link = parseCachedLink(text);
-          return { link, answers: link ? buildAnswers(link, config.BRAND_NAME) : noAnswers(), text, freshUntil: freshUntil() };
+          return { link, answers: link ? buildAnswers(link, shortUrlOf(code), config.BRAND_NAME) : noAnswers(), text, freshUntil: freshUntil() };
         };
         // Answered, but not cached: the link changed while it was being read.
         if (load.invalidated) return fresh();

@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 type Layer = 'lru' | 'redis' | 'db';
 
 /** Every status a short-link request is answered with, in the order /metrics lists them. */
-const STATUSES = [200, 302, 404, 410, 503] as const;
+const STATUSES = [200, 302, 400, 404, 410, 503] as const;
 export type ResponseStatus = (typeof STATUSES)[number];
 
 /** Counters for GET /metrics. Plain numbers: the hot path only increments fields. */
@@ -37,7 +37,15 @@ export class Metrics {
   batchesRewritten = 0;
 
   constructor(
-    private readonly gauges: { bufferedClicks: () => number; lruSize: () => number; lruBytes: () => number; spoolBytes: () => number; native: boolean },
+    private readonly gauges: {
+      bufferedClicks: () => number;
+      lruSize: () => number;
+      lruBytes: () => number;
+      domainCacheSize: () => number;
+      domainCacheBytes: () => number;
+      spoolBytes: () => number;
+      native: boolean;
+    },
   ) {}
 
   response(status: ResponseStatus): void {
@@ -82,6 +90,8 @@ export class Metrics {
     counter('redirector_link_refresh_errors_total', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [], one(() => this.refreshErrors));
     gauge('redirector_link_cache_entries', 'Entries in the in-process link cache.', () => this.gauges.lruSize());
     gauge('redirector_link_cache_bytes', 'Bytes of records and prepared answers in the in-process link cache.', () => this.gauges.lruBytes());
+    gauge('redirector_domain_cache_entries', 'Hostnames, known or unknown, in the in-process domain cache.', () => this.gauges.domainCacheSize());
+    gauge('redirector_domain_cache_bytes', 'Bytes of hostnames and prepared answers in the in-process domain cache.', () => this.gauges.domainCacheBytes());
     counter('redirector_lookups_throttled_total', 'Codes in no cache answered 404 without a lookup: the address spent its budget for unknown codes.', [], one(() => this.lookupsThrottled));
     counter('redirector_clicks_buffered_total', 'Clicks accepted into the in-memory buffer.', [], one(() => this.clicksBuffered));
     counter('redirector_clicks_flushed_total', 'Clicks written to the queue.', [], one(() => this.clicksFlushed));

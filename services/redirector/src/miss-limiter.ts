@@ -1,6 +1,6 @@
-import { BoundedMap } from '@deeplink/core';
+import { addressLimitKey, BoundedMap } from '@deeplink/core';
 
-/** Addresses tracked at once; past this the ones seen longest ago are forgotten (and start full). */
+/** Clients tracked at once; past this the ones seen longest ago are forgotten (and start full). */
 const MAX_ADDRESSES = 100_000;
 
 interface Bucket {
@@ -12,6 +12,8 @@ interface Bucket {
  * A token bucket per client address for lookups that end in an unknown code. Only the miss path
  * (a code in no cache) asks it, so cached redirects never touch it; an address that has spent its
  * tokens on unknown codes gets 404s for codes in no cache, without a lookup, until it refills.
+ * An IPv6 client is counted by its /64 (addressLimitKey): it can pick a new address in it for
+ * every request.
  */
 export function createMissLimiter({ ratePerSecond, burst }: { ratePerSecond: number; burst: number }) {
   const buckets = new BoundedMap<string, Bucket>(MAX_ADDRESSES);
@@ -23,14 +25,15 @@ export function createMissLimiter({ ratePerSecond, burst }: { ratePerSecond: num
   return {
     /** Whether a lookup beyond the caches may run for this address now. */
     allows(address: string, now: number): boolean {
-      const bucket = buckets.get(address);
+      const bucket = buckets.get(addressLimitKey(address));
       return bucket === undefined || refilled(bucket, now).tokens >= 1;
     },
     /** A lookup for this address found an unknown code: one token spent. */
     spend(address: string, now: number): void {
-      const bucket = refilled(buckets.get(address) ?? { tokens: burst, at: now }, now);
+      const key = addressLimitKey(address);
+      const bucket = refilled(buckets.get(key) ?? { tokens: burst, at: now }, now);
       bucket.tokens -= 1;
-      buckets.set(address, bucket);
+      buckets.set(key, bucket);
     },
   };
 }

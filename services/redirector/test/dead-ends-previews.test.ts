@@ -1,8 +1,10 @@
 // Where expired links go, the branded pages, the iOS page's text and App Store fallback, and the
 // preview page link-preview crawlers get.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREVIEW_CRAWLERS } from '@deeplink/core';
-import { clickQueue, createLink, queuedClicks, redirectorsWithOwnEnvironment, UA, visit } from './support.js';
+import { linkCacheId, PREVIEW_CRAWLERS, redisKeys } from '@deeplink/core';
+import type { CachedDomain } from '@deeplink/core/db';
+import type { CachedLink } from '@deeplink/core/redis';
+import { clickQueue, createLink, newCode, queuedClicks, redirectorsWithOwnEnvironment, UA, visit, visitAs } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();
 let started: Awaited<ReturnType<typeof redirectors.start>>;
@@ -93,6 +95,8 @@ describe('social previews', () => {
       expect(page, crawler.name).toContain('<meta property="og:image" content="https://cdn.example.com/spring.png">');
       expect(page, crawler.name).toContain('<meta name="twitter:card" content="summary_large_image">');
       expect(page, crawler.name).toContain('href="https://example.com/spring?utm_source=social"');
+      // The page's own address, on the link's domain (SHORT_URL_BASE here), not the destination.
+      expect(page, crawler.name).toContain(`<meta property="og:url" content="${env.config.SHORT_URL_BASE}/${link.code}">`);
     }
     for (const person of [UA.windowsChrome, UA.iphoneSafari, UA.androidChrome]) {
       const response = await visit(url, { 'user-agent': person });
@@ -107,6 +111,33 @@ describe('social previews', () => {
       expect(agents).toEqual(expect.arrayContaining(PREVIEW_CRAWLERS.map((crawler) => crawler.example)));
     } finally {
       await queue.close();
+    }
+  });
+
+  it("checks a cached record's preview image again: a tampered record's script or data URL is never shown", async () => {
+    const { env, redirector, userId } = started;
+    const keys = redisKeys(env.config.REDIS_PREFIX);
+    // A custom domain and a link on it, as records in Redis only, with what a tampered cache could hold.
+    const hostname = `tampered${newCode().toLowerCase()}.example.test`;
+    const record: CachedDomain = { id: '0b8f3c1e-0000-4000-8000-00000000d0d0', apps: [] };
+    await env.redis.set(keys.domain(hostname), JSON.stringify(record));
+    const images = ['javascript:alert(document.domain)', 'data:text/html,<script>alert(1)</script>', 'https://cdn.example.com/ok.png'];
+    for (const imageUrl of images) {
+      const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/spring' });
+      const code = newCode();
+      const cached: CachedLink = { id: link.id, defaultUrl: 'https://example.com/spring', socialPreview: { title: 'Spring sale', imageUrl } };
+      await env.redis.set(keys.link(linkCacheId(code, hostname)), JSON.stringify(cached));
+      const response = await visitAs(`${redirector.url}/${code}`, hostname, { 'user-agent': PREVIEW_CRAWLERS[0].example });
+      expect(response.status, imageUrl).toBe(200);
+      if (imageUrl.startsWith('https:')) {
+        expect(response.body).toContain(`<meta property="og:image" content="${imageUrl}">`);
+      } else {
+        expect(response.body, imageUrl).not.toContain(imageUrl.slice(0, imageUrl.indexOf(':') + 1));
+        expect(response.body, imageUrl).not.toContain('og:image');
+        expect(response.body, imageUrl).toContain('<meta name="twitter:card" content="summary">');
+      }
+      // The short URL on the domain the crawler asked, not the destination.
+      expect(response.body, imageUrl).toContain(`<meta property="og:url" content="http://${hostname}/${code}">`);
     }
   });
 

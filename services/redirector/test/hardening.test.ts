@@ -1,7 +1,7 @@
 // The redirector against abuse: scans of unknown codes, outsized links, pages that could run code.
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '@deeplink/core';
-import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit } from './support.js';
+import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit, visitAs } from './support.js';
 
 const redirectors = redirectorsWithOwnEnvironment();
 afterEach(() => redirectors.stopAll());
@@ -24,6 +24,62 @@ describe('redirector hardening', () => {
     // Five lookups (the burst) and perhaps one refilled token; the rest answered without one.
     expect(await metric(redirector.metricsUrl, 'redirector_link_cache_misses_total', 'layer="db"')).toBeLessThanOrEqual(6);
     expect(await metric(redirector.metricsUrl, 'redirector_lookups_throttled_total')).toBeGreaterThanOrEqual(24);
+  });
+
+  it('counts every address of an IPv6 /64 against one budget, for unknown codes and unknown hosts alike', async () => {
+    const { redirector } = await redirectorWith({ TRUST_PROXY: '1', UNKNOWN_CODE_BURST: '5', UNKNOWN_CODE_RATE: '1' });
+    const statuses = [];
+    for (let i = 0; i < 30; i++) {
+      // A new address of the same /64 each time, as a client holding the whole network could send.
+      const forwardedFor = `2001:db8:aa:bb:${(i + 1).toString(16)}::${(i * 7 + 3).toString(16)}`;
+      const response =
+        i % 2 === 0 ?
+          await visit(`${redirector.url}/scan${i}x${newCode()}`, { 'x-forwarded-for': forwardedFor })
+        : await visitAs(`${redirector.url}/${newCode()}`, `h${i}x${newCode()}.example.net`, { 'x-forwarded-for': forwardedFor });
+      statuses.push(response.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([404]));
+    // Five lookups (the burst) and perhaps one refilled token; the rest answered without one.
+    expect(await metric(redirector.metricsUrl, 'redirector_lookups_throttled_total')).toBeGreaterThanOrEqual(24);
+    // Another /64 has a budget of its own.
+    await visit(`${redirector.url}/other${newCode()}`, { 'x-forwarded-for': '2001:db8:aa:bc::1' });
+    expect(await metric(redirector.metricsUrl, 'redirector_link_cache_misses_total', 'layer="db"')).toBeLessThanOrEqual(7);
+  });
+
+  it('refuses a Host no domain can have with a 400, before any cache, Redis or PostgreSQL lookup', async () => {
+    const { env, redirector } = await redirectorWith({ UNKNOWN_CODE_BURST: '100000' });
+    const label = 'a'.repeat(63);
+    const hosts = [
+      `${label}.`.repeat(64) + 'example.com', // 4 KB of valid labels: longer than DNS allows
+      `h.${'x'.repeat(60_000)}.example.com`, // a label far over 63
+      'bad_host<script>.example.com',
+      'intranet',
+    ];
+    for (let i = 0; i < 200; i++) {
+      const host = `${i}${hosts[i % hosts.length]}`;
+      const response = await visitAs(`${redirector.url}/${i % 3 === 0 ? '.well-known/assetlinks.json' : newCode()}`, host);
+      expect(response.status, host.slice(0, 80)).toBe(400);
+      expect(response.body).toBe('Bad Request: the Host header names no domain\n');
+    }
+    const domainKeys = async () => {
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await env.redis.scan(cursor, 'MATCH', `${env.env.REDIS_PREFIX}domain:*`, 'COUNT', 1000);
+        keys.push(...batch);
+        cursor = next;
+      } while (cursor !== '0');
+      return keys;
+    };
+    expect(await domainKeys()).toEqual([]);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_entries')).toBe(0);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_bytes')).toBe(0);
+    expect(await metric(redirector.metricsUrl, 'redirector_responses_total', 'status="400"')).toBe(200);
+
+    // A well-formed hostname no account holds is still looked up once, and is a 404.
+    expect((await visitAs(`${redirector.url}/${newCode()}`, 'nobody.example.net')).status).toBe(404);
+    expect(await domainKeys()).toEqual([`${env.env.REDIS_PREFIX}domain:nobody.example.net`]);
+    expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_entries')).toBe(1);
   });
 
   it('keeps real links cached while unknown codes pour in (they have a cache of their own)', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { Queue, type Job } from 'bullmq';
 import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
 import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
@@ -76,6 +77,21 @@ export function createLink(sql: Sql, userId: string, fields: Partial<LinkFields>
 /** GET (or another method) without following redirects. */
 export function visit(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
   return fetch(url, { method, headers, redirect: 'manual' });
+}
+
+/** A GET that names `host` in the Host header (fetch cannot set it), without following redirects. */
+export function visitAs(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: pathname, headers: { host, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** One sample of a Prometheus metric on a metrics listener, e.g. metric(url, 'redirector_link_cache_hits_total', 'layer="db"'). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SocialPreview } from '../schemas/links.js';
+import { parseWebUrl } from './safe-url.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -94,22 +95,26 @@ export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPage
 
 /**
  * The page link-preview crawlers get: Open Graph and Twitter card tags, and a plain link to the
- * destination (crawlers run no script and most follow no redirect after a 200).
+ * destination (crawlers run no script and most follow no redirect after a 200). `og:url` is the
+ * short URL, the page's own address: naming the destination there would have a network draw the
+ * destination's card instead. The image is checked again, like a destination: only an http(s)
+ * URL is shown, whatever the record says.
  */
-export function renderPreviewPage(preview: SocialPreview, destination: string, brand: string = DEFAULT_BRAND_NAME): string {
+export function renderPreviewPage(preview: SocialPreview, destination: string, shortUrl: string, brand: string = DEFAULT_BRAND_NAME): string {
   const meta = (attribute: 'property' | 'name', name: string, value: string | undefined) =>
     value === undefined ? '' : `<meta ${attribute}="${name}" content="${escapeHtml(value)}">`;
+  const imageUrl = parseWebUrl(preview.imageUrl) ? preview.imageUrl : undefined;
   const head =
     meta('property', 'og:type', 'website') +
     meta('property', 'og:title', preview.title) +
     meta('property', 'og:description', preview.description) +
-    meta('property', 'og:image', preview.imageUrl) +
-    meta('property', 'og:url', destination) +
+    meta('property', 'og:image', imageUrl) +
+    meta('property', 'og:url', shortUrl) +
     meta('property', 'og:site_name', brand) +
-    meta('name', 'twitter:card', preview.imageUrl ? 'summary_large_image' : 'summary') +
+    meta('name', 'twitter:card', imageUrl ? 'summary_large_image' : 'summary') +
     meta('name', 'twitter:title', preview.title) +
     meta('name', 'twitter:description', preview.description) +
-    meta('name', 'twitter:image', preview.imageUrl) +
+    meta('name', 'twitter:image', imageUrl) +
     meta('name', 'description', preview.description);
   const description = preview.description ? `<p>${escapeHtml(preview.description)}</p>` : '';
   return page(

@@ -1,4 +1,4 @@
-import { AppError, conflict, type CreateLinkInput, ErrorCode, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { AppError, conflict, type CreateLinkInput, ErrorCode, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, shortUrls, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
 import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodesTakenError, ShortCodeTakenError } from '@deeplink/core/db';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
@@ -20,10 +20,8 @@ export function linksService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { links } = deps;
-  const base = deps.shortUrlBase.replace(/\/+$/, '');
-  // Custom domains are served on SHORT_URL_BASE's scheme (https in production).
-  const { protocol } = new URL(deps.shortUrlBase);
-  const shortUrl = (link: LinkRecord) => (link.domain ? `${protocol}//${link.domain}/${link.code}` : `${base}/${link.code}`);
+  const shortUrlOf = shortUrls(deps.shortUrlBase);
+  const shortUrl = (link: LinkRecord) => shortUrlOf(link.code, link.domain);
 
   const toSummary = (link: LinkRecord): LinkSummary => ({
     id: link.id,

@@ -1,5 +1,5 @@
-import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
-import { type Config, rateLimited, type RedisKeys } from '@deeplink/core';
+import fastifyRateLimit from '@fastify/rate-limit';
+import { addressLimitKey, type Config, rateLimited, type RedisKeys } from '@deeplink/core';
 import type { RedisClient } from '@deeplink/core/redis';
 import { rateLimitedLog } from '@deeplink/core/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -20,10 +20,10 @@ declare module 'fastify' {
 type Scope = 'auth' | 'user' | 'anonymous';
 
 /**
- * The address a per-address limit counts under: IPv4 as it is, IPv6 by its /64, which one client
- * usually holds whole (@fastify/rate-limit's own rule).
+ * The address a per-address limit counts under: IPv4 as it is, IPv6 by its /64 (the rule the
+ * redirector's unknown-code budget keys by too).
  */
-export const addressSubject = (request: FastifyRequest): string => normalizeIP(request.ip);
+export const addressSubject = (request: FastifyRequest): string => addressLimitKey(request.ip);
 
 /** The rule a request falls under and whom it is counted against; undefined for unlimited routes. */
 function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } | undefined {
