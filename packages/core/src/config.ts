@@ -9,6 +9,8 @@ const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
 /** Secrets anyone can read in this repository (the development defaults and the docs' examples): refused in production. */
 const PUBLISHED_SECRETS = new Set([DEV_JWT_SECRET, DEV_VISITOR_SALT, 'change-me', 'changeme', 'secret', 'dev-secret-change-me']);
+/** A published secret in other letter case or with spaces around it is still the published secret. */
+const isPublishedSecret = (value: string | undefined): boolean => value !== undefined && PUBLISHED_SECRETS.has(value.trim().toLowerCase());
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -230,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.NODE_ENV === 'production' && missing.length > 0) {
     throw new ConfigError(`invalid configuration: ${missing.join(', ')} must be set in production`);
   }
-  const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => PUBLISHED_SECRETS.has(config[name] ?? ''));
+  const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => isPublishedSecret(config[name]));
   if (config.NODE_ENV === 'production' && published.length > 0) {
     throw new ConfigError(`invalid configuration: ${published.join(', ')}: a value published with this project cannot be a production secret; generate one (openssl rand -hex 32)`);
   }
