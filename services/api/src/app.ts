@@ -73,12 +73,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const users = usersRepository(sql);
   const accounts = accountCache({ users, redis, subscriber: deps.subscriber, keys, log: app.log });
   app.addHook('onClose', () => accounts.close());
+  const failures = credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS });
   const auth = authService({
     users,
     apiKeys: apiKeysRepository(sql),
     accounts,
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
+    failures,
   });
   const domainRows = domainsRepository(sql);
   const links = linksService({
@@ -101,7 +103,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
-  await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
+  await app.register(authentication, { auth, failures });
   await app.register(rateLimits, { redis, keys, config });
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
