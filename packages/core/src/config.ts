@@ -93,7 +93,7 @@ const envSchema = z.object({
     }),
 
   /**
-   * The DNS servers the API asks for custom domains' TXT records (`ip` or `ip:port`,
+   * The DNS servers the API and the worker ask for custom domains' TXT records (`ip` or `ip:port`,
    * comma-separated); the system's resolvers when unset.
    */
   DNS_SERVERS: z
@@ -191,6 +191,13 @@ const envSchema = z.object({
   CRON_RETRY_FAILED: z.string().default('* * * * *'),
   /** Rollup partitions: create the coming months' ones, drop those past the retention. */
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
+  /** Active custom domains: look their TXT records up again. */
+  CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
+  /**
+   * How long an active custom domain's TXT record may lack the token before the domain turns
+   * pending and its hostname can be proven by another account (0: at the first check that misses it).
+   */
+  DOMAIN_VERIFICATION_GRACE_HOURS: nonNegativeInt.default(72),
 });
 
 export type Env = z.infer<typeof envSchema>;
