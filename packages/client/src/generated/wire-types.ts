@@ -502,8 +502,8 @@ export interface Domain {
   verifiedAt?: string;
   createdAt: string;
   /**
-   * When DNS last answered a check of the TXT record (verify calls and the scheduled re-check of active
-   * domains)
+   * When DNS last answered a check of the TXT record while the domain was active (its verification, later
+   * verify calls and the scheduled re-check)
    */
   lastCheckedAt?: string;
   /**

@@ -40,24 +40,25 @@ export function domainsService(deps: {
     return domain;
   };
 
-  /** Activates the domain; another account's active claim gives way only when `found` shows it lost. */
+  const activeElsewhere = () => conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
+
+  /**
+   * Activates the domain, or undefined when it is gone. Another account's active claim gives way
+   * only when `found` (the hostname's record, looked up just now) shows its token missing for the
+   * grace period; 409 otherwise.
+   */
   const activate = async (domain: DomainRecord, found: string[]): Promise<DomainRecord | undefined> => {
-    try {
-      return await deps.domains.activate(domain.id);
-    } catch (error) {
-      if (!(error instanceof HostnameActiveElsewhereError)) throw error;
-    }
+    const attempt = () => deps.domains.activate(domain.id).catch((error: unknown) => {
+      if (error instanceof HostnameActiveElsewhereError) return 'taken' as const;
+      throw error;
+    });
+    const first = await attempt();
+    if (first !== 'taken') return first;
     const holder = await deps.domains.findActiveByHostname(domain.hostname);
-    // The record was looked up just now for this hostname: it tells whether the holder's token is still there.
-    if (holder && (await deps.checks.apply(holder, found)).verifiedAt) {
-      throw conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
-    }
-    try {
-      return await deps.domains.activate(domain.id);
-    } catch (error) {
-      if (!(error instanceof HostnameActiveElsewhereError)) throw error;
-      throw conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
-    }
+    if (holder && (await deps.checks.apply(holder, found)).verifiedAt) throw activeElsewhere();
+    const second = await attempt();
+    if (second === 'taken') throw activeElsewhere();
+    return second;
   };
 
   return {
