@@ -4,7 +4,10 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ConflictError, ServiceValidationError, type DeeplinkClient, type Domain } from '../packages/client/src/index.js';
+import { redisKeys } from '@deeplink/core';
+import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
+import { capturingLogger } from './support/logs.js';
 import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
 import { startStack, type Stack } from './support/stack.js';
 import { UA } from './support/user-agents.js';
@@ -200,5 +203,43 @@ describe('apps and association files', () => {
     await client.apps.delete(ios.id);
     await expect.poll(async () => (await visitAs('apps.example.test', '/.well-known/apple-app-site-association')).status).toBe(404);
     await expect.poll(async () => (await visitAs(host, new URL(link.url).pathname, { 'user-agent': UA.iphoneSafari })).body).toContain('href="https://example.com/shoes"');
+  });
+});
+
+describe('a domain whose verification record is gone', () => {
+  it("keeps serving through the grace period, then stops serving its links and association files, and the hostname serves the newer proof's links", async () => {
+    const mover = createClient({ baseUrl: `${stack.apiUrl}/api` });
+    await mover.auth.register({ name: 'mover', email: `mover-${process.pid}@example.com`, password: 'a long enough password' });
+    await mover.apps.create({ platform: 'ios', teamId: 'MOVER12345', bundleId: 'com.example.mover' });
+    const hostname = 'moved.example.test';
+    const old = await activeDomain(mover, hostname);
+    await mover.links.create({ title: 'Old', defaultUrl: 'https://example.com/old-owner', slug: 'sale', domain: hostname });
+    expect((await visitAs(hostname, '/sale')).headers.location).toBe('https://example.com/old-owner');
+    expect((await visitAs(hostname, '/.well-known/apple-app-site-association')).status).toBe(200);
+
+    // The hostname changes hands: its record now holds another account's token only.
+    const claim = await other.domains.create({ hostname });
+    dns.records.set(claim.verification.name, [claim.verification.value]);
+    // The worker's re-check (CRON_DOMAIN_CHECK), run directly, with the stack's own grace period.
+    const checks = domainChecks({
+      sql: env.sql, redis: env.redis, keys: redisKeys(env.config.REDIS_PREFIX), lookupTxt: txtLookup([dns.address]),
+      graceHours: env.config.DOMAIN_VERIFICATION_GRACE_HOURS, log: capturingLogger().log,
+    });
+    await checks.recheckAll();
+    expect(await mover.domains.get(old.id)).toMatchObject({ status: 'active', verificationLostAt: expect.any(String) });
+    expect((await visitAs(hostname, '/sale')).headers.location).toBe('https://example.com/old-owner');
+    await expect(other.domains.verify(claim.id)).rejects.toBeInstanceOf(ConflictError);
+
+    // Past the grace period (its start moved back instead of waiting for it).
+    await env.sql`UPDATE domains SET verification_lost_at = verification_lost_at - ${env.config.DOMAIN_VERIFICATION_GRACE_HOURS + 1}::int * interval '1 hour' WHERE id = ${old.id}`;
+    await checks.recheckAll();
+    expect(await mover.domains.get(old.id)).toMatchObject({ status: 'pending', verificationLostAt: expect.any(String) });
+    await expect.poll(async () => (await visitAs(hostname, '/sale')).status).toBe(404);
+    expect((await visitAs(hostname, '/.well-known/apple-app-site-association')).status).toBe(404);
+
+    expect((await other.domains.verify(claim.id)).status).toBe('active');
+    await other.links.create({ title: 'New', defaultUrl: 'https://example.com/new-owner', slug: 'sale', domain: hostname });
+    await expect.poll(async () => (await visitAs(hostname, '/sale')).headers.location).toBe('https://example.com/new-owner');
+    expect((await visitAs(hostname, '/.well-known/apple-app-site-association')).status).toBe(404);
   });
 });

@@ -9,6 +9,8 @@ const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-in-production';
 const DEV_VISITOR_SALT = 'development-only-visitor-salt-change-me';
 /** Secrets anyone can read in this repository (the development defaults and the docs' examples): refused in production. */
 const PUBLISHED_SECRETS = new Set([DEV_JWT_SECRET, DEV_VISITOR_SALT, 'change-me', 'changeme', 'secret', 'dev-secret-change-me']);
+/** A published secret in other letter case or with spaces around it is still the published secret. */
+const isPublishedSecret = (value: string | undefined): boolean => value !== undefined && PUBLISHED_SECRETS.has(value.trim().toLowerCase());
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -91,7 +93,7 @@ const envSchema = z.object({
     }),
 
   /**
-   * The DNS servers the API asks for custom domains' TXT records (`ip` or `ip:port`,
+   * The DNS servers the API and the worker ask for custom domains' TXT records (`ip` or `ip:port`,
    * comma-separated); the system's resolvers when unset.
    */
   DNS_SERVERS: z
@@ -189,6 +191,13 @@ const envSchema = z.object({
   CRON_RETRY_FAILED: z.string().default('* * * * *'),
   /** Rollup partitions: create the coming months' ones, drop those past the retention. */
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
+  /** Active custom domains: look their TXT records up again. */
+  CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
+  /**
+   * How long an active custom domain's TXT record may lack the token before the domain turns
+   * pending and its hostname can be proven by another account (0: at the first check that misses it).
+   */
+  DOMAIN_VERIFICATION_GRACE_HOURS: nonNegativeInt.default(72),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -230,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.NODE_ENV === 'production' && missing.length > 0) {
     throw new ConfigError(`invalid configuration: ${missing.join(', ')} must be set in production`);
   }
-  const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => PUBLISHED_SECRETS.has(config[name] ?? ''));
+  const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => isPublishedSecret(config[name]));
   if (config.NODE_ENV === 'production' && published.length > 0) {
     throw new ConfigError(`invalid configuration: ${published.join(', ')}: a value published with this project cannot be a production secret; generate one (openssl rand -hex 32)`);
   }

@@ -2,7 +2,7 @@
 // the zod schemas of the API, routing rules and pages, the click queue's format, Redis key names,
 // short codes and the bounded in-process map. What talks to PostgreSQL, to Redis or runs a service
 // process lives behind its own entry: `@deeplink/core/db`, `@deeplink/core/redis`,
-// `@deeplink/core/runtime`.
+// `@deeplink/core/runtime`, `@deeplink/core/domains`.
 export * from './config.js';
 export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './default-urls.mjs';
 export * from './errors.js';

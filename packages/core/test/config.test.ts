@@ -34,6 +34,16 @@ describe('loadConfig', () => {
     expect(usesDevelopmentSecrets(config)).toBe(false);
   });
 
+  it('refuses a published secret in production in any letter case and with spaces around it', () => {
+    const real = { JWT_SECRET: 'x'.repeat(32), VISITOR_SALT: 'y'.repeat(16) };
+    for (const variant of ['DEVELOPMENT-ONLY-JWT-SECRET-CHANGE-ME-IN-PRODUCTION', ' Development-Only-Jwt-Secret-Change-Me-In-Production\t']) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...real, JWT_SECRET: variant }), variant).toThrow(/JWT_SECRET: a value published with this project/);
+    }
+    for (const variant of ['DEVELOPMENT-ONLY-VISITOR-SALT-CHANGE-ME', 'development-only-visitor-salt-change-me ']) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...real, VISITOR_SALT: variant }), variant).toThrow(/VISITOR_SALT: a value published with this project/);
+    }
+  });
+
   it('keeps daily rollups at least as long as hourly ones', () => {
     expect(loadConfig({})).toMatchObject({ HOURLY_RETENTION_MONTHS: 13, DAILY_RETENTION_MONTHS: 0 });
     expect(loadConfig({ HOURLY_RETENTION_MONTHS: '0' })).toMatchObject({ HOURLY_RETENTION_MONTHS: 0 });

@@ -1,6 +1,7 @@
 import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
 import { analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
+import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
@@ -10,7 +11,6 @@ import { authService, type AuthService } from './domain/auth-service.js';
 import { accountCache } from './domain/accounts.js';
 import { linksService, type LinksService } from './domain/links-service.js';
 import { appsService, type AppsService } from './domain/apps-service.js';
-import { txtLookup } from './domain/dns-challenge.js';
 import { domainRecords } from './domain/domain-records.js';
 import { domainsService, type DomainsService } from './domain/domains-service.js';
 import { credentialFailures } from './domain/credential-failures.js';
@@ -74,12 +74,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const users = usersRepository(sql);
   const accounts = accountCache({ users, redis, subscriber: deps.subscriber, keys, log: app.log });
   app.addHook('onClose', () => accounts.close());
+  const failures = credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS });
   const auth = authService({
     users,
     apiKeys: apiKeysRepository(sql),
     accounts,
     jwtSecret: config.JWT_SECRET,
     jwtTtlSeconds: config.JWT_TTL_SECONDS,
+    failures,
   });
   const domainRows = domainsRepository(sql);
   const links = linksService({
@@ -87,8 +89,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
   const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
+  const lookupTxt = txtLookup(config.DNS_SERVERS);
   const domains = domainsService({
-    domains: domainRows, records, redis, keys, lookupTxt: txtLookup(config.DNS_SERVERS), shortUrlBase: config.SHORT_URL_BASE, log: app.log,
+    domains: domainRows, records, redis, keys, lookupTxt, shortUrlBase: config.SHORT_URL_BASE, log: app.log,
+    checks: domainChecks({ sql, redis, keys, lookupTxt, graceHours: config.DOMAIN_VERIFICATION_GRACE_HOURS, log: app.log }),
   });
   const analytics = analyticsService({
     links: linksRepository(sql),
@@ -102,7 +106,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
-  await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
+  await app.register(authentication, { auth, failures });
   await app.register(rateLimits, { redis, keys, config });
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });

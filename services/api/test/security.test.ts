@@ -5,6 +5,7 @@ import { apiKeysRepository, usersRepository } from '@deeplink/core/db';
 import { csvField } from '../src/domain/csv.js';
 import { authService } from '../src/domain/auth-service.js';
 import { accountCache } from '../src/domain/accounts.js';
+import { credentialFailures } from '../src/domain/credential-failures.js';
 import { createApiHarness, harnessWithLink, type ApiHarness } from './harness.js';
 
 const nonAscii = (n: number) => 'é'.repeat(n);
@@ -142,6 +143,57 @@ describe('credentials', () => {
     }
   });
 
+  it('lets credentials that verify through an address past its failed-credential budget, while made-up ones stay stopped', async () => {
+    const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '3' } });
+    const sibling = await api.sibling();
+    try {
+      const { token, email, password } = await api.registerUser();
+      const me = (credential: string) => api.request({ method: 'GET', url: '/api/auth/me', token: credential });
+      const key = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token, payload: { name: 'ci' } })).json().data.apiKey.key as string;
+
+      // One client behind the shared address guesses keys until the address is over its budget.
+      const guesses = [];
+      for (let i = 0; i < 4; i++) guesses.push((await me(`dlk_made-up-key-${i}`)).statusCode);
+      expect(guesses).toEqual([401, 401, 401, 429]);
+      const [header, payload] = token.split('.');
+      expect((await me(`${header}.${payload}.forged-signature`)).statusCode).toBe(429);
+
+      // Its neighbours: a login token this process never saw (issued by another instance), and a key.
+      const fresh = (await sibling.request({ method: 'POST', url: '/api/auth/login', payload: { email, password } })).json().data.token as string;
+      expect((await me(fresh)).statusCode).toBe(200);
+      expect((await me(key)).statusCode).toBe(200);
+      expect((await me(token)).statusCode).toBe(200);
+      // Guessing stays bounded: the next made-up key is still refused before any lookup.
+      expect((await me('dlk_one-more-guess')).statusCode).toBe(429);
+    } finally {
+      await sibling.close();
+      await api.close();
+    }
+  });
+
+  it('counts wrong current passwords of POST /auth/password as failed credentials, of the address and of the account', async () => {
+    const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '3', TRUST_PROXY: '1' } });
+    try {
+      const { token, password } = await api.registerUser();
+      const change = (currentPassword: string, from: string) => api.request({
+        method: 'POST', url: '/api/auth/password', token, headers: { 'x-forwarded-for': from }, payload: { currentPassword, newPassword: 'a brand new password' },
+      });
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await change(`wrong guess ${i}`, '198.51.100.1')).statusCode);
+      expect(statuses).toEqual([400, 400, 400, 429]);
+      // The right password no longer answers differently: the oracle is closed, from this address…
+      const refused = await change(password, '198.51.100.1');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().error.code).toBe('RATE_LIMITED');
+      // …and from any other, since the account's own budget is spent too.
+      expect((await change(password, '203.0.113.9')).statusCode).toBe(429);
+      // The session itself keeps working.
+      expect((await api.request({ method: 'GET', url: '/api/auth/me', token, headers: { 'x-forwarded-for': '198.51.100.1' } })).statusCode).toBe(200);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('asks the database once for an unknown API key, however often it is sent', async () => {
     const api = await createApiHarness();
     const subscriber = api.env.redis.duplicate();
@@ -153,6 +205,7 @@ describe('credentials', () => {
       const auth = authService({
         users, apiKeys: counted, accounts: accountCache({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
         jwtSecret: api.env.config.JWT_SECRET, jwtTtlSeconds: 60,
+        failures: credentialFailures(api.env.redis, redisKeys(api.env.config.REDIS_PREFIX), { max: 100, windowSeconds: 60 }),
       });
       for (let i = 0; i < 20; i++) expect(await auth.authenticate('dlk_the-same-wrong-key')).toBeUndefined();
       expect(lookups).toBe(1);

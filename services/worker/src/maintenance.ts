@@ -2,12 +2,13 @@ import type { Queue } from 'bullmq';
 import { type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
 import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
 import { reconcileDomainCache, reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
+import { domainChecks, txtLookup, type TxtLookup } from '@deeplink/core/domains';
 import type { Logger } from '@deeplink/core/runtime';
 import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS', 'CRON_RETRY_FAILED'] as const;
+const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS', 'CRON_RETRY_FAILED', 'CRON_DOMAIN_CHECK'] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
 export function assertValidSchedules(config: Config): void {
@@ -123,6 +124,8 @@ export function maintenanceTasks(deps: {
   now?: () => Date;
   /** Called for each batch that runs out of retries. */
   onFailedForGood?: () => void;
+  /** TXT lookups of custom domains (default: through DNS_SERVERS). */
+  lookupTxt?: TxtLookup;
 }): MaintenanceTask[] {
   const { config, sql, redis, queue, log } = deps;
   return [
@@ -165,6 +168,22 @@ export function maintenanceTasks(deps: {
           log,
           onFailedForGood: deps.onFailedForGood,
         }),
+    },
+    {
+      name: 'recheck-domains',
+      setting: 'CRON_DOMAIN_CHECK',
+      schedule: config.CRON_DOMAIN_CHECK,
+      purpose: `look up the TXT record of every active custom domain again; unverify those whose record lacked the token for ${config.DOMAIN_VERIFICATION_GRACE_HOURS} hours`,
+      run: async () => ({
+        ...(await domainChecks({
+          sql,
+          redis,
+          keys: redisKeys(config.REDIS_PREFIX),
+          lookupTxt: deps.lookupTxt ?? txtLookup(config.DNS_SERVERS),
+          graceHours: config.DOMAIN_VERIFICATION_GRACE_HOURS,
+          log,
+        }).recheckAll()),
+      }),
     },
     {
       name: 'rollup-partitions',

@@ -5,6 +5,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { loadConfig, MISSING_LINK, packClickBatch, POISON_REASON, redisKeys } from '@deeplink/core';
 import { appsRepository, domainsRepository, type LinkRecord, linksRepository, rollupsRepository, toCachedDomain, usersRepository } from '@deeplink/core/db';
 import { cacheDomain, parseCachedLink, reconcileDomainCache, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
+import { startDnsServer } from '../../../test/support/dns-server.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
 import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';
@@ -162,7 +163,7 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the five tasks from config and removes them on close', async () => {
+  it('schedules the six tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
@@ -170,6 +171,7 @@ describe('maintenance tasks', () => {
       CRON_QUEUE_REPORT: '*/2 * * * *',
       CRON_PARTITIONS: '5 6 * * *',
       CRON_RETRY_FAILED: '*/3 * * * *',
+      CRON_DOMAIN_CHECK: '*/4 * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -178,13 +180,14 @@ describe('maintenance tasks', () => {
     try {
       expect(registered().sort()).toEqual([
         ['prune-processed-batches', '3 4 * * *'],
+        ['recheck-domains', '*/4 * * * *'],
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
         ['retry-failed-batches', '*/3 * * * *'],
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(5);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(6);
     } finally {
       await app.close();
     }
@@ -197,13 +200,16 @@ describe('maintenance tasks', () => {
     await env.redis.del(keys.link(code));
     await env.sql`INSERT INTO processed_batches (batch_id, clicks, processed_at) VALUES ('cron-old', 0, now() - interval '30 days')`;
     // Every second (node-cron's optional seconds field), so the test does not wait a minute.
+    const dns = await startDnsServer();
     const config = loadConfig({
       ...env.env,
+      DNS_SERVERS: dns.address,
       CRON_RECONCILE: '* * * * * *',
       CRON_PRUNE_BATCHES: '* * * * * *',
       CRON_QUEUE_REPORT: '* * * * * *',
       CRON_PARTITIONS: '* * * * * *',
       CRON_RETRY_FAILED: '* * * * * *',
+      CRON_DOMAIN_CHECK: '* * * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -212,11 +218,12 @@ describe('maintenance tasks', () => {
       await expect.poll(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, { timeout: 10_000 }).toBe(true);
       await expect.poll(() => lines.some((l) => l.msg === 'click queue'), { timeout: 10_000 }).toBe(true);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await expect.poll(() => finished().size === 5, { timeout: 10_000 }).toBe(true);
-      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'retry-failed-batches', 'rollup-partitions']));
+      await expect.poll(() => finished().size === 6, { timeout: 10_000 }).toBe(true);
+      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'retry-failed-batches', 'rollup-partitions', 'recheck-domains']));
       expect(lines.some((l) => l.level === 'error')).toBe(false);
     } finally {
       await app.close();
+      await dns.close();
     }
   });
 });

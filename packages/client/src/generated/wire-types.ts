@@ -511,6 +511,16 @@ export interface Domain {
   notFoundUrl?: string;
   verifiedAt?: string;
   createdAt: string;
+  /**
+   * When DNS last answered a check of the TXT record while the domain was active (its verification, later
+   * verify calls and the scheduled re-check)
+   */
+  lastCheckedAt?: string;
+  /**
+   * Since when the TXT record has lacked the token: the domain turns pending once this is
+   * DOMAIN_VERIFICATION_GRACE_HOURS old; kept after that, cleared when it is verified again
+   */
+  verificationLostAt?: string;
 }
 
 /** Body of POST /domains. */

@@ -12,6 +12,10 @@ export interface DomainRecord {
   verifiedAt: Date | null;
   notFoundUrl: string | null;
   createdAt: Date;
+  /** When DNS last answered a check of the TXT record (re-checks and verify calls). */
+  lastCheckedAt: Date | null;
+  /** Since when the TXT record has lacked the token; null while it holds it. */
+  verificationLostAt: Date | null;
 }
 
 /** What the redirector needs of an active custom domain (cached in Redis by hostname). */
@@ -37,7 +41,8 @@ export class DomainInUseError extends Error {
 
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", hostname, verification_token AS "verificationToken", verified_at AS "verifiedAt",
-  not_found_url AS "notFoundUrl", created_at AS "createdAt"`;
+  not_found_url AS "notFoundUrl", created_at AS "createdAt", last_checked_at AS "lastCheckedAt",
+  verification_lost_at AS "verificationLostAt"`;
 
 /** Custom short-link domains. SQL for domains lives here and nowhere else. */
 export function domainsRepository(sql: Sql) {
@@ -84,16 +89,51 @@ export function domainsRepository(sql: Sql) {
       return sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE verified_at IS NOT NULL ORDER BY hostname`;
     },
 
-    /** Marks the domain verified; throws HostnameActiveElsewhereError when another account holds the hostname. */
+    /** The active domain of this hostname, whichever account holds it. */
+    async findActiveByHostname(hostname: string): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL`;
+      return row;
+    },
+
+    /**
+     * Marks the domain verified (its record was just found holding the token); throws
+     * HostnameActiveElsewhereError when another account holds the hostname.
+     */
     async activate(id: string): Promise<DomainRecord | undefined> {
       try {
         const [row] = await sql<DomainRecord[]>`
-          UPDATE domains SET verified_at = coalesce(verified_at, now()) WHERE id = ${id} RETURNING ${columns(sql)}`;
+          UPDATE domains SET verified_at = coalesce(verified_at, now()), last_checked_at = now(), verification_lost_at = NULL
+          WHERE id = ${id} RETURNING ${columns(sql)}`;
         return row;
       } catch (error) {
         if (isUniqueViolation(error, 'domains_active_hostname_key')) throw new HostnameActiveElsewhereError();
         throw error;
       }
+    },
+
+    /**
+     * Records a check of an active domain's TXT record: holding the token ends a loss; lacking it
+     * starts one, unless one is under way. Undefined when the domain is not active.
+     */
+    async recordCheck(id: string, holdsToken: boolean): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`
+        UPDATE domains SET last_checked_at = now(),
+          verification_lost_at = CASE WHEN ${holdsToken}::boolean THEN NULL ELSE coalesce(verification_lost_at, now()) END
+        WHERE id = ${id} AND verified_at IS NOT NULL RETURNING ${columns(sql)}`;
+      return row;
+    },
+
+    /**
+     * Makes an active domain pending again when its record has lacked the token for `graceSeconds`
+     * or more; undefined (and nothing changed) otherwise. The condition is checked in the same
+     * statement, so a verification that ended the loss meanwhile wins.
+     */
+    async releaseLost(id: string, graceSeconds: number): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`
+        UPDATE domains SET verified_at = NULL
+        WHERE id = ${id} AND verified_at IS NOT NULL AND verification_lost_at <= now() - ${graceSeconds}::int * interval '1 second'
+        RETURNING ${columns(sql)}`;
+      return row;
     },
 
     async setNotFoundUrl(id: string, notFoundUrl: string | null): Promise<DomainRecord | undefined> {

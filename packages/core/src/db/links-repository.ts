@@ -308,12 +308,25 @@ export function linksRepository(sql: Sql) {
         GROUP BY tag ORDER BY tag COLLATE "C"`;
     },
 
-    /** Every link, a page at a time in (code, id) order (a code may repeat across domains), for rebuilding the Redis link cache. */
+    /** The cache ids of the links on a custom domain, to drop them from the link cache when it stops being active. */
+    async cacheIdsOnDomain(domainId: string): Promise<string[]> {
+      const rows = await sql<{ id: string }[]>`
+        SELECT d.hostname || '/' || l.code AS id FROM links l JOIN domains d ON d.id = l.domain_id WHERE l.domain_id = ${domainId}`;
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Every link that a redirector serves (on the default domain or an active custom one), a page at
+     * a time in (code, id) order (a code may repeat across domains), for rebuilding the Redis link cache.
+     */
     async *allInBatches(batchSize = 1000): AsyncGenerator<LinkRecord[]> {
       let after = { code: '', id: '00000000-0000-0000-0000-000000000000' };
       for (;;) {
         const rows = await sql<LinkRecord[]>`
-          SELECT ${columns(sql)} FROM links WHERE (code, id) > (${after.code}, ${after.id}::uuid) ORDER BY code, id LIMIT ${batchSize}`;
+          SELECT ${columns(sql)} FROM links
+          WHERE (code, id) > (${after.code}, ${after.id}::uuid)
+            AND (domain_id IS NULL OR EXISTS (SELECT 1 FROM domains d WHERE d.id = links.domain_id AND d.verified_at IS NOT NULL))
+          ORDER BY code, id LIMIT ${batchSize}`;
         if (rows.length === 0) return;
         yield rows;
         after = rows.at(-1)!;

@@ -2,11 +2,18 @@ import { type ApiKey, type ApiKeyListItem, type AuthResult, BoundedMap, type Cha
 import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { AccountCache } from './accounts.js';
+import type { CredentialFailures } from './credential-failures.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';
 
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
 const UNKNOWN_KEYS_MAX = 10_000;
 const UNKNOWN_KEY_TTL_MS = 60_000;
+/**
+ * Valid API keys remembered (by hash) for an hour after this process found or created them, so
+ * they get past the failed-credential guard of their address (see isProven).
+ */
+const PROVEN_KEYS_MAX = 10_000;
+const PROVEN_KEY_TTL_MS = 60 * 60_000;
 /** `lastUsedAt` of a key moves at most this often: a write per request would cost more than the request. */
 export const KEY_USAGE_RESOLUTION_SECONDS = 60;
 /** Characters of a new key kept in clear for key lists: `dlk_` and 8 of its 43 random ones (48 of 256 bits). */
@@ -27,6 +34,8 @@ export function authService(deps: {
   accounts: AccountCache;
   jwtSecret: string;
   jwtTtlSeconds: number;
+  /** Wrong current passwords count here, per address and per account. */
+  failures: CredentialFailures;
   /** The clock token expiry is read against (tests move it). */
   now?: () => number;
 }) {
@@ -38,6 +47,9 @@ export function authService(deps: {
   });
   /** Key hash (base64) → until when it is known not to exist. */
   const unknownKeys = new BoundedMap<string, number>(UNKNOWN_KEYS_MAX);
+  /** Key hash (base64) → until when it counts as proven. */
+  const provenKeys = new BoundedMap<string, number>(PROVEN_KEYS_MAX);
+  const prove = (hash: Buffer) => provenKeys.set(hash.toString('base64'), Date.now() + PROVEN_KEY_TTL_MS);
 
   /** Moves the key's lastUsedAt when the stored one is a minute old or more; no write otherwise. */
   const recordUse = async (key: ApiKeyRecord) => {
@@ -84,6 +96,7 @@ export function authService(deps: {
           unknownKeys.set(text, Date.now() + UNKNOWN_KEY_TTL_MS);
           return undefined;
         }
+        prove(hash);
         await recordUse(key);
         return { userId: key.userId, apiKeyId: key.id };
       }
@@ -93,11 +106,15 @@ export function authService(deps: {
     },
 
     /**
-     * Whether the credential is a login token this process has verified before: resolving it then
-     * costs no lookup, so the guard against addresses guessing credentials can be skipped.
+     * Whether the credential may pass the guard against addresses that keep sending bad ones: a
+     * login token whose signature verifies (checked in process; a valid one cannot be guessed), or
+     * an API key this process found or created in the last hour (authenticate still looks it up,
+     * so a revoked key fails). Neighbours behind one address keep working while a guesser's
+     * made-up credentials stay stopped before any lookup.
      */
-    isKnownToken(credential: string): boolean {
-      return tokens.knows(credential);
+    isProven(credential: string): boolean {
+      if (!looksLikeApiKey(credential)) return tokens.verify(credential) !== undefined;
+      return (provenKeys.get(hashApiKey(credential).toString('base64')) ?? 0) > Date.now();
     },
 
     /** Ends every login token of the caller ("log out everywhere"); API keys stay valid. */
@@ -106,12 +123,20 @@ export function authService(deps: {
       await accounts.revoke(principal.userId);
     },
 
-    /** Changes the password and ends every earlier login token; returns a new one for this session. */
-    async changePassword(principal: Principal, body: ChangePasswordBody): Promise<AuthResult> {
+    /**
+     * Changes the password and ends every earlier login token; returns a new one for this session.
+     * A wrong current password is a failed credential of the client's address and of the account:
+     * past the budget both get 429 before the password is checked, so a stolen token is no oracle
+     * for the password, from one address or many.
+     */
+    async changePassword(principal: Principal, body: ChangePasswordBody, address: string): Promise<AuthResult> {
       if (principal.apiKeyId) throw forbidden('Log in to change the password; an API key cannot');
+      const subjects = [address, `account:${principal.userId}`];
+      for (const subject of subjects) await deps.failures.check(subject);
       const user = await users.findById(principal.userId);
       if (!user) throw unauthorized('The account behind these credentials no longer exists');
       if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
+        await Promise.all(subjects.map((subject) => deps.failures.record(subject)));
         throw invalidRequest('The current password is incorrect', [{ field: 'currentPassword', message: 'is incorrect' }]);
       }
       const version = await accounts.revoke(user.id, await hashPassword(body.newPassword));
@@ -121,6 +146,7 @@ export function authService(deps: {
     async createApiKey(principal: Principal, name: string): Promise<ApiKey> {
       if (principal.apiKeyId) throw forbidden('API keys cannot manage API keys; log in to create one');
       const key = generateApiKey();
+      prove(hashApiKey(key));
       const record = await apiKeys.create({ userId: principal.userId, name, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashApiKey(key) });
       return { id: record.id, name: record.name, key, createdAt: record.createdAt.toISOString() };
     },

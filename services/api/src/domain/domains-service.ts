@@ -4,8 +4,8 @@ import { DomainInUseError, type DomainRecord, type DomainsRepository, DomainTake
 import { type RedisClient, uncacheDomain } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
+import type { DomainChecks, TxtLookup } from '@deeplink/core/domains';
 import type { DomainRecords } from './domain-records.js';
-import type { TxtLookup } from './dns-challenge.js';
 
 /** Custom short-link domains: add (pending), verify by DNS TXT record (active), change, remove. */
 export function domainsService(deps: {
@@ -14,6 +14,7 @@ export function domainsService(deps: {
   redis: RedisClient;
   keys: RedisKeys;
   lookupTxt: TxtLookup;
+  checks: DomainChecks;
   /** SHORT_URL_BASE: its hostname is the default domain, which nobody may claim. */
   shortUrlBase: string;
   log: FastifyBaseLogger;
@@ -28,6 +29,8 @@ export function domainsService(deps: {
     ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }),
     ...(domain.verifiedAt && { verifiedAt: domain.verifiedAt.toISOString() }),
     createdAt: domain.createdAt.toISOString(),
+    ...(domain.lastCheckedAt && { lastCheckedAt: domain.lastCheckedAt.toISOString() }),
+    ...(domain.verificationLostAt && { verificationLostAt: domain.verificationLostAt.toISOString() }),
   });
 
   const owned = async (principal: Principal, id: string): Promise<DomainRecord> => {
@@ -35,6 +38,27 @@ export function domainsService(deps: {
     if (!domain) throw notFound('Domain not found');
     if (domain.userId !== principal.userId) throw forbidden('This domain belongs to another account');
     return domain;
+  };
+
+  const activeElsewhere = () => conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
+
+  /**
+   * Activates the domain, or undefined when it is gone. Another account's active claim gives way
+   * only when `found` (the hostname's record, looked up just now) shows its token missing for the
+   * grace period; 409 otherwise.
+   */
+  const activate = async (domain: DomainRecord, found: string[]): Promise<DomainRecord | undefined> => {
+    const attempt = () => deps.domains.activate(domain.id).catch((error: unknown) => {
+      if (error instanceof HostnameActiveElsewhereError) return 'taken' as const;
+      throw error;
+    });
+    const first = await attempt();
+    if (first !== 'taken') return first;
+    const holder = await deps.domains.findActiveByHostname(domain.hostname);
+    if (holder && (await deps.checks.apply(holder, found)).verifiedAt) throw activeElsewhere();
+    const second = await attempt();
+    if (second === 'taken') throw activeElsewhere();
+    return second;
   };
 
   return {
@@ -61,13 +85,14 @@ export function domainsService(deps: {
     },
 
     /**
-     * Looks the TXT record up now: the domain turns active when one of its strings is the token,
-     * and stays pending otherwise (a wrong or missing record is not an error). 409 when another
-     * account holds the hostname active.
+     * Looks the TXT record up now (a wrong or missing record is not an error, nor a failed lookup).
+     * A pending domain turns active when one of its strings is the token; an active one is checked
+     * as the scheduled re-check does (see domainChecks). 409 when another account holds the
+     * hostname active, unless its own token has been missing from the record for the grace period:
+     * then this newer proof wins and that account's domain turns pending.
      */
     async verify(principal: Principal, id: string): Promise<Domain> {
       const domain = await owned(principal, id);
-      if (domain.verifiedAt) return toDomain(domain);
       let found: string[];
       try {
         found = await deps.lookupTxt(challengeName(domain.hostname));
@@ -75,14 +100,9 @@ export function domainsService(deps: {
         deps.log.warn({ err: error, hostname: domain.hostname }, 'TXT lookup failed');
         return toDomain(domain);
       }
+      if (domain.verifiedAt) return toDomain(await deps.checks.apply(domain, found));
       if (!found.includes(domain.verificationToken)) return toDomain(domain);
-      let active: DomainRecord | undefined;
-      try {
-        active = await deps.domains.activate(domain.id);
-      } catch (error) {
-        if (!(error instanceof HostnameActiveElsewhereError)) throw error;
-        throw conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
-      }
+      const active = await activate(domain, found);
       if (!active) throw notFound('Domain not found');
       await deps.records.write(active);
       return toDomain(active);

@@ -153,6 +153,9 @@ export function linksService(deps: {
       assertDestinationSizes(merged.data);
       const updated = await links.update(id, merged.data);
       if (!updated) throw notFound('Link not found');
+      // A link on a domain that stopped being active is served nowhere; its hostname may be
+      // another account's now, so its record must not reach the cache under that name.
+      if (updated.domain && !(await deps.domains.findActive(principal.userId, updated.domain))) return toLink(updated);
       await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), linkCacheId(updated.code, updated.domain));
       return toLink(updated);
     },

@@ -31,9 +31,9 @@ export const authentication = fp<{ auth: AuthService; failures: CredentialFailur
       request.authProblem = 'The Authorization header must be "Bearer <API key or token>"';
       return;
     }
-    // An address that keeps sending bad credentials is stopped before its next lookup (a token
-    // verified before needs none).
-    if (!auth.isKnownToken(match[1]!)) await failures.check(addressSubject(request));
+    // An address that keeps sending bad credentials is stopped before its next lookup; credentials
+    // proven without one (isProven) still pass, so one bad client cannot lock out its neighbours.
+    if (!auth.isProven(match[1]!)) await failures.check(addressSubject(request));
     request.principal = await auth.authenticate(match[1]!);
     if (!request.principal) {
       request.authProblem = 'The API key or token is invalid, expired or revoked';

@@ -2,6 +2,7 @@ import { apiKeyIdParamsSchema, apiKeyListResponseSchema, apiKeyResponseSchema, a
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AuthService } from '../domain/auth-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
+import { addressSubject } from '../plugins/rate-limit.js';
 import { authenticatedErrors } from './responses.js';
 
 const tags = ['Account'];
@@ -48,7 +49,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async
       tags, summary: 'Change the password: every earlier login token ends; the answer carries a new one', body: changePasswordBodySchema,
       response: { 200: authResponseSchema, ...authenticatedErrors },
     },
-  }, async (request) => ({ success: true, data: await auth.changePassword(principalOf(request), request.body) }) as const);
+  }, async (request) => ({ success: true, data: await auth.changePassword(principalOf(request), request.body, addressSubject(request)) }) as const);
 
   app.post('/auth/api-keys', {
     schema: {
