@@ -48,7 +48,7 @@ describe('redirector while its Redis is down', () => {
 
     await redisServer.kill();
     // Still ready: PostgreSQL and the in-process cache answer visitors; the detail says Redis is down.
-    await expect.poll(async () => (await (await visit(`${redirector.metricsUrl}/readyz`)).json()).checks.redis, { timeout: 5_000 }).toBe('down');
+    await expect.poll(async () => ((await (await visit(`${redirector.metricsUrl}/readyz`)).json()) as { checks: Record<string, string> }).checks.redis, { timeout: 5_000 }).toBe('down');
     const ready = await visit(`${redirector.metricsUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ok', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' }, detail: { spoolBytes: 0, cachedLinks: 1 } });
