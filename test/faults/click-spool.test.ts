@@ -7,10 +7,11 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clickQueue, createLink, createUser, metric, queuedClicks, runToExit, startRedirector, UA, visit, type RedirectorProcess } from '../../services/redirector/test/support.js';
+import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, UA, visit, type RedirectorProcess } from '../../services/redirector/test/support.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { logLines } from '../support/logs.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { runToExit } from '../support/processes.js';
 
 /** Everything a scenario started, stopped after it whatever happened. */
 const cleanups: (() => unknown)[] = [];
@@ -57,7 +58,7 @@ async function world(overrides: Record<string, string>): Promise<World> {
   cleanups.push(() => redirector.stop());
   const url = `${redirector.url}/${link.code}`;
   expect((await go(url)).status).toBe(302);
-  await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_flushed_total'), { timeout: 5_000 }).toBe(1);
+  await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_flushed_total'), { timeout: 15_000 }).toBe(1);
   return { redis, env, redirector, url };
 }
 
@@ -94,13 +95,14 @@ describe('a click spool its disk fails', () => {
     writeFileSync(file, '');
     // A read-only tmpfs refuses even root (chmod would not); a file where the directory should be, anyone.
     for (const dir of [mountTmpfs('ro,size=64k'), file]) {
-      const refused = await runToExit({ ...env.env, CLICK_SPOOL_DIR: dir });
+      // Info level: the test reads why it stopped. A start takes seconds on a machine running other suites.
+      const refused = await runToExit('redirector', { env: { ...env.env, REDIRECTOR_PORT: '0', LOG_LEVEL: 'info', CLICK_SPOOL_DIR: dir }, timeoutMs: 60_000 });
       expect(refused.code, refused.output).toBe(1);
       const fatal = logLines(refused.output.split('\n')).find((line) => line.level === 'fatal');
       expect(fatal).toMatchObject({ msg: expect.stringMatching(/^CLICK_SPOOL_DIR cannot be written; refusing to start/), dir, err: { code: expect.stringMatching(/^(EROFS|EEXIST|ENOTDIR)$/) } });
       expect(refused.output).not.toMatch(/"msg":"listening"/);
     }
-  });
+  }, 150_000);
 
   it('exits 1 when a SIGTERM during a Redis outage leaves clicks neither queued nor spooled', async () => {
     // A spool that takes nothing (its limit is one byte): memory is all there is.
@@ -112,7 +114,7 @@ describe('a click spool its disk fails', () => {
     const lines = logLines(redirector.output);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'clicks neither queued nor spooled at shutdown', lost: 20 }));
     expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
-  });
+  }, 90_000);
 
   it('keeps its byte count true when the disk fills, says so, and replays every spool once Redis is back', async () => {
     const dir = mountTmpfs('size=16k'); // about 700 clicks
@@ -127,7 +129,7 @@ describe('a click spool its disk fails', () => {
     const watch = setInterval(() => void metric(redirector.metricsUrl, 'redirector_clicks_dropped_total').then((n) => (dropped = n), () => {}), 100);
     const answered = await Promise.race([
       visitUntil(url, () => dropped > 0),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no click dropped within 30 s')), 30_000)),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no click dropped within 60 s')), 60_000)),
     ]).finally(() => clearInterval(watch));
     dropped = await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total');
     expect(dropped).toBeGreaterThan(0);
@@ -144,7 +146,7 @@ describe('a click spool its disk fails', () => {
 
     // Every click answered and not dropped reaches the queue, once: memory, and the spool replayed.
     await redis.restart();
-    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 20_000, interval: 250 }).toBe(answered - dropped);
+    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 30_000, interval: 250 }).toBe(answered - dropped);
     await expect.poll(() => bytesOnDisk(dir), { timeout: 5_000 }).toBe(0);
     expect(await metric(redirector.metricsUrl, 'redirector_click_spool_bytes')).toBe(0);
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(dropped);
@@ -156,11 +158,11 @@ describe('a click spool its disk fails', () => {
     await redis.kill();
     const spooledBefore = await metric(redirector.metricsUrl, 'redirector_clicks_spooled_total');
     for (let i = 0; i < 3; i++) expect((await go(url)).status).toBe(302);
-    await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_spooled_total'), { timeout: 10_000 }).toBe(spooledBefore + 3);
+    await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_spooled_total'), { timeout: 20_000 }).toBe(spooledBefore + 3);
     await redis.restart();
-    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 10_000, interval: 250 }).toBe(3);
+    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 20_000, interval: 250 }).toBe(3);
     await expect.poll(() => bytesOnDisk(dir), { timeout: 5_000 }).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it('stays ready through a Redis outage while it answers from its cache and spools, with the detail on the metrics listener', async () => {
     const dir = newDir('deeplink-spool-');
@@ -170,7 +172,7 @@ describe('a click spool its disk fails', () => {
     cleanups.push(() => queue.close());
     await redis.kill();
     for (let i = 0; i < 10; i++) expect((await go(url)).status).toBe(302);
-    await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_spooled_total'), { timeout: 10_000 }).toBe(10);
+    await expect.poll(() => metric(redirector.metricsUrl, 'redirector_clicks_spooled_total'), { timeout: 20_000 }).toBe(10);
 
     expect(await readiness(redirector.url)).toEqual({ status: 200, body: { status: 'ok' } });
     const detail = await readiness(redirector.metricsUrl);
@@ -183,8 +185,8 @@ describe('a click spool its disk fails', () => {
     expect(await metric(redirector.metricsUrl, 'redirector_click_spooling')).toBe(1);
 
     await redis.restart();
-    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 10_000, interval: 250 }).toBe(10);
+    await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 20_000, interval: 250 }).toBe(10);
     await expect.poll(() => metric(redirector.metricsUrl, 'redirector_click_spooling'), { timeout: 5_000 }).toBe(0);
     expect((await readiness(redirector.metricsUrl)).body).toMatchObject({ status: 'ok', checks: { redis: 'ok' }, detail: { spooling: false, spoolBytes: 0 } });
-  });
+  }, 90_000);
 });
