@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, createReadStream, mkdirSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,7 +8,7 @@ import { PACKED_FIELDS, type PackedClickBatch } from '@deeplink/core';
 const CURRENT = 'spool.jsonl';
 const REPLAY_PREFIX = 'replay-';
 /** Written and removed at start to prove the directory takes writes; never a spool file. */
-const WRITE_CHECK = '.write-check';
+const WRITE_CHECK = '.write-check-';
 
 /**
  * Makes sure `dir` is a directory this process can write to (creating it if needed), or throws
@@ -16,7 +17,8 @@ const WRITE_CHECK = '.write-check';
  */
 export function checkSpoolWritable(dir: string): void {
   mkdirSync(dir, { recursive: true });
-  const probe = join(dir, WRITE_CHECK);
+  // A name of its own: redirectors starting side by side on one directory do not remove each other's.
+  const probe = join(dir, `${WRITE_CHECK}${randomUUID()}`);
   writeFileSync(probe, `${process.pid}\n`);
   unlinkSync(probe);
 }
