@@ -59,16 +59,18 @@ describe('readiness and the outage log, with private Redis and PostgreSQL', () =
     postgres?.destroy();
   });
 
-  it('turns every service not ready while Redis is down, logs the outage once, and recovers', async () => {
+  it('turns the API and the worker not ready while Redis is down, keeps the redirector ready, logs the outage once, and recovers', async () => {
     for (const name of SERVICES) expect((await readiness(stack.ops[name])).status, name).toBe(200);
 
     await redis.kill();
-    for (const name of SERVICES) {
+    for (const name of ['api', 'worker'] as const) {
       await expect.poll(() => readiness(stack.ops[name]), { timeout: 10_000 }).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'down', postgres: 'ok' } } });
     }
+    // The redirector answers visitors from PostgreSQL and its cache, and spools clicks: still ready, the detail says why.
+    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 10_000 }).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'down', postgres: 'ok' } } });
     // The public listeners say so without the detail.
     expect((await fetch(`${stack.apiUrl}/readyz`)).status).toBe(503);
-    expect(await (await fetch(`${stack.shortUrlBase}/readyz`)).json()).toEqual({ status: 'unavailable' });
+    expect(await (await fetch(`${stack.shortUrlBase}/readyz`)).json()).toEqual({ status: 'ok' });
 
     await redis.restart();
     for (const name of SERVICES) await expect.poll(async () => (await readiness(stack.ops[name])).status, { timeout: 15_000 }).toBe(200);
@@ -84,11 +86,22 @@ describe('readiness and the outage log, with private Redis and PostgreSQL', () =
     }
   });
 
-  it('turns every service not ready while PostgreSQL is down', async () => {
+  it('turns the API and the worker not ready while PostgreSQL is down, and the redirector only once Redis is down too and it has no link cached', async () => {
     postgres.stop('immediate');
-    for (const name of SERVICES) {
+    for (const name of ['api', 'worker'] as const) {
       await expect.poll(() => readiness(stack.ops[name]), { timeout: 15_000 }).toMatchObject({ status: 503, body: { checks: { postgres: 'down', redis: 'ok' } } });
     }
+    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 15_000 }).toMatchObject({ status: 200, body: { checks: { postgres: 'down', redis: 'ok' } } });
+    expect((await fetch(`${stack.shortUrlBase}/readyz`)).status).toBe(200);
+
+    // Nothing left that could find a link: this redirector cannot answer a visitor.
+    await redis.kill();
+    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 10_000 }).toMatchObject({
+      status: 503,
+      body: { status: 'unavailable', checks: { postgres: 'down', redis: 'down', accepting: 'ok', spool: 'ok' }, detail: { cachedLinks: 0 } },
+    });
+    expect(await (await fetch(`${stack.shortUrlBase}/readyz`)).json()).toEqual({ status: 'unavailable' });
+    await redis.restart(); // the clean-up deletes this test's keys
   });
 
   it('writes every log line in the shared format', () => {

@@ -85,6 +85,19 @@ describe('readinessCheck', () => {
     expect(await check()).toEqual({ status: 'unavailable', checks: { fast: 'ok', hangs: 'down', closed: 'down' } });
     expect(await readinessCheck({ fast: async () => 1 })()).toEqual({ status: 'ok', checks: { fast: 'ok' } });
   });
+
+  it('lets a policy decide the status from the checks and add a detail, the checks still reported', async () => {
+    let spooled = 0;
+    const check = readinessCheck({ store: () => false, accepting: () => true }, 30, {
+      ready: ({ accepting }) => accepting === 'ok',
+      detail: () => ({ spooling: spooled > 0, spoolBytes: spooled }),
+    });
+    expect(await check()).toEqual({ status: 'ok', checks: { store: 'down', accepting: 'ok' }, detail: { spooling: false, spoolBytes: 0 } });
+    spooled = 120;
+    expect((await check()).detail).toEqual({ spooling: true, spoolBytes: 120 });
+    const strict = readinessCheck({ store: () => false, accepting: () => true }, 30, { ready: ({ store, accepting }) => store === 'ok' && accepting === 'ok' });
+    expect(await strict()).toEqual({ status: 'unavailable', checks: { store: 'down', accepting: 'ok' } });
+  });
 });
 
 describe('the Redis outage log', () => {

@@ -86,7 +86,15 @@ interface Visit {
 /** The short-link server: routes, lookup, click capture. Connections are the caller's to close. */
 export function createRedirector({ config, logger, sql, redis, subscriber, queueConnection }: RedirectorDeps) {
   const native = uwsImplementation() === 'native';
-  const spool = createClickSpool({ dir: config.CLICK_SPOOL_DIR, maxBytes: config.CLICK_SPOOL_MAX_BYTES });
+  const errorSpool = rateLimitedLog(logger, 'error');
+  const spool = createClickSpool({
+    dir: config.CLICK_SPOOL_DIR,
+    maxBytes: config.CLICK_SPOOL_MAX_BYTES,
+    onWriteError: (error) => {
+      metrics.spoolWriteFailures++;
+      errorSpool({ err: error, dir: config.CLICK_SPOOL_DIR, held: clicks.size() }, 'click spool write failed; click batches stay in memory until the queue or the spool takes them');
+    },
+  });
   const metrics: Metrics = new Metrics({
     bufferedClicks: () => clicks.size(),
     lruSize: () => lookup.size(),
@@ -94,6 +102,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     domainCacheSize: () => domains.size(),
     domainCacheBytes: () => domains.bytes(),
     spoolBytes: () => spool.bytes(),
+    spooling: () => clicks.spooling(),
     native,
   });
   const keys = redisKeys(config.REDIS_PREFIX);
@@ -106,9 +115,26 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   const warnLookup = rateLimitedLog(logger, 'warn');
   const resolveAddress = clientAddressResolver(config.TRUST_PROXY);
   const misses = createMissLimiter({ ratePerSecond: config.UNKNOWN_CODE_RATE, burst: config.UNKNOWN_CODE_BURST });
-  /** Redis, PostgreSQL, and not shutting down: the detail is served on the metrics listener only. */
-  // A spool past its threshold means clicks wait on this instance's disk: send traffic elsewhere.
-  const readiness = dependencyReadiness({ redis, sql }, { accepting: () => !closing, spool: () => spool.bytes() <= config.CLICK_SPOOL_READY_MAX_BYTES });
+  /**
+   * Ready means able to answer visitors: not shutting down, the spool has room, and links can be
+   * found (Redis or PostgreSQL answers, or the in-process cache holds links). An outage of Redis
+   * or PostgreSQL alone reaches every redirector at once: were that unready, a load balancer would
+   * pull them all, while the cache and the spool ride it out. The detail is served on the metrics
+   * listener only.
+   */
+  const readiness = dependencyReadiness(
+    { redis, sql },
+    {
+      accepting: () => !closing,
+      // Clicks piling up on this instance's disk, or a disk refusing them while they must go there: send visitors elsewhere.
+      spool: () => spool.bytes() <= config.CLICK_SPOOL_READY_MAX_BYTES && !(clicks.spooling() && spool.failing()),
+    },
+    {
+      ready: ({ accepting, spool: spoolState, redis: redisState, postgres }) =>
+        accepting === 'ok' && spoolState === 'ok' && (redisState === 'ok' || postgres === 'ok' || lookup.size() > 0),
+      detail: () => ({ spooling: clicks.spooling(), spoolBytes: spool.bytes(), cachedLinks: lookup.size() }),
+    },
+  );
   const uWS = uws.module;
   const app = uWS.App();
   let listenSocket: us_listen_socket | undefined;
@@ -346,16 +372,19 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
 
     /**
      * Lets in-flight lookups answer, drops remaining connections, then flushes the click buffer
-     * (bounded) and closes the queue. Every click that got a response is flushed.
+     * (bounded) and closes the queue. Every click that got a response is flushed or spooled;
+     * rejects when some were neither.
      */
     async drain(): Promise<void> {
       const deadline = Date.now() + DRAIN_MS;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       // Not in the type definitions, but the native App has it: closes every open connection.
       (app as { close?: () => void }).close?.();
-      await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
+      const lost = await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
       lookup.close();
       domains.close();
+      // A failed step: the process exits 1, so a supervisor or an operator sees the loss.
+      if (lost > 0) throw new Error(`${lost} clicks neither queued nor spooled at shutdown`);
     },
 
     /** stopAccepting, then drain: what tests and the bench call. */

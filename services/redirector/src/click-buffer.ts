@@ -256,13 +256,16 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
     /** Clicks held in memory (waiting for the queue or the spool). */
     size: () => held,
 
+    /** True while the queue is unreachable and sealed batches go to the spool. */
+    spooling: () => queueDown,
+
     /** Sends everything buffered now. */
     flush,
 
     /**
      * Stops the timers and keeps flushing until memory is empty or `timeoutMs` passed; whatever
      * could not be written then goes to the spool, for the next start to replay. Returns how many
-     * clicks neither the queue nor the spool took.
+     * clicks neither the queue nor the spool took (lost: the caller's exit code says so).
      */
     async close(timeoutMs: number): Promise<number> {
       clearInterval(timer);

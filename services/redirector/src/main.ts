@@ -1,6 +1,7 @@
 import { createDatabase } from '@deeplink/core/db';
 import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, gracefulShutdown, listenOn, loadConfigOrExit, untilReady, whenReady } from '@deeplink/core/runtime';
 import { createRedirector } from './app.js';
+import { checkSpoolWritable } from './click-spool.js';
 import { uws, uwsImplementation } from './uws.js';
 
 const SERVICE = 'redirector';
@@ -14,6 +15,14 @@ if (implementation === 'fallback' && !config.ALLOW_UWS_FALLBACK) {
   process.exit(1);
 }
 logger[implementation === 'native' ? 'info' : 'warn'](build, 'uWebSockets.js loaded');
+
+// A spool that cannot be written would lose every click of the next Redis outage: say so now.
+try {
+  checkSpoolWritable(config.CLICK_SPOOL_DIR);
+} catch (error) {
+  logger.fatal({ err: error, dir: config.CLICK_SPOOL_DIR }, 'CLICK_SPOOL_DIR cannot be written; refusing to start (it must be a writable directory on local disk)');
+  process.exit(1);
+}
 
 const outage = createRedisOutageLog(logger);
 const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage });

@@ -29,6 +29,8 @@ export class Metrics {
   clicksSpooled = 0;
   /** Clicks sent from the spool to the queue. */
   clicksReplayed = 0;
+  /** Appends the spool's disk refused (full, read-only, gone): those batches stay in memory. */
+  spoolWriteFailures = 0;
   batchesFlushed = 0;
   flushErrors = 0;
   /** On Redis Cluster: batches written to the queue's primary that no replica confirmed in time. */
@@ -44,6 +46,7 @@ export class Metrics {
       domainCacheSize: () => number;
       domainCacheBytes: () => number;
       spoolBytes: () => number;
+      spooling: () => boolean;
       native: boolean;
     },
   ) {}
@@ -99,6 +102,8 @@ export class Metrics {
     counter('redirector_clicks_spooled_total', 'Clicks written to the spool on disk while the queue was unreachable, or at shutdown.', [], one(() => this.clicksSpooled));
     counter('redirector_clicks_replayed_total', 'Clicks sent from the spool to the queue.', [], one(() => this.clicksReplayed));
     gauge('redirector_click_spool_bytes', 'Bytes of click batches waiting in the spool.', () => this.gauges.spoolBytes());
+    gauge('redirector_click_spooling', '1 while the queue is unreachable and click batches go to the spool, else 0.', () => (this.gauges.spooling() ? 1 : 0));
+    counter('redirector_click_spool_write_failures_total', 'Appends to the spool that the disk refused (full, read-only, gone); those batches stay in memory.', [], one(() => this.spoolWriteFailures));
     counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
     counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
     counter('redirector_click_batches_rewritten_total', 'Unconfirmed batch jobs (Redis Cluster) written once more, after a failover would have ended.', [], one(() => this.batchesRewritten));

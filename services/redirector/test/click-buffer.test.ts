@@ -32,7 +32,7 @@ describe('click batches no replica confirmed', () => {
   it('are written once more after the delay, without asking a replica again, and spooled at shutdown', async () => {
     const connection = env.redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: false });
     const spool = createClickSpool({ dir: spoolDir, maxBytes: 1_000_000 });
-    const metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => 0, lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => spool.bytes(), native: true });
+    const metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => 0, lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => spool.bytes(), spooling: () => false, native: true });
     let confirmations = 0;
     const buffer = createClickBuffer({
       config: { ...env.config, CLICK_FLUSH_MS: 20 },

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,5 +59,23 @@ describe('the click spool', () => {
     expect(await restarted.replay(async (b) => void sent.push(b.batchId))).toMatchObject({ batches: 2, skipped: 1 });
     expect(sent).toEqual(['x', 'y']); // x again: the worker records each batch id once
     expect(restarted.bytes()).toBe(0);
+  });
+
+  it('counts what is on disk, not what it wrote: bytes written behind its back are replayed and not subtracted twice', async () => {
+    const dir = newDir();
+    const spool = createClickSpool({ dir, maxBytes: 1_000_000 });
+    spool.append(batch('a'));
+    // Bytes it never counted (a write a full disk cut short, in an earlier version), a long torn line.
+    appendFileSync(join(dir, 'spool.jsonl'), `{"batchId":"torn","clicks":[${'1,'.repeat(400)}`);
+    expect(await spool.replay(async () => {})).toMatchObject({ batches: 1, skipped: 1 });
+    expect(spool.bytes()).toBe(0);
+    // A later, small spool is counted as it is, so the next replay sends it.
+    expect(spool.append(batch('later', 1))).toBe(true);
+    const size = readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+    expect(spool.bytes()).toBe(size);
+    const sent: string[] = [];
+    await spool.replay(async (b) => void sent.push(b.batchId));
+    expect(sent).toEqual(['later']);
+    expect(spool.bytes()).toBe(0);
   });
 });

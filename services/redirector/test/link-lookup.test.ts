@@ -19,7 +19,7 @@ describe('createLinkLookup refreshes', () => {
   beforeAll(async () => {
     env = await createTestEnvironment();
     subscriber = createRedis(env.config.REDIS_URL);
-    metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => 0, native: true });
+    metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => 0, spooling: () => false, native: true });
     lookup = createLinkLookup({ config: env.config, keys: keys(), redis: env.redis, subscriber, sql: env.sql, metrics, logger: createLogger('redirector', 'silent') });
     userId = await createUser(env.sql);
   });

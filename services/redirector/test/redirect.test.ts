@@ -166,7 +166,11 @@ describe('redirector over HTTP', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ok' });
     const detail = await visit(`${redirector.metricsUrl}/readyz`);
-    expect(await detail.json()).toEqual({ status: 'ok', checks: { redis: 'ok', postgres: 'ok', accepting: 'ok', spool: 'ok' } });
+    expect(await detail.json()).toEqual({
+      status: 'ok',
+      checks: { redis: 'ok', postgres: 'ok', accepting: 'ok', spool: 'ok' },
+      detail: { spooling: false, spoolBytes: 0, cachedLinks: expect.any(Number) },
+    });
   });
 
   it('counts answers by status', async () => {
