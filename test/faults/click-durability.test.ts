@@ -15,6 +15,7 @@ import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.j
 import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { holdTableLock } from '../support/table-lock.js';
+import { sampleValue } from '../support/metrics.js';
 import { UA } from '../support/user-agents.js';
 
 /** Everything a scenario started, stopped after it whatever happened. */
@@ -105,7 +106,73 @@ describe('click durability under faults', () => {
     // a busy one running other suites beside this.
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 15_000 - (Date.now() - killedAt), interval: 100 }).toBe(answered);
     console.log(`worker kill -9 holding batches: ${answered} redirects, all counted ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+    expect(logLines(replacement.output)).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^stalled batches taken back/) }));
   });
+
+  it('goes on past a worker frozen mid-transaction: PostgreSQL cuts it off, the other worker takes its batches, each counts once', async () => {
+    const FREEZE_MS = 20_000;
+    const { env, stack, token, link } = await world();
+    const redis = new Redis(env.env.REDIS_URL!);
+    cleanups.push(() => redis.quit());
+    const other = await startWorker(env.env);
+    cleanups.push(() => other.stop());
+    const frozen = stack.worker.child;
+    cleanups.push(() => frozen.kill('SIGCONT')); // before the stack stops, or its SIGTERM would wait forever
+    let done = false;
+    const load = visitWhile([link.url], () => done);
+    const rolledUp = async () => Number((await env.sql<[{ clicks: number }]>`SELECT coalesce(sum(clicks), 0)::bigint AS clicks FROM click_hourly`)[0].clicks);
+    await expect.poll(rolledUp, { timeout: 10_000 }).toBeGreaterThan(0);
+
+    // Frozen with its statement sent: both workers' writes wait behind a table lock, the worker is
+    // stopped, the lock released. Its statement then runs, and its transaction stays open, holding
+    // the link's rows, with no one to send the COMMIT.
+    const workerSessions = async (where: 'waiting' | 'holding') =>
+      (await env.sql`
+        SELECT 1 FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'deeplink-worker'
+          AND ${where === 'waiting'
+            ? env.sql`wait_event_type = 'Lock'`
+            : env.sql`state = 'idle in transaction' AND backend_xid IS NOT NULL AND now() - state_change > interval '300 ms'`}`).length;
+    let caught = false;
+    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
+      const lock = await holdTableLock(env.sql, 'click_hourly');
+      for (const end = Date.now() + 5_000; Date.now() < end && (await workerSessions('waiting')) < 2;) await new Promise((resolve) => setTimeout(resolve, 100));
+      frozen.kill('SIGSTOP');
+      await lock.release();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      caught = (await workerSessions('holding')) > 0;
+      if (!caught) frozen.kill('SIGCONT');
+    }
+    expect(caught, 'the worker was never frozen inside a transaction').toBe(true);
+
+    // While it is frozen: how long the rollups stood still, and the most batches waiting, against
+    // the batches queued meanwhile (the job id counter).
+    const queued = async () => Number(await redis.get(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:id`));
+    const frozenAt = Date.now();
+    const queuedBefore = await queued();
+    let [last, lastChange, longestStall, mostWaiting] = [await rolledUp(), frozenAt, 0, 0];
+    while (Date.now() - frozenAt < FREEZE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const [now, waiting] = [await rolledUp(), await redis.llen(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:wait`)];
+      if (now !== last) [last, lastChange] = [now, Date.now()];
+      longestStall = Math.max(longestStall, Date.now() - lastChange);
+      mostWaiting = Math.max(mostWaiting, waiting);
+    }
+    const queuedPerSecond = (await queued() - queuedBefore) / ((Date.now() - frozenAt) / 1000);
+    frozen.kill('SIGCONT');
+    done = true;
+    const answered = await load;
+    const thawedAt = Date.now();
+    console.log(`worker frozen ${FREEZE_MS / 1000} s: rollups stood still ${(longestStall / 1000).toFixed(1)} s at most, ${mostWaiting} batches waiting at most (${queuedPerSecond.toFixed(1)} queued/s)`);
+    // About an interval (3 s) on a quiet machine, until PostgreSQL cuts the frozen worker's session
+    // off; without the cut, the whole freeze. The bounds leave room for a busy machine.
+    expect(longestStall).toBeLessThan(FREEZE_MS / 2);
+    expect(mostWaiting).toBeLessThan(queuedPerSecond * (FREEZE_MS / 2 / 1000));
+    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 30_000, interval: 250 }).toBe(answered);
+    console.log(`all ${answered} clicks counted ${((Date.now() - thawedAt) / 1000).toFixed(1)} s after the thaw`);
+    // Its batches came back when their locks expired, and were said to.
+    expect(logLines(other.output)).toContainEqual(expect.objectContaining({ msg: expect.stringMatching(/^stalled batches taken back/) }));
+  }, 180_000);
 
   it('loses no batch waiting in the queue when Redis (AOF) is killed and restarted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'deeplink-redis-aof-'));
@@ -187,20 +254,25 @@ describe('click durability under faults', () => {
     cleanups.push(() => queue.close());
     const redis = new Redis(env.env.REDIS_URL!);
     cleanups.push(() => redis.quit());
-    // A job whose stored data is not JSON: added delayed, then its data overwritten before it is due.
+    // Jobs whose stored data or options are not JSON: added delayed, then overwritten before they are due.
     const poison = await queue.add(CLICK_BATCH_JOB, {}, { delay: 1_000, jobId: 'poison-1' });
     await redis.hset(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:${poison.id}`, 'data', '{"batchId": "poison-1", clicks: [');
+    const readableClicks = packClickBatch({ batchId: 'poison-opts', clicks: [{ linkId: link.id, ts: Date.now(), ip: '203.0.113.9', userAgent: UA.windowsChrome, referrer: '' }] });
+    const badOptions = await queue.add(CLICK_BATCH_JOB, readableClicks, { delay: 1_000, jobId: 'poison-opts' });
+    await redis.hset(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:${badOptions.id}`, 'opts', '{"attempts": 10, backoff');
     const wrongShape = await queue.add(CLICK_BATCH_JOB, { hello: 'world', ip: '203.0.113.9' });
-    await expect.poll(async () => (await queue.getFailed()).map((job) => job.id).sort(), { timeout: 10_000 }).toEqual([poison.id, wrongShape.id].sort());
+    // getFailed reads every job's options too: the failed set stays readable.
+    await expect.poll(async () => (await queue.getFailed()).map((job) => job.id).sort(), { timeout: 10_000 }).toEqual([poison.id, badOptions.id, wrongShape.id].sort());
     for (const job of await queue.getFailed()) {
       expect(job.failedReason).toMatch(/^poison:/);
       expect(JSON.stringify(job.data)).not.toContain('203.0.113.9'); // kept for inspection without addresses
     }
+    expect((await queue.getJob(badOptions.id!))?.data).toMatchObject({ batchId: 'poison-opts' });
     expect((await fetch(`${stack.ops.worker}/readyz`)).status).toBe(200);
     const clean = packClickBatch({ batchId: 'after-poison', clicks: [{ linkId: link.id, ts: Date.now(), ip: '198.51.100.1', userAgent: UA.windowsChrome, referrer: '' }] });
     await queue.add(CLICK_BATCH_JOB, clean);
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 10_000 }).toBe(1);
-    expect(logLines(stack.worker.output).filter((line) => line.level === 'error')).toHaveLength(2);
+    expect(logLines(stack.worker.output).filter((line) => line.level === 'error')).toHaveLength(3);
   });
 });
 
@@ -247,5 +319,69 @@ describe('the Redis the queue needs', () => {
     const refused = await runToExit('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' } });
     expect(refused.code, refused.output).toBe(1);
     expect(refused.output).toMatch(/refusing to run on this Redis/);
+  });
+
+  it('is required in production: both services refuse a Redis without AOF unless ALLOW_VOLATILE_REDIS=1, which every start logs', async () => {
+    const redis = await startPrivateRedis(['--appendonly', 'no', '--maxmemory-policy', 'noeviction']);
+    cleanups.push(() => redis.kill());
+    const env = await createTestEnvironment({ REDIS_URL: redis.url });
+    cleanups.push(() => env.close());
+    const production = { ...env.env, NODE_ENV: 'production', LOG_LEVEL: 'info' };
+    const port = await freePort();
+    for (const service of ['worker', 'redirector']) {
+      const refused = await runToExit(service, { env: { ...production, WORKER_PORT: '0', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' } });
+      expect(refused.code, refused.output).toBe(1);
+      expect(refused.output).toMatch(/refusing to run on this Redis/);
+      expect(refused.output).toMatch(/appendonly is no .*NODE_ENV is production; ALLOW_VOLATILE_REDIS=1 starts anyway/);
+    }
+
+    const allowed = await startWorker({ ...production, ALLOW_VOLATILE_REDIS: '1' });
+    cleanups.push(() => allowed.stop());
+    await expect.poll(() => logLines(allowed.output).find((line) => /^ALLOW_VOLATILE_REDIS is set/.test(String(line.msg)))).toMatchObject({
+      level: 'warn', problems: ['appendonly is no (the queue needs yes)'],
+    });
+    expect(logLines(allowed.output).filter((line) => line.level === 'fatal')).toEqual([]);
+  });
+
+  it('is watched: a Redis that comes back empty is logged with the batches lost and counted for the alert', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deeplink-redis-aof-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const redis = await startPrivateRedis(['--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction', '--dir', dir]);
+    cleanups.push(() => redis.kill());
+    const env = await createTestEnvironment({ REDIS_URL: redis.url, WORKER_STALL_INTERVAL_MS: '500' });
+    env.redis.on('error', () => {});
+    cleanups.push(() => env.close());
+    const worker = await startWorker(env.env);
+    cleanups.push(() => worker.stop());
+    const port = logLines(worker.output).find((line) => line.msg === 'worker started')!.healthPort;
+    const lostMetric = async () => sampleValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'worker_queue_batches_lost_total');
+    expect(await lostMetric()).toBe(0);
+    const queue = new Queue(CLICK_QUEUE, { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
+    queue.on('error', () => {});
+    cleanups.push(() => queue.close());
+    /** Batches due in an hour: they wait in Redis, held by no worker. */
+    const addLater = (ids: string[]) => queue.addBulk(ids.map((batchId) => ({ name: CLICK_BATCH_JOB, data: packClickBatch({ batchId, clicks: [] }), opts: { delay: 3_600_000 } })));
+    const lookTwice = () => new Promise((resolve) => setTimeout(resolve, 1_500)); // the worker looks every 500 ms
+
+    // A restart from the append-only file keeps the batches: nothing to report.
+    await addLater(['kept-1', 'kept-2']);
+    await lookTwice();
+    await redis.kill();
+    await redis.restart();
+    await lookTwice();
+    expect(await queue.getDelayedCount()).toBe(2);
+    expect(await lostMetric()).toBe(0);
+
+    // A restart without it (the file removed meanwhile) keeps nothing: the five batches waiting are lost.
+    await addLater(['lost-1', 'lost-2', 'lost-3']);
+    await lookTwice();
+    await redis.kill();
+    for (const entry of readdirSync(dir)) rmSync(join(dir, entry), { recursive: true, force: true });
+    await redis.restart();
+    await expect.poll(lostMetric, { timeout: 10_000 }).toBe(5);
+    expect(await queue.getDelayedCount()).toBe(0);
+    expect(logLines(worker.output).filter((line) => line.level === 'error' && /came back empty/.test(String(line.msg)))).toEqual([
+      expect.objectContaining({ batchesLost: 5 }),
+    ]);
   });
 });

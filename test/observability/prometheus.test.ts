@@ -69,7 +69,7 @@ describe('Prometheus', () => {
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const rules = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string }[] }[] } };
     const names = rules.data.groups.flatMap((group) => group.rules.map((rule) => rule.name));
-    expect(names).toEqual(expect.arrayContaining(['DeeplinkClickLag', 'DeeplinkFailedBatches', 'DeeplinkRedirectorDroppingClicks', 'DeeplinkClickSpoolWriteFailing', 'DeeplinkServiceNotReady']));
+    expect(names).toEqual(expect.arrayContaining(['DeeplinkClickLag', 'DeeplinkFailedBatches', 'DeeplinkRedirectorDroppingClicks', 'DeeplinkClickSpoolWriteFailing', 'DeeplinkServiceNotReady', 'DeeplinkQueueBatchesLost']));
   });
 
   it('reads redirects, clicks, API requests, queue depth and readiness of all three services', async () => {

@@ -133,8 +133,10 @@ const envSchema = z.object({
   CLICK_SPOOL_MAX_BYTES: positiveInt.default(1024 * 1024 * 1024),
   /** The redirector's /readyz turns unavailable while the spool holds more than this. */
   CLICK_SPOOL_READY_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
-  /** Refuse to start when the queue's Redis could lose jobs (no AOF, or an eviction policy). */
+  /** Refuse to start when the queue's Redis could lose jobs (no AOF, or an eviction policy); always so in production. */
   REQUIRE_DURABLE_REDIS: flag,
+  /** Start anyway on a queue Redis that could lose jobs, even in production (logged at every start). */
+  ALLOW_VOLATILE_REDIS: flag,
   LINK_CACHE_MAX: positiveInt.default(100_000),
   /** …and at most this many bytes of records and prepared answers, so a few huge links cannot hold memory. */
   LINK_CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),

@@ -54,7 +54,7 @@ handleProcessErrors();
 // PostgreSQL; start anyway when Redis is down, the redirect works without it (clicks are spooled).
 await untilReady(redis, 2_000);
 whenReady(redis, () =>
-  checkQueueDurability(redis, { require: config.REQUIRE_DURABLE_REDIS, logger }).catch((error: unknown) => {
+  checkQueueDurability(redis, { config, logger }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'refusing to run on this Redis');
     void shutdown('Redis not durable', 1);
   }),

@@ -9,8 +9,9 @@ import { Registry } from 'prom-client';
 import { createWorkerMetrics } from './metrics.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
 import { createBatchRollup, readClickBatch, type BatchOutcome } from './rollup-batch.js';
-import { createRollupWriter } from './rollup-writer.js';
+import { createRollupWriter, rollupTimeouts } from './rollup-writer.js';
 import { createUserAgentParser } from './user-agent.js';
+import { watchQueueRedis } from './queue-watch.js';
 
 export interface WorkerDeps {
   config: Config;
@@ -39,17 +40,39 @@ export interface ClickWorker {
   close(): Promise<void>;
 }
 
+/** The fields of a stored job that BullMQ parses as JSON, and what each holds on a new job. */
+const JSON_FIELDS = { data: '{}', opts: '{}', progress: '0' } as const;
+type JsonField = keyof typeof JSON_FIELDS;
+
+/** The value of a stored JSON field (an absent one reads as its default), or undefined when it is not JSON. */
+const parsed = (field: JsonField, text: string | null | undefined): { value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(text || JSON_FIELDS[field]) };
+  } catch {
+    return undefined;
+  }
+};
+
+/** What the processor gets instead of the data of a job BullMQ could not build. */
+interface UnreadableJob {
+  unreadable: JsonField[];
+}
+const unreadableFields = (data: unknown): JsonField[] | undefined => (data as Partial<UnreadableJob> | null)?.unreadable;
+
 /**
- * BullMQ's Worker, except that a job whose data is not JSON reaches the processor (as a marker)
- * instead of failing before it: BullMQ would leave such a job active until it stalls, then take it
- * again, forever. The processor fails it for good at once.
+ * BullMQ's Worker, except that a job whose stored data, options or progress is not JSON reaches the
+ * processor (as a marker, with default options) instead of failing before it: BullMQ would leave
+ * such a job active until it stalls, then take it again, for hours. The processor fails it for
+ * good at once.
  */
 class ClickBatchWorker extends Worker<ClickJobData, BatchOutcome> {
-  protected override createJob(data: JobJsonRaw, jobId: string) {
+  protected override createJob(raw: JobJsonRaw, jobId: string) {
     try {
-      return super.createJob(data, jobId);
-    } catch (error) {
-      return super.createJob({ ...data, data: JSON.stringify({ unparseable: (error as Error).message }) }, jobId);
+      return super.createJob(raw, jobId);
+    } catch {
+      const unreadable = (Object.keys(JSON_FIELDS) as JsonField[]).filter((field) => !parsed(field, raw[field]));
+      const marker: UnreadableJob = { unreadable };
+      return super.createJob({ ...raw, ...JSON_FIELDS, data: JSON.stringify(marker) }, jobId);
     }
   }
 }
@@ -70,10 +93,12 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       parseUserAgent: createUserAgentParser(),
       visitorSalt: config.VISITOR_SALT,
     }),
-    writer: createRollupWriter(rollupsRepository(sql), { onTransaction: metrics.transaction }),
+    writer: createRollupWriter(rollupsRepository(sql, { timeouts: rollupTimeouts(config.WORKER_STALL_INTERVAL_MS) }), { onTransaction: metrics.transaction }),
   });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
+    const unreadable = unreadableFields(job.data);
+    if (unreadable) throw new UnrecoverableError(`${POISON_REASON} job ${unreadable.join(', ')} is not JSON`);
     if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`${POISON_REASON} unexpected job name "${job.name}"`);
     let unread = readClickBatch(job.data);
     if (!unread) throw new UnrecoverableError(`${POISON_REASON} job data is not a click batch`);
@@ -106,12 +131,26 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     stalledInterval: config.WORKER_STALL_INTERVAL_MS,
     maxStalledCount: 1_000,
   });
+  /**
+   * Replaces a poison batch's client addresses by hashes, and fields that are not JSON by a new
+   * job's, so that the failed set, its reports and the retry task can still read it.
+   */
+  const keepForInspection = async (job: Job<ClickJobData, BatchOutcome>) => {
+    const unreadable = unreadableFields(job.data);
+    if (!unreadable) return job.updateData(scrubClickJob(job.data) as ClickJobData);
+    // The job in hand holds the marker; the batch itself may still be readable in Redis.
+    const client = await worker.client;
+    const key = queue.toKey(job.id!);
+    const data = parsed('data', await client.hget(key, 'data'));
+    const repaired = Object.fromEntries(unreadable.map((field) => [field, JSON_FIELDS[field]]));
+    await client.hset(key, { ...repaired, data: JSON.stringify(scrubClickJob(data?.value)) });
+  };
   worker.on('failed', (job, error) => {
     const poison = error.message.startsWith(POISON_REASON);
     if (poison) {
       metrics.failed(true);
       log.error({ jobId: job?.id, err: error }, 'batch failed for good: it cannot be read (kept in the failed set, client addresses removed)');
-      void job?.updateData(scrubClickJob(job.data) as ClickJobData).catch(() => {});
+      if (job) void keepForInspection(job).catch(() => {});
       return;
     }
     const attemptsLeft = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
@@ -121,10 +160,22 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       attemptsLeft ? 'batch attempt failed, will retry' : 'batch failed; the retry-failed-batches task tries it again',
     );
   });
+  // Batches whose worker stopped renewing their locks (it died, froze, or its event loop was held
+  // up) are taken back by whichever worker looks first; BullMQ says so once per batch, logged here
+  // once per look.
+  let stalled: string[] = [];
+  worker.on('stalled', (jobId) => {
+    if (stalled.push(jobId) > 1) return;
+    setImmediate(() => {
+      log.warn({ batches: stalled.length, jobIds: stalled.slice(0, 10) }, 'stalled batches taken back: their worker stopped renewing their locks');
+      stalled = [];
+    });
+  });
   const onError = deps.outage?.bullmqErrors('worker') ?? ((error: unknown) => log.error({ err: error }, 'worker error'));
   worker.on('error', onError);
   queue.on('error', onError);
 
+  const watch = watchQueueRedis({ queue, redis: deps.redis, intervalMs: config.WORKER_STALL_INTERVAL_MS, log, onLost: metrics.lost });
   const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log, onFailedForGood: () => metrics.failed(true) });
   const maintenance =
     deps.schedule === false ? undefined : scheduleMaintenance(tasks, { redis: deps.redis, prefix: config.REDIS_PREFIX, log });
@@ -135,6 +186,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     tasks,
     maintenance,
     async close() {
+      watch.stop();
       await worker.close();
       await maintenance?.stop();
       await queue.close();

@@ -35,7 +35,7 @@ handleSignals();
 handleProcessErrors();
 
 whenReady(redis, () =>
-  checkQueueDurability(redis, { require: config.REQUIRE_DURABLE_REDIS, logger }).catch((error: unknown) => {
+  checkQueueDurability(redis, { config, logger }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'refusing to run on this Redis');
     void shutdown('Redis not durable', 1);
   }),

@@ -38,6 +38,11 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     labelNames: ['final'],
     registers,
   });
+  const lostBatches = new Counter({
+    name: 'worker_queue_batches_lost_total',
+    help: "Click batches lost because the queue's Redis came back empty (restarted without persistence): those waiting at the last look before.",
+    registers,
+  });
   new Gauge({
     name: 'worker_queue_jobs',
     help: 'Click batches in the queue by state.',
@@ -70,6 +75,7 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     },
     transaction: (seconds: number) => transactionDuration.observe(seconds),
     failed: (final: boolean) => failures.inc({ final: String(final) }),
+    lost: (batches: number) => lostBatches.inc(batches),
   };
 }
 

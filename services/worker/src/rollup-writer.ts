@@ -1,4 +1,4 @@
-import { type RollupBatch, RollupRows, type RollupsRepository } from '@deeplink/core/db';
+import { isRollupTimeout, type RollupBatch, RollupRows, type RollupsRepository, type RollupTimeouts } from '@deeplink/core/db';
 
 interface Pending {
   batchId: string;
@@ -17,6 +17,20 @@ interface NextTransaction {
 }
 
 const nextTransaction = (): NextTransaction => ({ entries: [], ids: new Set(), rows: new RollupRows() });
+
+/**
+ * Limits on the worker's rollup transactions, from WORKER_STALL_INTERVAL_MS. A worker that stops
+ * mid-transaction (frozen, its machine stalled) stops renewing its batches' locks, which expire
+ * two intervals later; PostgreSQL cuts its session after one interval idle, so by the time
+ * another worker takes those batches back their ids and row locks are free, and the other workers
+ * wait at most about an interval on its rows. A lock wait twice that long has another cause (a
+ * lock held by something else); the transaction gives up and its batches are retried.
+ */
+export const rollupTimeouts = (stallIntervalMs: number): RollupTimeouts => ({
+  idleInTransaction: stallIntervalMs,
+  lock: 2 * stallIntervalMs,
+  statement: 4 * stallIntervalMs,
+});
 
 /**
  * Writes batches to PostgreSQL one transaction at a time per process. Batches that arrive while a
@@ -50,8 +64,10 @@ export function createRollupWriter(rollups: RollupsRepository, { onTransaction =
         settle(entries, await rollups.recordBatches(entries.map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] })), rows));
         onTransaction((performance.now() - started) / 1000);
       } catch (error) {
-        if (entries.length === 1) {
-          entries[0]!.reject(error);
+        // A timeout is about the locks, not the batches: written one by one, each could wait as
+        // long again. All go back to the queue, to be retried after BullMQ's back-off.
+        if (entries.length === 1 || isRollupTimeout(error)) {
+          for (const entry of entries) entry.reject(error);
           continue;
         }
         // One batch that cannot be written must not fail the others, and the sums of a transaction

@@ -95,6 +95,25 @@ describe('rollup writer', () => {
     expect(await rolledUpClicks(env.sql, link!)).toBe(7 + 1 + 30);
   });
 
+  it('gives up a transaction that waits past its lock timeout, failing its batches together rather than one by one', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const rollups = rollupsRepository(env.sql, { timeouts: { idleInTransaction: 5_000, lock: 200, statement: 5_000 } });
+    let transactions = 0;
+    const writer = createRollupWriter({ ...rollups, recordBatches: (...args) => (transactions++, rollups.recordBatches(...args)) });
+    const release = await blockRollupWrites();
+    try {
+      const first = writer.write(batchFor('timeout-0', link!, 1));
+      const rest = [1, 2, 3, 4, 5].map((i) => writer.write(batchFor(`timeout-${i}`, link!, 2)));
+      const outcomes = await Promise.allSettled([first, ...rest]);
+      expect(outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code)).toEqual(Array(6).fill('55P03'));
+      expect(transactions).toBe(2); // the first batch alone, then the five that came meanwhile, together
+    } finally {
+      await release();
+    }
+    expect(await rolledUpClicks(env.sql, link!)).toBe(0);
+    expect(await writer.write(batchFor('timeout-1', link!, 2))).toBe(true);
+  });
+
   it('fails only the batch the database rejects when batches were written together', async () => {
     const [good, poisoned] = await createLinks(env.sql, 2);
     await env.sql.unsafe(`

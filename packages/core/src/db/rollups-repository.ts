@@ -179,10 +179,41 @@ function firstOfEachId(batches: readonly RollupBatch[]): RollupBatch[] {
 }
 
 /**
+ * Limits on each rollup transaction, in milliseconds: PostgreSQL's idle_in_transaction_session_timeout,
+ * lock_timeout and statement_timeout, set for the transaction only (SET LOCAL).
+ */
+export interface RollupTimeouts {
+  /** A client that stops between the statements of its transaction (frozen, cut off) loses its session, and the locks it held. */
+  idleInTransaction: number;
+  /** A statement that waits this long for a lock gives up (isRollupTimeout), and its transaction's locks go. */
+  lock: number;
+  /** A statement that runs this long, lock waits included, is cancelled (isRollupTimeout). */
+  statement: number;
+}
+
+/**
+ * True for a rollup transaction that timed out waiting for locks or running its statement: it
+ * says nothing about the batches, which are fine to write again, together or not.
+ */
+export const isRollupTimeout = (error: unknown): boolean => {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '55P03' || code === '57014'; // lock_not_available, query_canceled
+};
+
+/**
  * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
  * their _dimensions tables, link_previews_hourly and processed_batches is written here and nowhere else.
+ * With `timeouts`, each rollup transaction is bounded by them (the worker's writes); without, by
+ * the server's settings.
  */
-export function rollupsRepository(sql: Sql) {
+export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTimeouts } = {}) {
+  /** Sends the limits ahead of the transaction's first statement, in the same round trip. */
+  const limit = (tx: TransactionSql) =>
+    timeouts &&
+    tx`SELECT set_config('idle_in_transaction_session_timeout', ${String(timeouts.idleInTransaction)}, true),
+              set_config('lock_timeout', ${String(timeouts.lock)}, true),
+              set_config('statement_timeout', ${String(timeouts.statement)}, true)`.execute();
+
   /**
    * One statement: records the ids of `claim`, then, only if every one of them was new, adds
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
@@ -282,7 +313,8 @@ export function rollupsRepository(sql: Sql) {
 
   const write = (unique: RollupBatch[], all: RollupRows, summedByCaller: boolean): Promise<Set<string>> =>
     sql.begin(async (tx) => {
-      const claimed = new Set(await claimAndAdd(tx, unique, all));
+      const [, claimedIds] = await Promise.all([limit(tx), claimAndAdd(tx, unique, all)]);
+      const claimed = new Set(claimedIds);
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
       // rows were not added, and the batches claimed now are added on their own, from their clicks.
       if (claimed.size > 0 && claimed.size < unique.length) {

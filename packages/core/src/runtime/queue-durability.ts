@@ -1,4 +1,5 @@
 import { Cluster } from 'ioredis';
+import type { Config } from '../config.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Logger } from './logger.js';
 
@@ -25,19 +26,38 @@ export async function queueDurabilityProblems(client: RedisClient): Promise<stri
   return [...new Set(problems)];
 }
 
+/** The settings that decide whether a service may start on a queue Redis that could lose batches. */
+export type QueueDurabilitySettings = Pick<Config, 'NODE_ENV' | 'REQUIRE_DURABLE_REDIS' | 'ALLOW_VOLATILE_REDIS'>;
+
 /**
- * Checks the queue's Redis at start-up: logs a warning when it could lose click batches (a restart
- * without AOF loses every waiting batch; an eviction policy drops them under memory pressure), or
- * throws when `require` is set (REQUIRE_DURABLE_REDIS).
+ * The one rule: a durable queue Redis is required in production, and anywhere with
+ * REQUIRE_DURABLE_REDIS=1, unless ALLOW_VOLATILE_REDIS=1 says otherwise.
  */
-export async function checkQueueDurability(client: RedisClient, { require, logger }: { require: boolean; logger: Logger }): Promise<void> {
+export const requiresDurableRedis = (config: QueueDurabilitySettings): boolean =>
+  (config.NODE_ENV === 'production' || config.REQUIRE_DURABLE_REDIS) && !config.ALLOW_VOLATILE_REDIS;
+
+/**
+ * Checks the queue's Redis at start-up (a restart without AOF loses every waiting batch; an
+ * eviction policy drops them under memory pressure): throws when it could lose batches and
+ * requiresDurableRedis says so, logs a warning otherwise. The ALLOW_VOLATILE_REDIS opt-out is
+ * logged at every start, so it cannot be forgotten.
+ */
+export async function checkQueueDurability(client: RedisClient, { config, logger }: { config: QueueDurabilitySettings; logger: Logger }): Promise<void> {
   const problems = await queueDurabilityProblems(client);
+  if (config.ALLOW_VOLATILE_REDIS) {
+    logger.warn({ problems }, 'ALLOW_VOLATILE_REDIS is set: the durability of the click queue\'s Redis is not enforced');
+  }
   if (problems === undefined) {
-    logger.info('cannot read the Redis configuration (CONFIG GET refused); make sure it runs with appendonly yes and maxmemory-policy noeviction');
+    // Managed services often refuse CONFIG: what cannot be read is not held against them.
+    const level = requiresDurableRedis(config) ? 'warn' : 'info';
+    logger[level]('cannot read the Redis configuration (CONFIG GET refused); make sure it runs with appendonly yes and maxmemory-policy noeviction');
     return;
   }
   if (problems.length === 0) return;
   const message = `the click queue's Redis could lose batches: ${problems.join('; ')}`;
-  if (require) throw new Error(`${message} (REQUIRE_DURABLE_REDIS is set)`);
-  logger.warn({ problems }, message);
+  if (requiresDurableRedis(config)) {
+    const why = config.NODE_ENV === 'production' ? 'NODE_ENV is production' : 'REQUIRE_DURABLE_REDIS is set';
+    throw new Error(`${message} (${why}; ALLOW_VOLATILE_REDIS=1 starts anyway)`);
+  }
+  if (!config.ALLOW_VOLATILE_REDIS) logger.warn({ problems }, message);
 }
