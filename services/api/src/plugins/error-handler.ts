@@ -22,6 +22,11 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     if (issue.keyword === 'unrecognized_keys' && keys) {
       return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a recognised field' }));
     }
+    // A record's bad key (a custom parameter's name): say what is wrong with it, as toErrorDetails does.
+    const inner = (issue.params as { issues?: { message: string }[] }).issues;
+    if (issue.keyword === 'invalid_key' && inner) {
+      return inner.map(({ message }) => ({ field, message: `name ${message}` }));
+    }
     return [{ field: field || LOCATION_NAMES[error.validationContext ?? 'body'] || 'body', message: issue.message ?? 'is invalid' }];
   });
 }
