@@ -292,10 +292,11 @@ export function linksRepository(sql: Sql) {
       return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
     },
 
-    /** Id, title and short code of each of a user's links (those carrying `tag` when given), oldest first. */
-    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string }[]> {
-      return sql<{ id: string; title: string; code: string }[]>`
-        SELECT id, title, code FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
+    /** Id, title, short code and custom domain (null: the default one) of each of a user's links (those carrying `tag` when given), oldest first. */
+    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string; domain: string | null }[]> {
+      return sql<{ id: string; title: string; code: string; domain: string | null }[]>`
+        SELECT id, title, code, (SELECT d.hostname FROM domains d WHERE d.id = links.domain_id) AS domain
+        FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
         ORDER BY created_at, id`;
     },
 

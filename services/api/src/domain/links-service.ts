@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
 import { findOwnedLink } from './owned-link.js';
 import type { Principal } from './auth-service.js';
+import { shortUrlOf } from './short-url.js';
 
 const CODE_ATTEMPTS = 5;
 
@@ -20,10 +21,7 @@ export function linksService(deps: {
   log: FastifyBaseLogger;
 }) {
   const { links } = deps;
-  const base = deps.shortUrlBase.replace(/\/+$/, '');
-  // Custom domains are served on SHORT_URL_BASE's scheme (https in production).
-  const { protocol } = new URL(deps.shortUrlBase);
-  const shortUrl = (link: LinkRecord) => (link.domain ? `${protocol}//${link.domain}/${link.code}` : `${base}/${link.code}`);
+  const shortUrl = shortUrlOf(deps.shortUrlBase);
 
   const toSummary = (link: LinkRecord): LinkSummary => ({
     id: link.id,
