@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { setPageHeaders } from './page-headers.js';
 
 /** The OpenAPI document, generated from the route schemas: JSON at /api/docs/json, a browsable page at /api/docs. */
 export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
@@ -26,5 +27,10 @@ export const openApi = fp<{ serverUrl: string }>(async (app, { serverUrl }) => {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The docs page runs on the dashboard's origin: it gets the dashboard's strict headers (its
+  // scripts and styles are files of its own, so the same CSP fits), and cannot be framed.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', setPageHeaders);
+    await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
 }, { name: 'openapi' });
