@@ -16,7 +16,7 @@ import { domainsService, type DomainsService } from './domain/domains-service.js
 import { credentialFailures } from './domain/credential-failures.js';
 import { authentication } from './plugins/authentication.js';
 import { dashboard } from './plugins/dashboard.js';
-import { errorHandling } from './plugins/error-handler.js';
+import { answerClientError, answerRouterError, errorHandling, sendNotFound } from './plugins/error-handler.js';
 import { openApi } from './plugins/openapi.js';
 import { rateLimits } from './plugins/rate-limit.js';
 import { requestMetrics } from './plugins/request-metrics.js';
@@ -64,6 +64,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors the router and the HTTP parser meet before any hook: answered with the envelope too.
+    frameworkErrors: (error, request, reply) => void answerRouterError(app, error, request, reply),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -128,4 +131,7 @@ async function apiRoutes(
   await api.register(qrRoutes, { links });
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
+  // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks
+  // (credentials, rate limit, metrics) like any API request, with or without the dashboard.
+  api.all('/*', { schema: { hide: true } }, sendNotFound);
 }

@@ -141,13 +141,13 @@ describe('GET /api/analytics/links/:id/export', () => {
     expect(rows).toContainEqual({ bucket: '2026-03-03T00:00:00.000Z', dimension: 'referrer', value: 'x"y,z.example', clicks: 1 });
   });
 
-  it('names the file and sets the media type per format', async () => {
+  it('names the file after the link\'s title and the range, and sets the media type per format', async () => {
     const csv = await get(`/api/analytics/links/${id}/export`, range);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(csv.headers['content-disposition']).toBe(`attachment; filename="analytics-${id}-2026-03-01-to-2026-03-04-day.csv"`);
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="analytics-Export-2026-03-01-to-2026-03-04-day.csv"');
     const json = await get(`/api/analytics/links/${id}/export`, { ...range, format: 'json', timeBucket: 'week' });
     expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(json.headers['content-disposition']).toBe(`attachment; filename="analytics-${id}-2026-03-01-to-2026-03-04-week.json"`);
+    expect(json.headers['content-disposition']).toBe('attachment; filename="analytics-Export-2026-03-01-to-2026-03-04-week.json"');
   });
 
   it('gives the same rows as a JSON array', async () => {

@@ -33,6 +33,18 @@ describe('CSV', () => {
     expect(csvField('two\nlines')).toBe('"two\nlines"');
     expect(csvLine(['x', 'y,z', 3])).toBe('x,"y,z",3\r\n');
   });
+
+  it('neutralises formulas, also after a leading semicolon (spreadsheets that separate with ;)', () => {
+    expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField(';=HYPERLINK("x")')).toBe('"\';=HYPERLINK(""x"")"');
+    expect(csvField(';+1')).toBe(`"';+1"`);
+    expect(csvField(';@cmd')).toBe(`"';@cmd"`);
+    // Quoted, a later semicolon cannot start a cell of its own.
+    expect(csvField('sale;=1+1')).toBe('"sale;=1+1"');
+    expect(csvField('a;b')).toBe('"a;b"');
+    expect(csvField(-5)).toBe('-5');
+  });
 });
 
 describe('resolveRange', () => {

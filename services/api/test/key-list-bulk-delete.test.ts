@@ -31,6 +31,14 @@ describe('GET /auth/api-keys', () => {
     const [moved] = await listKeys();
     expect(Date.parse(moved.lastUsedAt)).toBeGreaterThan(Date.parse(aged.lastUsedAt));
   });
+
+  it('gives lastUsedAt to the minute, as documented', async () => {
+    const user = await api.registerUser();
+    const created = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: 'ci' } })).json().data.apiKey;
+    await api.env.sql`UPDATE api_keys SET last_used_at = '2026-11-22T10:15:42.123Z' WHERE id = ${created.id}`;
+    const [key] = (await api.request({ method: 'GET', url: '/api/auth/api-keys', token: user.token })).json().data.apiKeys;
+    expect(key.lastUsedAt).toBe('2026-11-22T10:15:00.000Z');
+  });
 });
 
 describe('POST /links/bulk-delete', () => {

@@ -258,6 +258,22 @@ describe('GET /api/links', () => {
     expect(beyond.json().data).toEqual({ links: [], pagination: { total: 5, page: 9, limit: 10, pages: 1 } });
   });
 
+  it('sorts titles as people read them, whatever the database locale, and pages through equal titles without gaps or repeats', async () => {
+    // Test databases are created with the C locale (byte order: "Banana" before "apple").
+    const [database] = await api.env.sql<{ datcollate: string }[]>`SELECT datcollate FROM pg_database WHERE datname = current_database()`;
+    expect(database?.datcollate).toMatch(/^(C|POSIX)(\.|$)/);
+    const reader = await api.registerUser('Reader');
+    const created = ['zebra', 'Banana', 'apple', 'Éclair', 'banana', 'Apple', 'cherry', 'same', 'same', 'same'];
+    for (const title of created) await createLink(reader.token, { title, defaultUrl: 'https://example.com/' });
+    const page = async (n: number, direction = 'asc') =>
+      (await api.request({ method: 'GET', url: `/api/links?sortBy=title&sortDirection=${direction}&limit=3&page=${n}`, token: reader.token })).json().data.links as { id: string; title: string }[];
+    const pages = [...(await page(1)), ...(await page(2)), ...(await page(3)), ...(await page(4))];
+    expect(pages.map((link) => link.title)).toEqual(['apple', 'Apple', 'banana', 'Banana', 'cherry', 'Éclair', 'same', 'same', 'same', 'zebra']);
+    expect(new Set(pages.map((link) => link.id)).size).toBe(created.length);
+    const descending = [...(await page(1, 'desc')), ...(await page(2, 'desc')), ...(await page(3, 'desc')), ...(await page(4, 'desc'))];
+    expect(descending.map((link) => link.id)).toEqual(pages.map((link) => link.id).reverse());
+  });
+
   it.each([
     ['page=0', 'page'], ['page=abc', 'page'], ['page=1.5', 'page'], ['limit=0', 'limit'], ['limit=101', 'limit'],
     ['sortBy=password', 'sortBy'], ['sortBy=title;DROP TABLE links', 'sortBy'], ['sortDirection=up', 'sortDirection'], ['color=red', 'color'],

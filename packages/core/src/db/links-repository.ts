@@ -76,11 +76,19 @@ export interface NewLink {
   domainId: string | null;
 }
 
-const SORT_COLUMNS: Record<LinkSortField, string> = {
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  title: 'title',
-  defaultUrl: 'default_url',
+/**
+ * What each sortBy orders by. Titles are for people: ICU's root collation (`und-x-icu`, built into
+ * PostgreSQL with ICU, as every official image is) sorts them case-insensitively and by letter
+ * (`apple`, `Banana`, `Éclair`, `zebra`) whatever the database's own locale; a database created with
+ * the C locale would otherwise sort by bytes (`Banana` before `apple`). URLs keep byte order.
+ */
+const sortKey = (sql: Sql, field: LinkSortField) => {
+  switch (field) {
+    case 'createdAt': return sql`created_at`;
+    case 'updatedAt': return sql`updated_at`;
+    case 'title': return sql`title COLLATE "und-x-icu"`;
+    case 'defaultUrl': return sql`default_url`;
+  }
 };
 
 const columns = (sql: Sql) => sql`
@@ -271,7 +279,7 @@ export function linksRepository(sql: Sql) {
       filter: LinkFilter = {},
       withClicks = false,
     ): Promise<LinkListPage> {
-      const column = sql(SORT_COLUMNS[page.sortBy]);
+      const column = sortKey(sql, page.sortBy);
       const direction = page.direction === 'asc' ? sql`ASC` : sql`DESC`;
       const where = filterCondition(userId, filter);
       const clicks = withClicks
@@ -292,10 +300,11 @@ export function linksRepository(sql: Sql) {
       return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
     },
 
-    /** Id, title and short code of each of a user's links (those carrying `tag` when given), oldest first. */
-    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string }[]> {
-      return sql<{ id: string; title: string; code: string }[]>`
-        SELECT id, title, code FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
+    /** Id, title, short code and custom domain (null: the default one) of each of a user's links (those carrying `tag` when given), oldest first. */
+    async exportTargets(userId: string, tag?: string): Promise<{ id: string; title: string; code: string; domain: string | null }[]> {
+      return sql<{ id: string; title: string; code: string; domain: string | null }[]>`
+        SELECT id, title, code, (SELECT d.hostname FROM domains d WHERE d.id = links.domain_id) AS domain
+        FROM links WHERE ${filterCondition(userId, { tags: tag === undefined ? undefined : [tag] })}
         ORDER BY created_at, id`;
     },
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BUNDLE_ID, PACKAGE_NAME, SHA256_FINGERPRINT, TEAM_ID } from '../apps/association.js';
-import { successEnvelope, timestampSchema } from './common.js';
+import { storableText, successEnvelope, timestampSchema } from './common.js';
 
-const appName = z.string().trim().min(1, 'must not be empty').max(100)
+const appName = storableText().trim().min(1, 'must not be empty').max(100)
   .meta({ description: 'Shown on the iOS page ("Open in …")', example: 'Acme Shop' });
 
 export const createIosAppBodySchema = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { successEnvelope, timestampSchema } from './common.js';
+import { storableText, successEnvelope, timestampSchema } from './common.js';
 
 export const userSchema = z
   .object({ id: z.string(), name: z.string(), email: z.string() })
@@ -10,9 +10,10 @@ const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email('must 
 
 export const registerBodySchema = z
   .object({
-    name: z.string().trim().min(1, 'must not be empty').max(100),
+    name: storableText().trim().min(1, 'must not be empty').max(100),
     email: emailSchema,
-    password: z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
+    // New passwords only: a login compares whatever it is sent, so older passwords keep working.
+    password: storableText().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
   })
   .strict();
 export type RegisterBody = z.infer<typeof registerBodySchema>;
@@ -39,7 +40,7 @@ export const authResponseSchema = successEnvelope(authResultSchema);
 export const meResponseSchema = successEnvelope(z.object({ user: userSchema }));
 
 export const createApiKeyBodySchema = z
-  .object({ name: z.string().trim().min(1, 'must not be empty').max(100) })
+  .object({ name: storableText().trim().min(1, 'must not be empty').max(100) })
   .strict();
 export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 

@@ -42,6 +42,25 @@ export const MAX_URL_BYTES = 2048;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 export const hasControlCharacters = (value: string): boolean => CONTROL_CHARACTERS.test(value);
 
+/** A UTF-16 surrogate outside a pair: with the `u` flag a pair is one code point and does not match. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDFFF]/u;
+/** True when `value` has a UTF-8 form: JSON can carry unpaired surrogates, UTF-8 (PostgreSQL, URLs) cannot. */
+export const isWellFormedText = (value: string): boolean => !UNPAIRED_SURROGATE.test(value);
+/** Aborts the field's checks: later ones (a query string's length) would throw on such text. */
+const WELL_FORMED = { message: 'must be valid Unicode text (no unpaired surrogate)', abort: true } as const;
+
+/**
+ * Text a client writes and the service stores: without NUL (PostgreSQL text cannot hold it) and
+ * without unpaired surrogates (they have no UTF-8 form, and encodeURIComponent throws on them).
+ * Every free-text field starts from this, so such input is a 400 naming the field, never a failed
+ * insert. Chain trim/min/max after it.
+ */
+export const storableText = () =>
+  z
+    .string()
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
+    .refine(isWellFormedText, WELL_FORMED);
+
 /** A URL string: trimmed, without control characters, at most MAX_URL_BYTES once percent-encoded. */
 const urlText = () =>
   z
@@ -49,16 +68,24 @@ const urlText = () =>
     .trim()
     .max(MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} characters`)
     .refine((v) => !hasControlCharacters(v), 'must not contain control characters (tab, CR, LF…)')
+    .refine(isWellFormedText, WELL_FORMED)
     .refine((v) => Buffer.byteLength(parseUrl(v)?.href ?? v) <= MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} bytes once percent-encoded`);
 
-/** ISO 8601 dates as the API reads them: years 0001-9999 only (PostgreSQL and JSON agree on those). */
+/** The first and last instants the API accepts or writes: ISO 8601 strings have four-digit years only from 0001 to 9999. */
+export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * ISO 8601 dates as the API reads them, within the years 0001-9999 as UTC instants too: an offset
+ * must not carry `9999-12-31T23:59-14:00` into the year 10000, which no response could write.
+ */
 export const isoDateTimeOrDate = (message: string) =>
   z
     .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message })
     .refine((value) => {
-      const year = Number(value.slice(0, 4));
-      return year >= 1 && year <= 9999 && !Number.isNaN(new Date(value).getTime());
-    }, 'must be a date between the years 0001 and 9999');
+      const instant = Date.parse(value);
+      return instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+    }, 'must be a date between the years 0001 and 9999 (UTC)');
 
 /** An absolute http(s) URL: the only kind a browser destination may be. */
 export const webUrlSchema = urlText()
@@ -82,6 +109,10 @@ export function toErrorDetails(issues: readonly z.core.$ZodIssue[], prefix = '')
     const base = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'is not a recognised field' }));
+    }
+    // A record's bad key: say what is wrong with it, not only that it is wrong.
+    if (issue.code === 'invalid_key') {
+      return issue.issues.map((inner) => ({ field: base || '(body)', message: `name ${inner.message}` }));
     }
     return [{ field: base || '(body)', message: issue.message }];
   });

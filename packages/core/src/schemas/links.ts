@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hostnameSchema } from './domains.js';
-import { appUrlSchema, isoDateTimeOrDate, MAX_URL_BYTES, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
+import { appUrlSchema, hasControlCharacters, isoDateTimeOrDate, MAX_URL_BYTES, storableText, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** Path segments the short-link host serves itself, so no custom slug may take them. */
 export const RESERVED_SLUGS = new Set([
@@ -48,8 +48,8 @@ export type IosLink = z.infer<typeof iosLinkSchema>;
 /** What social networks and chat apps show for the link (served to their link-preview crawlers). */
 export const socialPreviewSchema = z
   .object({
-    title: z.string().trim().min(1, 'must not be empty').max(200),
-    description: z.string().trim().min(1, 'must not be empty').max(500).optional(),
+    title: storableText().trim().min(1, 'must not be empty').max(200),
+    description: storableText().trim().min(1, 'must not be empty').max(500).optional(),
     imageUrl: webUrlSchema.optional(),
   })
   .strict()
@@ -62,8 +62,9 @@ export const parametersBytes = (params: Record<string, string | null>): number =
     .filter(([, value]) => value !== null)
     .reduce((sum, [name, value]) => sum + encodeURIComponent(name).length + encodeURIComponent(value!).length + 2, 0);
 
-const parameterName = z.string().min(1).max(100).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must not contain control characters');
-const parameterValue = z.string().max(500).refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'must not contain control characters');
+const parameterText = () => storableText().refine((v) => !hasControlCharacters(v), 'must not contain control characters');
+const parameterName = parameterText().min(1).max(100);
+const parameterValue = parameterText().max(500);
 const PARAMETERS_LIMIT = `must be at most ${MAX_URL_BYTES} bytes as a query string (percent-encoded)`;
 
 export const customParametersSchema = z
@@ -107,9 +108,8 @@ export const tagsSchema = z
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
-    // zod counts characters (code points): 200 of them are at most 800 bytes. PostgreSQL text
-    // cannot hold NUL, so it is refused here rather than failing the insert.
-    title: z.string().trim().min(1, 'must not be empty').max(200).refine((title) => !title.includes('\u0000'), 'must not contain NUL characters'),
+    // zod counts characters (code points): 200 of them are at most 800 bytes.
+    title: storableText().trim().min(1, 'must not be empty').max(200),
     defaultUrl: webUrlSchema,
     androidLink: androidLinkSchema.optional(),
     iosLink: iosLinkSchema.optional(),
@@ -240,11 +240,9 @@ export const listLinksQuerySchema = z
       .refine((tags) => tags.length <= MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
       .optional()
       .meta({ description: 'Only links carrying this tag; repeat it (or separate with commas) to require several, all of which must match', example: 'spring' }),
-    q: z
-      .string()
+    q: storableText()
       .trim()
       .max(200, 'must be at most 200 characters')
-      .refine((text) => !text.includes('\u0000'), 'must not contain NUL characters')
       .transform((text) => text || undefined)
       .optional()
       .meta({ description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search', example: 'sale' }),

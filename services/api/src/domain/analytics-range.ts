@@ -1,4 +1,4 @@
-import { invalidRequest, type LinkAnalyticsQuery, type TimeBucket } from '@deeplink/core';
+import { EARLIEST_INSTANT, invalidRequest, type LinkAnalyticsQuery, type TimeBucket } from '@deeplink/core';
 import { assertWholeHour, clockOf, type ZoneClock } from './time-zone.js';
 
 const HOUR = 3_600_000;
@@ -121,6 +121,14 @@ export function resolveRange(query: RangeQuery, now: Date): AnalyticsRange {
     : Date.parse(startDate);
   if (endExclusive > LATEST_END) {
     throw invalidRequest('The date range ends too late', [{ field: 'endDate', message: 'must be before 9999-12-31' }]);
+  }
+  if (startInclusive < EARLIEST_INSTANT) {
+    // A default start, or a bare date's local midnight east of UTC, can fall in the year 0.
+    throw invalidRequest('The date range starts too early', [
+      startDate === undefined
+        ? { field: 'endDate', message: `is too early: the default range of ${DEFAULT_RANGE_DAYS} days before it would start before the year 1; give startDate too` }
+        : { field: 'startDate', message: 'must not be before 0001-01-01T00:00:00Z' },
+    ]);
   }
   if (startInclusive >= endExclusive) {
     throw invalidRequest('The date range is empty', [

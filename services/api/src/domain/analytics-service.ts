@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { AccountExportQuery, AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics, SummaryAnalyticsQuery } from '@deeplink/core';
+import { shortUrls } from '@deeplink/core';
 import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS, EXPORT_CONTENT_TYPES, accountLongRecords, encodeExport, encodeRecords, startReading, wideLayout, type ExportFormat,
@@ -60,7 +61,7 @@ export function analyticsService(deps: {
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
-  const shortUrlBase = deps.shortUrlBase.replace(/\/+$/, '');
+  const shortUrlOf = shortUrls(deps.shortUrlBase);
 
   /** Validates the range first (it needs no database), then checks ownership. */
   const prepare = async (principal: Principal, id: string, query: LinkAnalyticsQuery) => {
@@ -120,7 +121,7 @@ export function analyticsService(deps: {
       }
       const rows = await startReading(deps.analytics.exportRows(link.id, range));
       return {
-        filename: `analytics-${link.id}-${rangeName(range)}.${query.format}`,
+        filename: `analytics-${link.title}-${rangeName(range)}.${query.format}`,
         contentType: EXPORT_CONTENT_TYPES[query.format],
         body: encodeExport(rows, query.format),
       };
@@ -150,7 +151,7 @@ export function analyticsService(deps: {
    * The wide layout of `targets`: the top countries and browsers over all of them become columns
    * (one small aggregate query first), then each link's buckets are streamed through a cursor.
    */
-  async function wideExport(targets: { id: string; title: string; code: string }[], range: AnalyticsRange, format: ExportFormat, filename: string): Promise<AnalyticsExport> {
+  async function wideExport(targets: { id: string; title: string; code: string; domain: string | null }[], range: AnalyticsRange, format: ExportFormat, filename: string): Promise<AnalyticsExport> {
     const totals = await deps.analytics.dimensionTotals(targets.map((target) => target.id), range, ['country', 'browser']);
     const top = (dimension: string) => [
       ...Object.keys(topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]))).filter((value) => value !== OTHER),
@@ -159,7 +160,7 @@ export function analyticsService(deps: {
     const layout = wideLayout(top('country'), top('browser'));
     async function* records() {
       for (const target of targets) {
-        const link = { id: target.id, title: target.title, shortUrl: `${shortUrlBase}/${target.code}` };
+        const link = { id: target.id, title: target.title, shortUrl: shortUrlOf(target.code, target.domain) };
         for await (const batch of deps.analytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
       }
     }

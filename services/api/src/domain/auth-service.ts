@@ -16,6 +16,8 @@ const PROVEN_KEYS_MAX = 10_000;
 const PROVEN_KEY_TTL_MS = 60 * 60_000;
 /** `lastUsedAt` of a key moves at most this often: a write per request would cost more than the request. */
 export const KEY_USAGE_RESOLUTION_SECONDS = 60;
+/** lastUsedAt as answered: rounded down to its resolution, as it claims no more precision than that. */
+const usageTime = (at: Date) => new Date(Math.floor(at.getTime() / (KEY_USAGE_RESOLUTION_SECONDS * 1000)) * KEY_USAGE_RESOLUTION_SECONDS * 1000).toISOString();
 /** Characters of a new key kept in clear for key lists: `dlk_` and 8 of its 43 random ones (48 of 256 bits). */
 const SHOWN_PREFIX_LENGTH = 12;
 
@@ -158,7 +160,7 @@ export function authService(deps: {
         name: key.name,
         prefix: key.prefix,
         createdAt: key.createdAt.toISOString(),
-        lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+        lastUsedAt: key.lastUsedAt ? usageTime(key.lastUsedAt) : null,
       }));
     },
 

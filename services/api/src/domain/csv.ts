@@ -1,7 +1,9 @@
-// RFC 4180: a field holding a comma, a double quote or a line break is quoted, quotes doubled.
-const NEEDS_QUOTES = /[",\r\n]/;
-// OWASP's rule against formula injection: a spreadsheet runs a cell that starts with one of these.
-const FORMULA_START = /^[=+\-@\t\r]/;
+// RFC 4180: a field holding a comma, a double quote or a line break is quoted, quotes doubled. A
+// semicolon too: spreadsheets in locales that separate with `;` would split the field there.
+const NEEDS_QUOTES = /[",;\r\n]/;
+// OWASP's rule against formula injection: a spreadsheet runs a cell that starts with one of these,
+// or with `;` and one of these (read with `;` as the separator, the formula is a cell of its own).
+const FORMULA_START = /^;?[=+\-@\t\r]/;
 
 /**
  * One CSV field, quoted only when it has to be. Text that a spreadsheet would read as a formula

@@ -3,23 +3,7 @@ import { join, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { sendNotFound } from './error-handler.js';
-
-/**
- * The dashboard's policy: its own scripts, styles and images only (blob: and data: for the QR
- * preview and downloads it makes itself), API calls to this origin only, no framing.
- */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+import { setPageHeaders } from './page-headers.js';
 
 /** Vite names every file under assets/ after its content: a changed file is a new URL. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -43,11 +27,7 @@ export async function dashboard(dashboard: FastifyInstance, { root }: { root: st
         .send('The dashboard is not built. Run `npm run build` (or `npm start`, which builds it) and restart the API; the API itself is at /api.\n'));
     return;
   }
-  dashboard.addHook('onSend', async (_request, reply) => {
-    reply.header('content-security-policy', DASHBOARD_CSP);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-  });
+  dashboard.addHook('onSend', setPageHeaders);
   await dashboard.register(fastifyStatic, {
     root,
     // Routes below: files are looked up per request, so a rebuild while the API runs is served at once.

@@ -1,5 +1,7 @@
 import { AppError, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind, errorKindOf, ERRORS } from '@deeplink/core';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
@@ -22,6 +24,11 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     if (issue.keyword === 'unrecognized_keys' && keys) {
       const message = error.validationContext === 'querystring' ? 'is not a query parameter of this operation' : 'is not a recognised field';
       return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message }));
+    }
+    // A record's bad key (a custom parameter's name): say what is wrong with it, as toErrorDetails does.
+    const inner = (issue.params as { issues?: { message: string }[] }).issues;
+    if (issue.keyword === 'invalid_key' && inner) {
+      return inner.map(({ message }) => ({ field, message: `name ${message}` }));
     }
     return [{ field: field || LOCATION_NAMES[error.validationContext ?? 'body'] || 'body', message: issue.message ?? 'is invalid' }];
   });
@@ -65,6 +72,51 @@ export const errorHandling = fp(async (app) => {
 
   app.setNotFoundHandler(sendNotFound);
 }, { name: 'error-handling' });
+
+/** Router errors, in words that do not repeat the path (it may be long, and it is the client's). */
+const ROUTER_MESSAGES: Record<string, string> = {
+  FST_ERR_BAD_URL: 'The path is not valid percent-encoding',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path segment is too long (at most 100 characters)',
+};
+
+/**
+ * Router errors (a path that does not decode: 400; a path parameter past Fastify's maxParamLength: 414)
+ * are answered before any hook runs, and outside setErrorHandler: Fastify's `frameworkErrors` calls
+ * this, which charges the request to the rate limit as the hooks would have, then answers with the
+ * envelope itself.
+ */
+export async function answerRouterError(app: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    await app.chargeRateLimit(request, reply);
+  } catch (limited) {
+    if (!(limited instanceof AppError)) throw limited;
+    reply.headers(limited.headers);
+    sendError(reply, limited.kind, limited.message, limited.details);
+    return;
+  }
+  sendError(reply, 'invalid', ROUTER_MESSAGES[error.code] ?? 'The path is not valid', [], error.statusCode ?? 400);
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are larger than the server accepts (16 KiB)' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive' },
+};
+
+/**
+ * Errors of the connection, before a request exists (headers over Node's 16 KiB maxHeaderSize,
+ * malformed HTTP, a request that never finishes): the envelope, written on the socket, which is
+ * then closed. They are not counted against a rate limit: no route, credentials or client address
+ * (behind a proxy the socket's peer is the proxy) exist yet, and they cost neither Redis nor PostgreSQL.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP' };
+  const body = JSON.stringify(envelope(ERRORS.invalid.code, message));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
 
 /** The 404 envelope of a path no route serves. */
 export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>

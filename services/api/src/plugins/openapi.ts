@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { setPageHeaders } from './page-headers.js';
 
 type Document = ReturnType<typeof jsonSchemaTransformObject> & { components: { schemas?: Record<string, Record<string, unknown>>; headers?: Record<string, unknown> } };
 interface Response { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
@@ -96,5 +97,10 @@ export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(async (app, 
     transform: jsonSchemaTransform,
     transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as Document, bodyLimit),
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  // The docs page runs on the dashboard's origin: it gets the dashboard's strict headers (its
+  // scripts and styles are files of its own, so the same CSP fits), and cannot be framed.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', setPageHeaders);
+    await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+  });
 }, { name: 'openapi' });

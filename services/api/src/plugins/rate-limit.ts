@@ -6,6 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts one request against the caller's limit; throws the 429 past it. For requests no hook saw (router errors). */
+    chargeRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  }
   interface FastifyContextConfig {
     /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
     rateLimitScope?: 'auth' | 'none';
@@ -88,6 +92,7 @@ export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Conf
     }
   };
 
+  app.decorate('chargeRateLimit', (request: FastifyRequest, reply: FastifyReply) => charge(request, reply, 1));
   // Every request counts once on arrival, before its body is read…
   app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
   // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
