@@ -109,6 +109,9 @@ const envSchema = z.object({
     .refine((url) => !/[\u0000-\u0020\u007f]/.test(url), 'must not hold spaces or control characters')
     .optional(),
 
+  /** Worker threads the API draws PNG QR codes on, so a large one never holds up other requests. */
+  QR_RENDER_THREADS: positiveInt.max(16).default(1),
+
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),
 

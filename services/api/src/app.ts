@@ -25,6 +25,8 @@ import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
 import { qrRoutes } from './routes/qr-routes.js';
+import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-limit.js';
+import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
 
 export interface ApiDeps {
@@ -52,6 +54,11 @@ export interface ApiDeps {
 
 /** 1 MiB: larger bodies get 413 before they are parsed. */
 export const BODY_LIMIT = 1024 * 1024;
+
+/** PNG QR codes waiting for a render thread; past it a request is answered 429 at once. */
+export const QR_RENDER_QUEUE = 32;
+/** PNG QR codes one account may have drawing or waiting at once. */
+export const QR_PNG_PER_USER = 2;
 
 /** Builds the API without listening, so tests can inject requests or listen on a spare port. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -99,6 +106,10 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       : analyticsRepository(sql),
   });
 
+  const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
+  app.addHook('onClose', () => renders.close());
+  const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
+
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
   await app.register(authentication, { auth, failures: credentialFailures(redis, keys, { max: config.RATE_LIMIT_AUTH_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }) });
@@ -106,20 +117,24 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}` });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
-  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains });
+  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains, qr: { links, renders, pngLimit } });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
 
+type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
+
 /** Everything under /api. */
 async function apiRoutes(
   api: FastifyInstance,
-  { auth, links, analytics, apps, domains }: { auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService },
+  { auth, links, analytics, apps, domains, qr }: {
+    auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService; qr: QrRouteDeps;
+  },
 ): Promise<void> {
   await api.register(publicAuthRoutes, { auth });
   await api.register(accountRoutes, { auth });
   await api.register(linkRoutes, { links });
-  await api.register(qrRoutes, { links });
+  await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
 }
