@@ -37,6 +37,17 @@ const envSchema = z.object({
    * while it is unset or unreachable.
    */
   DATABASE_READ_URL: z.url().optional(),
+  /**
+   * The API's exports read through pools of their own, this many connections each (on
+   * DATABASE_URL, and on DATABASE_READ_URL when set); as many exports run at once per process.
+   */
+  DATABASE_EXPORT_POOL_MAX: positiveInt.default(4),
+  /** Exports one account may have open at once, per API process. */
+  EXPORTS_PER_USER: positiveInt.default(2),
+  /** An export whose client reads nothing for this long is ended, freeing its connection. */
+  EXPORT_IDLE_TIMEOUT_SECONDS: positiveInt.default(30),
+  /** No export lasts longer than this. */
+  EXPORT_TIMEOUT_SECONDS: positiveInt.default(900),
   /** redis:// or rediss:// for one server; redis+cluster://host:port[,host:port…] for a Redis Cluster. */
   REDIS_URL: z
     .string()

@@ -26,6 +26,7 @@ import { healthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
 import { qrRoutes } from './routes/qr-routes.js';
 import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-limit.js';
+import { exportBudget } from './domain/export-budget.js';
 import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
 
@@ -38,6 +39,13 @@ export interface ApiDeps {
    * is found even before the replica has it.
    */
   readSql?: Sql;
+  /**
+   * Pools for the exports alone (DATABASE_EXPORT_POOL_MAX connections each, on the primary and on
+   * the replica), so a download its client reads slowly never holds a connection the rest of the
+   * API needs. Without them (tests that do not export) exports read `sql` and `readSql`.
+   */
+  exportSql?: Sql;
+  exportReadSql?: Sql;
   redis: RedisClient;
   /**
    * A connection for subscriptions only (token revocations, see accounts.ts), opened by the caller, who closes it
@@ -96,14 +104,23 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const domains = domainsService({
     domains: domainRows, records, redis, keys, lookupTxt: txtLookup(config.DNS_SERVERS), shortUrlBase: config.SHORT_URL_BASE, log: app.log,
   });
+  /** Analytics reads on `primary`, or on `replica` when there is one, the primary answering when it cannot. */
+  const analyticsReads = (primary: Sql, replica: Sql | undefined) => replica
+    ? analyticsWithReplica(analyticsRepository(primary), analyticsRepository(replica), {
+        onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
+      })
+    : analyticsRepository(primary);
   const analytics = analyticsService({
     links: linksRepository(sql),
     shortUrlBase: config.SHORT_URL_BASE,
-    analytics: deps.readSql
-      ? analyticsWithReplica(analyticsRepository(sql), analyticsRepository(deps.readSql), {
-          onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
-        })
-      : analyticsRepository(sql),
+    analytics: analyticsReads(sql, deps.readSql),
+    exportAnalytics: analyticsReads(deps.exportSql ?? sql, deps.exportReadSql ?? deps.readSql),
+    exportBudget: exportBudget({
+      perUser: config.EXPORTS_PER_USER,
+      total: config.DATABASE_EXPORT_POOL_MAX,
+      idleMs: config.EXPORT_IDLE_TIMEOUT_SECONDS * 1000,
+      totalMs: config.EXPORT_TIMEOUT_SECONDS * 1000,
+    }),
   });
 
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
