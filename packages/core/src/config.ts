@@ -37,6 +37,8 @@ const envSchema = z.object({
    * while it is unset or unreachable.
    */
   DATABASE_READ_URL: z.url().optional(),
+  /** A read the replica has not answered in this long goes to the primary, and the replica is left alone until it answers again. */
+  DATABASE_READ_TIMEOUT_MS: positiveInt.default(5000),
   /**
    * The API's exports read through pools of their own, this many connections each (on
    * DATABASE_URL, and on DATABASE_READ_URL when set); as many exports run at once per process.

@@ -105,11 +105,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     domains: domainRows, records, redis, keys, lookupTxt: txtLookup(config.DNS_SERVERS), shortUrlBase: config.SHORT_URL_BASE, log: app.log,
   });
   /** Analytics reads on `primary`, or on `replica` when there is one, the primary answering when it cannot. */
-  const analyticsReads = (primary: Sql, replica: Sql | undefined) => replica
-    ? analyticsWithReplica(analyticsRepository(primary), analyticsRepository(replica), {
-        onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
-      })
-    : analyticsRepository(primary);
+  const analyticsReads = (primary: Sql, replica: Sql | undefined) => {
+    if (!replica) return analyticsRepository(primary);
+    const reads = analyticsWithReplica(analyticsRepository(primary), analyticsRepository(replica), {
+      readTimeoutMs: config.DATABASE_READ_TIMEOUT_MS,
+      probe: () => replica`SELECT 1`,
+      onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
+      onRecovered: () => app.log.info('read replica answers again: analytics read from it'),
+    });
+    app.addHook('onClose', async () => reads.close());
+    return reads;
+  };
   const analytics = analyticsService({
     links: linksRepository(sql),
     shortUrlBase: config.SHORT_URL_BASE,
