@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@deeplink/core';
 import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
 import { createRedis, deleteKeys } from '@deeplink/core/redis';
+import { withTimeout } from '@deeplink/core/runtime';
 import { buildApi } from '../../services/api/src/app.js';
 import { recordClicks, rollupClick } from '../support/rollups.js';
 import { startPrimary, startReplica, type PrivatePostgres } from '../support/private-postgres.js';
@@ -13,6 +15,38 @@ import { redisUrl } from '../support/urls.js';
 // A private primary and a real streaming replica of it (pg_basebackup), the API reading analytics
 // from the replica. That the reads come from the replica is shown by pausing its replay: clicks
 // committed on the primary meanwhile stay out of the API's numbers until replay resumes.
+
+/** Read deadline of the API under test: a frozen replica costs a read at most this long. */
+const READ_TIMEOUT_MS = 1500;
+
+/** The server's postmaster and every process it started (backends, the WAL receiver…). */
+function serverProcesses(server: PrivatePostgres): number[] {
+  const postmaster = Number(readFileSync(`${server.dir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+    try {
+      // The parent's pid is the field after the command name, which is in parentheses and may hold spaces.
+      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+    } catch {
+      return false; // ended meanwhile
+    }
+  });
+  return [postmaster, ...children.map(Number)];
+}
+
+/** Freezes the server as a hung host would be: it keeps its sockets open and answers nothing. Returns the thaw. */
+function freeze(server: PrivatePostgres): () => void {
+  const pids = serverProcesses(server);
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  return () => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // ended while frozen
+      }
+    }
+  };
+}
 
 describe('analytics from a streaming read replica', { timeout: 120_000 }, () => {
   let primary: PrivatePostgres;
@@ -51,7 +85,8 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     readSql = createDatabase(replica.url('deeplink'), { max: 4, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 });
     redis = createRedis(vars.REDIS_URL) as Redis;
     subscriber = redis.duplicate();
-    api = await buildApi({ config: loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink') }), sql, readSql, redis, subscriber });
+    const config = loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink'), DATABASE_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS) });
+    api = await buildApi({ config, sql, readSql, redis, subscriber });
 
     const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
     token = register.json().data.token;
@@ -111,11 +146,45 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     expect(await exported()).toBe(15);
   });
 
+  it('answers from the primary within the read deadline while the replica is frozen, and reads the replica again once it answers', async () => {
+    await replicaAdmin`SELECT pg_wal_replay_pause()`;
+    await expect.poll(async () => (await replicaAdmin`SELECT pg_get_wal_replay_pause_state() AS state`)[0]!.state).toBe('paused');
+    await sendClicks(1);
+    // The replica's 15 against the primary's 16 tells which one answered.
+    expect(await reported()).toBe(15);
+
+    const thaw = freeze(replica);
+    try {
+      const started = performance.now();
+      // Bounded, so that a read stuck on the frozen server fails the test instead of leaving the server frozen.
+      const answers = await withTimeout(Promise.all([reported(), summarized(), exported()]), READ_TIMEOUT_MS + 10_000, 'analytics reads');
+      const waited = performance.now() - started;
+      expect(answers).toEqual([16, 16, 16]);
+      // Each read waited for the deadline once, then the primary answered (a loaded machine's margin on top).
+      expect(waited).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 10);
+      expect(waited).toBeLessThan(READ_TIMEOUT_MS + 3_000);
+
+      // The replica is down: later reads go to the primary without waiting for it.
+      for (let i = 0; i < 3; i++) {
+        const again = performance.now();
+        expect(await withTimeout(reported(), READ_TIMEOUT_MS + 10_000, 'a later read')).toBe(16);
+        expect(performance.now() - again).toBeLessThan(READ_TIMEOUT_MS / 2);
+      }
+    } finally {
+      thaw();
+    }
+
+    // Thawed, it answers the probe, and reads come from it again (its replay still paused: 15).
+    await expect.poll(reported, { timeout: 20_000, interval: 250 }).toBe(15);
+    await replicaAdmin`SELECT pg_wal_replay_resume()`;
+    await expect.poll(reported, { timeout: 20_000 }).toBe(16);
+  });
+
   it('falls back to the primary when the replica is down', async () => {
     replica.stop('immediate');
     await sendClicks(2);
-    expect(await reported()).toBe(17);
-    expect(await summarized()).toBe(17);
-    expect(await exported()).toBe(17);
+    expect(await reported()).toBe(18);
+    expect(await summarized()).toBe(18);
+    expect(await exported()).toBe(18);
   });
 });

@@ -39,6 +39,19 @@ const envSchema = z.object({
    * while it is unset or unreachable.
    */
   DATABASE_READ_URL: z.url().optional(),
+  /** A read the replica has not answered in this long goes to the primary, and the replica is left alone until it answers again. */
+  DATABASE_READ_TIMEOUT_MS: positiveInt.default(5000),
+  /**
+   * The API's exports read through pools of their own, this many connections each (on
+   * DATABASE_URL, and on DATABASE_READ_URL when set); as many exports run at once per process.
+   */
+  DATABASE_EXPORT_POOL_MAX: positiveInt.default(4),
+  /** Exports one account may have open at once, per API process. */
+  EXPORTS_PER_USER: positiveInt.default(2),
+  /** An export whose client reads nothing for this long is ended, freeing its connection. */
+  EXPORT_IDLE_TIMEOUT_SECONDS: positiveInt.default(30),
+  /** No export lasts longer than this. */
+  EXPORT_TIMEOUT_SECONDS: positiveInt.default(900),
   /** redis:// or rediss:// for one server; redis+cluster://host:port[,host:port…] for a Redis Cluster. */
   REDIS_URL: z
     .string()
@@ -110,6 +123,9 @@ const envSchema = z.object({
     .url({ protocol: /^https?$/ })
     .refine((url) => !/[\u0000-\u0020\u007f]/.test(url), 'must not hold spaces or control characters')
     .optional(),
+
+  /** Worker threads the API draws PNG QR codes on, so a large one never holds up other requests. */
+  QR_RENDER_THREADS: positiveInt.max(16).default(1),
 
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),

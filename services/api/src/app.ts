@@ -26,6 +26,9 @@ import { accountRoutes, publicAuthRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { linkRoutes } from './routes/link-routes.js';
 import { qrRoutes } from './routes/qr-routes.js';
+import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-limit.js';
+import { exportBudget } from './domain/export-budget.js';
+import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
 
 export interface ApiDeps {
@@ -37,6 +40,13 @@ export interface ApiDeps {
    * is found even before the replica has it.
    */
   readSql?: Sql;
+  /**
+   * Pools for the exports alone (DATABASE_EXPORT_POOL_MAX connections each, on the primary and on
+   * the replica), so a download its client reads slowly never holds a connection the rest of the
+   * API needs. Without them (tests that do not export) exports read `sql` and `readSql`.
+   */
+  exportSql?: Sql;
+  exportReadSql?: Sql;
   redis: RedisClient;
   /**
    * A connection for subscriptions only (token revocations, see accounts.ts), opened by the caller, who closes it
@@ -53,6 +63,11 @@ export interface ApiDeps {
 
 /** 1 MiB: larger bodies get 413 before they are parsed. */
 export const BODY_LIMIT = 1024 * 1024;
+
+/** PNG QR codes waiting for a render thread; past it a request is answered 429 at once. */
+export const QR_RENDER_QUEUE = 32;
+/** PNG QR codes one account may have drawing or waiting at once. */
+export const QR_PNG_PER_USER = 2;
 
 /** Builds the API without listening, so tests can inject requests or listen on a spare port. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -97,15 +112,34 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     domains: domainRows, records, redis, keys, lookupTxt, shortUrlBase: config.SHORT_URL_BASE, log: app.log,
     checks: domainChecks({ sql, redis, keys, lookupTxt, graceHours: config.DOMAIN_VERIFICATION_GRACE_HOURS, log: app.log }),
   });
+  /** Analytics reads on `primary`, or on `replica` when there is one, the primary answering when it cannot. */
+  const analyticsReads = (primary: Sql, replica: Sql | undefined) => {
+    if (!replica) return analyticsRepository(primary);
+    const reads = analyticsWithReplica(analyticsRepository(primary), analyticsRepository(replica), {
+      readTimeoutMs: config.DATABASE_READ_TIMEOUT_MS,
+      probe: () => replica`SELECT 1`,
+      onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
+      onRecovered: () => app.log.info('read replica answers again: analytics read from it'),
+    });
+    app.addHook('onClose', async () => reads.close());
+    return reads;
+  };
   const analytics = analyticsService({
     links: linksRepository(sql),
     shortUrlBase: config.SHORT_URL_BASE,
-    analytics: deps.readSql
-      ? analyticsWithReplica(analyticsRepository(sql), analyticsRepository(deps.readSql), {
-          onFallback: (error) => app.log.warn({ err: error }, 'read replica unavailable: analytics read from the primary'),
-        })
-      : analyticsRepository(sql),
+    analytics: analyticsReads(sql, deps.readSql),
+    exportAnalytics: analyticsReads(deps.exportSql ?? sql, deps.exportReadSql ?? deps.readSql),
+    exportBudget: exportBudget({
+      perUser: config.EXPORTS_PER_USER,
+      total: config.DATABASE_EXPORT_POOL_MAX,
+      idleMs: config.EXPORT_IDLE_TIMEOUT_SECONDS * 1000,
+      totalMs: config.EXPORT_TIMEOUT_SECONDS * 1000,
+    }),
   });
+
+  const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
+  app.addHook('onClose', () => renders.close());
+  const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
 
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
@@ -114,21 +148,25 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
-  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains });
+  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains, qr: { links, renders, pngLimit } });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
 
+type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
+
 /** Everything under /api. */
 async function apiRoutes(
   api: FastifyInstance,
-  { auth, links, analytics, apps, domains }: { auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService },
+  { auth, links, analytics, apps, domains, qr }: {
+    auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService; qr: QrRouteDeps;
+  },
 ): Promise<void> {
   api.addHook('onRoute', refuseUnknownQueryParameters);
   await api.register(publicAuthRoutes, { auth });
   await api.register(accountRoutes, { auth });
   await api.register(linkRoutes, { links });
-  await api.register(qrRoutes, { links });
+  await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
   // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks

@@ -14,6 +14,11 @@ const sql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX,
 const readSql = config.DATABASE_READ_URL
   ? createDatabase(config.DATABASE_READ_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'deeplink-api-read', connectTimeoutSeconds: 2 })
   : undefined;
+// Exports read through pools of their own: a download read slowly holds one of these, never one of the above.
+const exportSql = createDatabase(config.DATABASE_URL, { max: config.DATABASE_EXPORT_POOL_MAX, applicationName: 'deeplink-api-export' });
+const exportReadSql = config.DATABASE_READ_URL
+  ? createDatabase(config.DATABASE_READ_URL, { max: config.DATABASE_EXPORT_POOL_MAX, applicationName: 'deeplink-api-export-read', connectTimeoutSeconds: 2 })
+  : undefined;
 // Fail fast rather than queue commands while Redis is away: the API degrades instead of hanging.
 const outage = createRedisOutageLog(logger);
 const redis = connectRedis(config.REDIS_URL, 'cache', { service: SERVICE, use: 'cache', outage, options: { enableAutoPipelining: true } });
@@ -24,14 +29,14 @@ const ops = createOpsServer({ registry, readiness: dependencyReadiness({ redis, 
 await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
 // services/api/src/main.ts and services/api/dist/main.js sit at the same depth: both find the dashboard's build.
 const dashboardDir = join(import.meta.dirname, '../../dashboard/dist');
-const app = await buildApi({ config, sql, readSql, redis, subscriber, logger, registry, dashboardDir });
+const app = await buildApi({ config, sql, readSql, exportSql, exportReadSql, redis, subscriber, logger, registry, dashboardDir });
 
 const { handleSignals, handleProcessErrors } = gracefulShutdown(
   {
     // Stops accepting, waits for in-flight requests, closes idle keep-alive connections.
     drain: () => app.close(),
     closeConnections: async () => {
-      await Promise.all([closeServer(ops), ...[redis, subscriber].map((connection) => connection.quit().catch(() => connection.disconnect())), sql.end({ timeout: 5 }), readSql?.end({ timeout: 5 })]);
+      await Promise.all([closeServer(ops), ...[redis, subscriber].map((connection) => connection.quit().catch(() => connection.disconnect())), ...[sql, readSql, exportSql, exportReadSql].map((pool) => pool?.end({ timeout: 5 }))]);
     },
   },
   { logger },

@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { buildApi } from '../src/app.js';
 import { createLogger } from '@deeplink/core/runtime';
+import { createDatabase } from '@deeplink/core/db';
 
 export interface ApiHarness {
   app: FastifyInstance;
@@ -34,9 +35,11 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
 async function harnessOn(env: TestEnvironment, options: { captureLogs?: boolean; dashboardDir?: string }, release: () => Promise<void>): Promise<ApiHarness> {
   const logs: string[] = [];
   const subscriber = env.redis.duplicate();
+  const exportSql = createDatabase(env.config.DATABASE_URL, { max: env.config.DATABASE_EXPORT_POOL_MAX, applicationName: 'deeplink-api-export' });
   const app = await buildApi({
     config: env.config,
     sql: env.sql,
+    exportSql,
     redis: env.redis,
     subscriber,
     logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
@@ -67,6 +70,7 @@ async function harnessOn(env: TestEnvironment, options: { captureLogs?: boolean;
     async close() {
       await app.close();
       subscriber.disconnect();
+      await exportSql.end({ timeout: 5 });
       await release();
     },
   };

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng } from '../../../test/support/qr.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
@@ -50,5 +51,53 @@ describe('GET /api/links/:id/qr', () => {
     const unknown = await api.request({ method: 'GET', url: '/api/links/00000000-0000-4000-8000-000000000000/qr', token: owner.token });
     expect(unknown.statusCode).toBe(404);
     expect((await api.request({ method: 'GET', url: `/api/links/${link.id}/qr` })).statusCode).toBe(401);
+  });
+});
+
+describe('large PNGs', () => {
+  const png = (token: string, id: string) => api.request({ method: 'GET', url: `/api/links/${id}/qr?format=png&size=2048`, token });
+
+  it("leave another account's requests fast while one account keeps asking for them", { timeout: 60_000 }, async () => {
+    const printer = await api.registerUser('Printer');
+    const poster = (await api.request({ method: 'POST', url: '/api/links', token: printer.token, payload: { title: 'Big', defaultUrl: 'https://example.com/big' } })).json().data.link;
+    const other = await api.registerUser('Other');
+    let drawing = true;
+    let drawn = 0;
+    // As many at once as one account may have; each drawn in a few hundred milliseconds of CPU.
+    const draw = async () => {
+      while (drawing) {
+        const response = await png(printer.token, poster.id);
+        expect(response.statusCode, response.body).toBe(200);
+        drawn++;
+      }
+    };
+    const drawers = [draw(), draw()];
+    await sleep(300);
+    const latencies: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const started = performance.now();
+      const me = await api.request({ method: 'GET', url: '/api/auth/me', token: other.token });
+      latencies.push(performance.now() - started);
+      expect(me.statusCode).toBe(200);
+      await sleep(40);
+    }
+    drawing = false;
+    await Promise.all(drawers);
+    latencies.sort((a, b) => a - b);
+    expect(drawn).toBeGreaterThan(0);
+    // Drawn on the API's own thread, every request waited behind a render (median 300+ ms); on a
+    // render thread they do not wait at all. The bound leaves room for a loaded machine.
+    expect(latencies[Math.floor(latencies.length / 2)]!).toBeLessThan(80);
+  });
+
+  it('are drawn two at a time per account: a third at once is a 429 with Retry-After', async () => {
+    const responses = await Promise.all([1, 2, 3].map(() => png(owner.token, link.id)));
+    const statuses = responses.map((response) => response.statusCode).sort();
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = responses.find((response) => response.statusCode === 429)!;
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+    // Once those are drawn, the account draws again.
+    expect((await png(owner.token, link.id)).statusCode).toBe(200);
   });
 });

@@ -1,3 +1,4 @@
+import { TimeoutError, withTimeout } from '../runtime/timeout.js';
 import type { AnalyticsRepository } from './analytics-repository.js';
 
 /** Node's socket errors and postgres.js' own connection errors. */
@@ -19,45 +20,71 @@ export function isReplicaUnavailable(error: unknown): boolean {
 }
 
 export interface ReplicaFallbackOptions {
-  /** After a read found the replica unavailable, reads go to the primary this long before the replica is tried again. */
+  /**
+   * A read the replica has not answered in this long is answered by the primary instead, and the
+   * replica is marked down: a replica that hangs (a frozen host, a full disk) refuses nothing, it
+   * just never answers.
+   */
+  readTimeoutMs?: number;
+  /**
+   * While the replica is down, reads go to the primary; every `retryAfterMs` it is asked `probe`
+   * (one at a time, with no deadline), and it is used again once a probe answers.
+   */
   retryAfterMs?: number;
+  /** A cheap query on the replica (`SELECT 1`); without one the replica is used again after `retryAfterMs`. */
+  probe?: () => PromiseLike<unknown>;
   /** Called when reads move to the primary, with the error that made them. */
   onFallback?: (error: unknown) => void;
-  now?: () => number;
+  /** Called when reads move back to the replica. */
+  onRecovered?: () => void;
 }
 
 /**
  * The analytics queries against a read replica, each answered by the primary instead when the
- * replica cannot answer (isReplicaUnavailable). An export falls back only before its first rows:
- * once rows are on their way the download cannot start over, and an error ends it as it would on
- * the primary.
+ * replica cannot answer (isReplicaUnavailable) or does not answer within `readTimeoutMs`. Then
+ * the replica is down: reads go straight to the primary until a probe of the replica answers. An
+ * export falls back only before its first rows: once rows are on their way the download cannot
+ * start over, and an error ends it as it would on the primary. `close` stops the probes.
  */
 export function analyticsWithReplica(
   primary: AnalyticsRepository,
   replica: AnalyticsRepository,
   options: ReplicaFallbackOptions = {},
-): AnalyticsRepository {
+): AnalyticsRepository & { close(): void } {
+  const readTimeoutMs = options.readTimeoutMs ?? 5000;
   const retryAfterMs = options.retryAfterMs ?? 5000;
-  const now = options.now ?? Date.now;
-  let downUntil = 0;
+  let down = false;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
 
-  /** Which repository to read from now. */
-  const source = () => (now() < downUntil ? primary : replica);
+  const recovered = () => {
+    down = false;
+    options.onRecovered?.();
+  };
+  /** Asks the replica again after the pause; a probe that fails waits another pause. */
+  const scheduleProbe = () => {
+    if (closed) return;
+    retry = setTimeout(() => {
+      if (!options.probe) return recovered();
+      Promise.resolve(options.probe()).then(() => !closed && recovered(), scheduleProbe);
+    }, retryAfterMs);
+    retry.unref();
+  };
   /** Records an error from the replica; returns true when the primary should answer instead. */
   const fellBack = (error: unknown): boolean => {
-    if (!isReplicaUnavailable(error)) return false;
+    if (!(error instanceof TimeoutError) && !isReplicaUnavailable(error)) return false;
     // A recovery conflict is one cancelled read, not an unavailable server: only the read moves.
-    if ((error as { code?: string }).code !== '40001') {
-      if (now() >= downUntil) options.onFallback?.(error);
-      downUntil = now() + retryAfterMs;
+    if ((error as { code?: string }).code !== '40001' && !down) {
+      down = true;
+      options.onFallback?.(error);
+      scheduleProbe();
     }
     return true;
   };
   const read = async <T>(query: (repository: AnalyticsRepository) => Promise<T>): Promise<T> => {
-    const from = source();
-    if (from === primary) return query(primary);
+    if (down) return query(primary);
     try {
-      return await query(replica);
+      return await withTimeout(query(replica), readTimeoutMs, 'read on the replica');
     } catch (error) {
       if (!fellBack(error)) throw error;
       return query(primary);
@@ -67,13 +94,16 @@ export function analyticsWithReplica(
   /** A streamed read: falls back only before its first rows, then reads on from the same cursor. */
   const stream = <T>(query: (repository: AnalyticsRepository) => AsyncIterable<T>): AsyncIterable<T> => ({
     async *[Symbol.asyncIterator]() {
-      const from = source();
-      let iterator = query(from)[Symbol.asyncIterator]();
+      const onReplica = !down;
+      let iterator = query(onReplica ? replica : primary)[Symbol.asyncIterator]();
       let first: IteratorResult<T>;
       try {
-        first = await iterator.next();
+        first = onReplica ? await withTimeout(iterator.next(), readTimeoutMs, 'read on the replica') : await iterator.next();
       } catch (error) {
-        if (from === primary || !fellBack(error)) throw error;
+        if (!onReplica || !fellBack(error)) throw error;
+        // A cursor on a replica that does not answer is left to end when it does.
+        const abandoned = iterator;
+        Promise.resolve().then(() => abandoned.return?.()).catch(() => {});
         iterator = query(primary)[Symbol.asyncIterator]();
         first = await iterator.next();
       }
@@ -90,5 +120,9 @@ export function analyticsWithReplica(
     dimensionTotals: (...args) => read((repository) => repository.dimensionTotals(...args)),
     exportRows: (...args) => stream((repository) => repository.exportRows(...args)),
     wideRows: (...args) => stream((repository) => repository.wideRows(...args)),
+    close() {
+      closed = true;
+      clearTimeout(retry);
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS, EXPORT_CONTENT_TYPES, accountLongRecords, encodeExport, encodeRecords, startReading, wideLayout, type ExportFormat,
 } from './analytics-export.js';
+import type { ExportBudget } from './export-budget.js';
 import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
@@ -54,7 +55,12 @@ function timeSeries(range: AnalyticsRange, clicks: Map<number, number>, uniques:
 /** Per-link reports, exports and the account summary, each checked against the caller. */
 export function analyticsService(deps: {
   links: LinksRepository;
+  /** The reports' and the summary's reads. */
   analytics: AnalyticsRepository;
+  /** The exports' reads, on a pool of their own (DATABASE_EXPORT_POOL_MAX), so a slow download never holds a connection the reports need. */
+  exportAnalytics: AnalyticsRepository;
+  /** The limits every export runs under. */
+  exportBudget: ExportBudget;
   /** Where short URLs live (SHORT_URL_BASE), for the wide export's short_url column. */
   shortUrlBase: string;
   /** The clock that places the default range; tests may fix it. */
@@ -115,26 +121,30 @@ export function analyticsService(deps: {
      */
     async export(principal: Principal, id: string, query: AnalyticsExportQuery): Promise<AnalyticsExport> {
       const { range, link } = await prepare(principal, id, query);
-      if (query.layout === 'wide') {
-        const name = `analytics-${link.title}-${rangeName(range)}-wide.${query.format}`;
-        return wideExport([link], range, query.format, name);
-      }
-      const rows = await startReading(deps.analytics.exportRows(link.id, range));
-      return {
-        filename: `analytics-${link.title}-${rangeName(range)}.${query.format}`,
-        contentType: EXPORT_CONTENT_TYPES[query.format],
-        body: encodeExport(rows, query.format),
-      };
+      return deps.exportBudget.open(principal.userId, async () => {
+        if (query.layout === 'wide') {
+          const name = `analytics-${link.title}-${rangeName(range)}-wide.${query.format}`;
+          return wideExport([link], range, query.format, name);
+        }
+        const rows = await startReading(deps.exportAnalytics.exportRows(link.id, range));
+        return {
+          filename: `analytics-${link.title}-${rangeName(range)}.${query.format}`,
+          contentType: EXPORT_CONTENT_TYPES[query.format],
+          body: encodeExport(rows, query.format),
+        };
+      });
     },
 
     /** Every link of the caller (or of one tag) in one download, long or wide, read one link at a time. */
     async accountExport(principal: Principal, query: AccountExportQuery): Promise<AnalyticsExport> {
       const range = resolveRange(query, now());
-      const targets = await deps.links.exportTargets(principal.userId, query.tag);
-      const name = `analytics-${query.tag ?? 'all-links'}-${rangeName(range)}-${query.layout}.${query.format}`;
-      if (query.layout === 'wide') return wideExport(targets, range, query.format, name);
-      const rows = accountLongRecords(targets.map((target) => ({ id: target.id, rows: () => deps.analytics.exportRows(target.id, range) })));
-      return { filename: name, contentType: EXPORT_CONTENT_TYPES[query.format], body: encodeRecords(ACCOUNT_LONG_COLUMNS, await startReading(rows), query.format) };
+      return deps.exportBudget.open(principal.userId, async () => {
+        const targets = await deps.links.exportTargets(principal.userId, query.tag);
+        const name = `analytics-${query.tag ?? 'all-links'}-${rangeName(range)}-${query.layout}.${query.format}`;
+        if (query.layout === 'wide') return wideExport(targets, range, query.format, name);
+        const rows = accountLongRecords(targets.map((target) => ({ id: target.id, rows: () => deps.exportAnalytics.exportRows(target.id, range) })));
+        return { filename: name, contentType: EXPORT_CONTENT_TYPES[query.format], body: encodeRecords(ACCOUNT_LONG_COLUMNS, await startReading(rows), query.format) };
+      });
     },
   };
 
@@ -152,7 +162,7 @@ export function analyticsService(deps: {
    * (one small aggregate query first), then each link's buckets are streamed through a cursor.
    */
   async function wideExport(targets: { id: string; title: string; code: string; domain: string | null }[], range: AnalyticsRange, format: ExportFormat, filename: string): Promise<AnalyticsExport> {
-    const totals = await deps.analytics.dimensionTotals(targets.map((target) => target.id), range, ['country', 'browser']);
+    const totals = await deps.exportAnalytics.dimensionTotals(targets.map((target) => target.id), range, ['country', 'browser']);
     const top = (dimension: string) => [
       ...Object.keys(topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]))).filter((value) => value !== OTHER),
       OTHER,
@@ -161,7 +171,7 @@ export function analyticsService(deps: {
     async function* records() {
       for (const target of targets) {
         const link = { id: target.id, title: target.title, shortUrl: shortUrlOf(target.code, target.domain) };
-        for await (const batch of deps.analytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
+        for await (const batch of deps.exportAnalytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
       }
     }
     return { filename, contentType: EXPORT_CONTENT_TYPES[format], body: encodeRecords(layout.columns, await startReading(records()), format) };

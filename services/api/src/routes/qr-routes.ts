@@ -2,7 +2,9 @@ import { idParamsSchema, linkQrQuerySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { LinksService } from '../domain/links-service.js';
+import type { ConcurrencyLimit } from '../domain/concurrency-limit.js';
 import { renderQrCode } from '../domain/qr-code.js';
+import type { QrRenderPool } from '../domain/qr-render-pool.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
 import { authenticatedErrors } from './responses.js';
 
@@ -16,7 +18,7 @@ const qrImageSchema = z.any().meta({
 });
 
 /** A link's short URL as a QR code, for print and for screens. */
-export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async (app, { links }) => {
+export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit }> = async (app, { links, renders, pngLimit }) => {
   app.addHook('onRequest', requirePrincipal);
 
   app.get('/links/:id/qr', {
@@ -27,8 +29,11 @@ export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async (a
     },
   }, async (request, reply) => {
     // The same ownership check as GET /links/:id: 404 for no such link, 403 for another account's.
-    const link = await links.get(principalOf(request), request.params.id);
-    const image = await renderQrCode(link.url, request.query);
+    const principal = principalOf(request);
+    const link = await links.get(principal, request.params.id);
+    // One account's PNGs cannot take every render thread: the rest of its requests wait their turn.
+    const release = request.query.format === 'png' ? pngLimit.acquire(principal.userId) : undefined;
+    const image = await renderQrCode(link.url, request.query, renders).finally(release);
     const code = new URL(link.url).pathname.slice(1) || link.id;
     return reply
       .type(image.contentType)
