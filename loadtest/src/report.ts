@@ -182,7 +182,10 @@ export class Progress {
   /** Progress within the phase. */
   update(detail: string): void {
     const text = `${this.phaseName}: ${detail}`;
-    if (this.out.isTTY) return this.write(text);
+    if (this.out.isTTY) {
+      this.write(text);
+      return;
+    }
     if (this.now() - this.lastPlain < this.plainEveryMs) return;
     this.lastPlain = this.now();
     this.write(text);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { logLines } from '../support/logs.js';
 import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
-import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { startPrivateRedis, } from '../support/private-redis.js';
 import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { holdTableLock } from '../support/table-lock.js';

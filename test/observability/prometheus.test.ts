@@ -61,7 +61,7 @@ async function query(expr: string): Promise<{ metric: Record<string, string>; va
   expect(body.status).toBe('success');
   return body.data.result;
 }
-const valueOf = async (expr: string) => Number((await query(expr))[0]?.value[1] ?? NaN);
+const queryValue = async (expr: string) => Number((await query(expr))[0]?.value[1] ?? NaN);
 
 describe('Prometheus', () => {
   it('accepts the alert rules (promtool) and loads them', async () => {
@@ -86,7 +86,7 @@ describe('Prometheus', () => {
     });
     const { url } = ((await created.json()) as { data: { link: { url: string } } }).data.link;
     // Every target scraped before the traffic, so the counters' rise falls inside Prometheus's samples.
-    await expect.poll(() => valueOf('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => queryValue('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 30_000 }).toBe(3);
 
     // Traffic over a few scrapes, so rate() has two samples with a difference.
     const deadline = Date.now() + 6_000;
@@ -96,16 +96,16 @@ describe('Prometheus', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
 
-    await expect.poll(() => valueOf('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => queryValue('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 20_000 }).toBe(3);
     // increase() over a window that surely holds the traffic, however long the machine took to get here.
-    await expect.poll(() => valueOf('sum(increase(redirector_responses_total{status="302"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => valueOf('sum(increase(worker_clicks_processed_total{result="counted"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => valueOf('sum(api_http_requests_total{route="/api/auth/me",status="200"})'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => queryValue('sum(increase(redirector_responses_total{status="302"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => queryValue('sum(increase(worker_clicks_processed_total{result="counted"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => queryValue('sum(api_http_requests_total{route="/api/auth/me",status="200"})'), { timeout: 20_000 }).toBeGreaterThan(0);
     expect(await query('worker_queue_jobs')).toHaveLength(4);
-    expect(await valueOf('max(worker_queue_oldest_waiting_age_seconds)')).toBeGreaterThanOrEqual(0);
-    await expect.poll(() => valueOf('count(deeplink_ready == 1)'), { timeout: 20_000 }).toBe(3);
+    expect(await queryValue('max(worker_queue_oldest_waiting_age_seconds)')).toBeGreaterThanOrEqual(0);
+    await expect.poll(() => queryValue('count(deeplink_ready == 1)'), { timeout: 20_000 }).toBe(3);
     expect((await query('deeplink_dependency_up{dependency="postgres"} == 1')).map((s) => s.metric.service).sort()).toEqual(['api', 'redirector', 'worker']);
     // The API's latency histogram gives the dashboard its p99 (a number, not NaN, once two scrapes saw requests).
-    await expect.poll(() => valueOf('histogram_quantile(0.99, sum by (le) (increase(api_http_request_duration_seconds_bucket[1m])))'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => queryValue('histogram_quantile(0.99, sum by (le) (increase(api_http_request_duration_seconds_bucket[1m])))'), { timeout: 20_000 }).toBeGreaterThan(0);
   });
 });

@@ -12,10 +12,10 @@ const port = Number(process.env.PORT ?? 8081);
 const readAddress = process.env.READ_CLIENT_ADDRESS === '1';
 const LOCATION = 'https://example.com/';
 /** Summed so the read has a use and cannot be optimised away. */
-let addressBytes = 0;
+let _addressBytes = 0;
 
 const app = uWS.App().any('/*', (res) => {
-  if (readAddress) addressBytes += res.getRemoteAddress().byteLength;
+  if (readAddress) _addressBytes += res.getRemoteAddress().byteLength;
   res.writeStatus('302 Found').writeHeader('Location', LOCATION).writeHeader('Cache-Control', 'private, no-store').end();
 });
 

@@ -2,7 +2,7 @@
 // sleep that records the waits instead of waiting. (One end-to-end retry against the real rate
 // limiter stays in retries.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { RateLimitError, ServiceError } from '../src/errors.js';
+import { RateLimitError, type ServiceError } from '../src/errors.js';
 import { createTransport, type Request } from '../src/http.js';
 
 const ok = (data: unknown) => new Response(JSON.stringify({ success: true, data }), { status: 200, headers: { 'content-type': 'application/json' } });

@@ -13,12 +13,18 @@ import { freePort } from '../../../test/support/processes.js';
 /** A repository that counts the reads it was asked for. */
 function counted(repository: AnalyticsRepository) {
   const calls = { n: 0 };
+  const tally =
+    <A extends unknown[], R>(call: (...args: A) => R) =>
+    (...args: A): R => {
+      calls.n++;
+      return call(...args);
+    };
   const wrapped: AnalyticsRepository = {
-    linkReport: (...args) => (calls.n++, repository.linkReport(...args)),
-    accountSummary: (...args) => (calls.n++, repository.accountSummary(...args)),
-    exportRows: (...args) => (calls.n++, repository.exportRows(...args)),
-    wideRows: (...args) => (calls.n++, repository.wideRows(...args)),
-    dimensionTotals: (...args) => (calls.n++, repository.dimensionTotals(...args)),
+    linkReport: tally(repository.linkReport),
+    accountSummary: tally(repository.accountSummary),
+    exportRows: tally(repository.exportRows),
+    wideRows: tally(repository.wideRows),
+    dimensionTotals: tally(repository.dimensionTotals),
   };
   return { wrapped, calls };
 }

@@ -227,10 +227,10 @@ function runAppPageScript(html: string) {
     },
     replace: (value: string) => navigations.push(`replace:${value}`),
   };
-  const unescape = (value: string) => value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const unescapeHtml = (value: string) => value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
   const getElementById = (id: string) => {
     const href = new RegExp(`id="${id}" href="([^"]*)"`).exec(html)?.[1];
-    return href === undefined ? null : { getAttribute: (name: string) => (name === 'href' ? unescape(href) : null) };
+    return href === undefined ? null : { getAttribute: (name: string) => (name === 'href' ? unescapeHtml(href) : null) };
   };
   runInNewContext(scripts[0]!, {
     window: { location },

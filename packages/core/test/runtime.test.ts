@@ -16,7 +16,13 @@ describe('gracefulShutdown', () => {
     const { handleSignals } = gracefulShutdown(
       {
         stopAccepting: () => void done.push('stopAccepting'),
-        drain: () => new Promise<void>((resolve) => (finishDrain = () => (done.push('drain'), resolve()))),
+        drain: () =>
+          new Promise<void>((resolve) => {
+            finishDrain = () => {
+              done.push('drain');
+              resolve();
+            };
+          }),
         closeQueues: async () => void done.push('closeQueues'),
         closeConnections: async () => void done.push('closeConnections'),
       },
@@ -74,7 +80,10 @@ describe('withTimeout', () => {
   it('settles like the work when it is in time, and aborts its signal when it is not', async () => {
     expect(await withTimeout(Promise.resolve(7), 100)).toBe(7);
     let signal: AbortSignal | undefined;
-    await expect(withTimeout((s) => ((signal = s), new Promise(() => {})), 20, 'probe')).rejects.toBeInstanceOf(TimeoutError);
+    await expect(withTimeout((s) => {
+      signal = s;
+      return new Promise(() => {});
+    }, 20, 'probe')).rejects.toBeInstanceOf(TimeoutError);
     expect(signal?.aborted).toBe(true);
   });
 });
@@ -145,7 +154,10 @@ describe('retryUntil', () => {
 
     calls = 0;
     const missing = new Error('no migrations found');
-    await expect(retryUntil(async () => (calls++, Promise.reject(missing)), { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 })).rejects.toBe(missing);
+    await expect(retryUntil(async () => {
+      calls++;
+      throw missing;
+    }, { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 })).rejects.toBe(missing);
     expect(calls).toBe(1);
   });
 });

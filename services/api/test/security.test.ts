@@ -201,7 +201,10 @@ describe('credentials', () => {
       const users = usersRepository(api.env.sql);
       const keys = apiKeysRepository(api.env.sql);
       let lookups = 0;
-      const counted = { ...keys, findByHash: (hash: Buffer) => (lookups++, keys.findByHash(hash)) };
+      const counted = { ...keys, findByHash: (hash: Buffer) => {
+        lookups++;
+        return keys.findByHash(hash);
+      } };
       const auth = authService({
         users, apiKeys: counted, accounts: accountCache({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
         jwtSecret: api.env.config.JWT_SECRET, jwtTtlSeconds: 60,

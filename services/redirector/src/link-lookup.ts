@@ -1,5 +1,5 @@
 import { BoundedMap, type Config, MISSING_LINK, parseLinkCacheId, type RedisKeys, shortUrls } from '@deeplink/core';
-import { linksRepository, type Sql } from '@deeplink/core/db';
+import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
 import { type CachedLink, parseCachedLink, type RedisClient, toCachedLink } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
 import { answersBytes, buildAnswers, noAnswers, type LinkAnswers } from './link-answers.js';
@@ -125,7 +125,7 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
 
   /** The record's text as Redis would hold it, from PostgreSQL; copies it into Redis. */
   async function fromDatabase(code: string, load: Pending): Promise<string> {
-    let record;
+    let record: LinkRecord | undefined;
     try {
       record = await withTimeout(links.findByCacheId(code), DB_TIMEOUT_MS, 'database lookup');
     } catch (error) {

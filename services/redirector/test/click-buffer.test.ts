@@ -40,7 +40,10 @@ describe('click batches no replica confirmed', () => {
       spool,
       metrics,
       logger: capturingLogger().log,
-      replicated: async () => (confirmations++, false),
+      replicated: async () => {
+        confirmations++;
+        return false;
+      },
       rewriteUnconfirmedAfterMs: 300,
     });
     try {

@@ -50,7 +50,7 @@ describe('redirector hardening', () => {
     const { env, redirector } = await redirectorWith({ UNKNOWN_CODE_BURST: '100000' });
     const label = 'a'.repeat(63);
     const hosts = [
-      `${label}.`.repeat(64) + 'example.com', // 4 KB of valid labels: longer than DNS allows
+      `${`${label}.`.repeat(64)}example.com`, // 4 KB of valid labels: longer than DNS allows
       `h.${'x'.repeat(60_000)}.example.com`, // a label far over 63
       'bad_host<script>.example.com',
       'intranet',

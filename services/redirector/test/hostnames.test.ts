@@ -20,7 +20,7 @@ describe('createHostnames', () => {
 
   it('refuses, before any lookup, a Host no domain can have', () => {
     const refused = [
-      `${'a'.repeat(60)}.`.repeat(5) + 'example.com', // over 253 characters in labels of 61
+      `${`${'a'.repeat(60)}.`.repeat(5)}example.com`, // over 253 characters in labels of 61
       `${'a'.repeat(64)}.example.com`, // a label over 63
       'x'.repeat(60_000),
       'bad_host.example.com',

@@ -99,7 +99,10 @@ describe('rollup writer', () => {
     const [link] = await createLinks(env.sql, 1);
     const rollups = rollupsRepository(env.sql, { timeouts: { idleInTransaction: 5_000, lock: 200, statement: 5_000 } });
     let transactions = 0;
-    const writer = createRollupWriter({ ...rollups, recordBatches: (...args) => (transactions++, rollups.recordBatches(...args)) });
+    const writer = createRollupWriter({ ...rollups, recordBatches: (...args) => {
+      transactions++;
+      return rollups.recordBatches(...args);
+    } });
     const release = await blockRollupWrites();
     try {
       const first = writer.write(batchFor('timeout-0', link!, 1));

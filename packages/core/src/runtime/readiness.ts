@@ -45,7 +45,7 @@ export function readinessCheck(checks: Record<string, Check>, timeoutMs = READIN
       }),
     );
     const checked: Record<string, CheckState> = {};
-    names.forEach((name, i) => (checked[name] = states[i]!));
+    for (const [i, name] of names.entries()) checked[name] = states[i]!;
     return { status: ready(checked) ? 'ok' : 'unavailable', checks: checked, ...(detail && { detail: detail() }) };
   };
 }

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { AnalyticsExportRow } from '@deeplink/core';
 import type { BucketCount, WideBucket } from '@deeplink/core/db';
 import { csvLine } from './csv.js';
 import { OTHER } from './top-n.js';
@@ -84,8 +83,8 @@ export function wideLayout(countries: readonly string[], browsers: readonly stri
     ['platform android', at('android')], ['platform ios', at('ios')], ['platform desktop', at('desktop')],
     ['device Mobile', at('mobile')], ['device Desktop', at('desktop_device')],
   ]);
-  countries.forEach((value, i) => positions.set(`country ${value}`, WIDE_COLUMNS.length + i));
-  browsers.forEach((value, i) => positions.set(`browser ${value}`, WIDE_COLUMNS.length + countries.length + i));
+  for (const [i, value] of countries.entries()) positions.set(`country ${value}`, WIDE_COLUMNS.length + i);
+  for (const [i, value] of browsers.entries()) positions.set(`browser ${value}`, WIDE_COLUMNS.length + countries.length + i);
   const otherOf = { country: positions.get(`country ${OTHER}`), browser: positions.get(`browser ${OTHER}`) } as Record<string, number | undefined>;
 
   const record = (link: WideLink, bucket: WideBucket): Value[] => {

@@ -1,4 +1,4 @@
-import { AppError, conflict, type CreateLinkInput, ErrorCode, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, shortUrls, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
+import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, shortUrls, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
 import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodesTakenError, ShortCodeTakenError } from '@deeplink/core/db';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';

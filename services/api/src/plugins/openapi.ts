@@ -59,7 +59,10 @@ function reachableSchemas(document: Document): Record<string, Record<string, unk
   const all = document.components.schemas ?? {};
   const reached = new Set<string>();
   const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
     if (value === null || typeof value !== 'object') return;
     for (const [key, inner] of Object.entries(value)) {
       const name = key === '$ref' && typeof inner === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(inner)?.[1] : undefined;

@@ -72,7 +72,7 @@ export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Conf
   /** Counts `units` requests for the caller; throws the 429 past the limit. */
   const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
     if (units <= 0 || !subjectOf(request)) return;
-    let counts;
+    let counts: Awaited<ReturnType<typeof count>>[];
     try {
       // The plugin counts one request per call. The calls of one charge name one key, so ioredis
       // sends them down one connection in order: the last answer is the count after all of them.

@@ -1,4 +1,4 @@
-import { apiKeyIdParamsSchema, apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, idParamsSchema, loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema } from '@deeplink/core';
+import { apiKeyIdParamsSchema, apiKeyListResponseSchema, apiKeyResponseSchema, authResponseSchema, changePasswordBodySchema, createApiKeyBodySchema, errorEnvelopeSchema, loginBodySchema, meResponseSchema, nullDataSchema, registerBodySchema } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AuthService } from '../domain/auth-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';

@@ -214,10 +214,10 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
   );
   return (
     <>
-      <div class="totals">
-        <div class="card total"><span class="total-label" id="total-clicks">Total clicks</span><span class="total-value" aria-labelledby="total-clicks">{numberFormat.format(report.totalClicks)}</span></div>
-        <div class="card total"><span class="total-label" id="unique-clicks">Unique clicks</span><span class="total-value" aria-labelledby="unique-clicks">{numberFormat.format(report.uniqueClicks)}</span></div>
-      </div>
+      <dl class="totals">
+        <div class="card total"><dt class="total-label">Total clicks</dt><dd class="total-value">{numberFormat.format(report.totalClicks)}</dd></div>
+        <div class="card total"><dt class="total-label">Unique clicks</dt><dd class="total-value">{numberFormat.format(report.uniqueClicks)}</dd></div>
+      </dl>
       <ChartCard title="Clicks over time" table={series}
         chart={<TimeChart data={data} labels={['Clicks', 'Unique clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
       <div class="breakdowns">

@@ -42,11 +42,11 @@ export function OverviewPage() {
   return (
     <section>
       <h1>Overview</h1>
-      <div class="totals">
+      <dl class="totals">
         {totals.map(([label, value]) => (
-          <div class="card total" key={label}><span class="total-label">{label}</span><span class="total-value">{value === undefined ? '…' : numberFormat.format(value)}</span></div>
+          <div class="card total" key={label}><dt class="total-label">{label}</dt><dd class="total-value">{value === undefined ? '…' : numberFormat.format(value)}</dd></div>
         ))}
-      </div>
+      </dl>
       {summary.totalLinks === 0 && (
         <div class="empty card"><h2>Start with a link</h2><p>Create a short link, share it, and its clicks show up here.</p>
           <AppLink href="/links/new" class="button">Create your first link</AppLink></div>
