@@ -81,8 +81,9 @@ export async function podman(env: NodeJS.ProcessEnv, args: string[], log = 'podm
 }
 
 /**
- * Removes everything a compose project left: containers, volumes, networks and the images it
- * built, found by the label podman-compose puts on them and by its image names.
+ * Removes everything a compose project left: containers, volumes and networks, found by the label
+ * podman-compose puts on them. Its images (named `<project>_<service>`) move to one name per
+ * service, replacing the previous run's, so that the next build finds every layer in the cache.
  */
 export async function removeProject(env: NodeJS.ProcessEnv, project: string): Promise<void> {
   const label = `label=io.podman.compose.project=${project}`;
@@ -93,6 +94,12 @@ export async function removeProject(env: NodeJS.ProcessEnv, project: string): Pr
   if (volumes.length > 0) await quiet(['volume', 'rm', '-f', ...volumes]);
   const networks = await quiet(['network', 'ls', '-q', '--filter', label]);
   if (networks.length > 0) await quiet(['network', 'rm', '-f', ...networks]);
-  const images = await quiet(['images', '-q', '--filter', `reference=*${project}_*`]);
-  if (images.length > 0) await quiet(['rmi', '-f', ...images]);
+  for (const image of await quiet(['images', '--format', '{{.Repository}}', '--filter', `reference=*${project}_*`])) {
+    const kept = `localhost/deeplink-containers-test:${image.slice(image.lastIndexOf('_') + 1)}`;
+    const [previous] = await quiet(['image', 'inspect', '--format', '{{.Id}}', kept]);
+    const [built] = await quiet(['image', 'inspect', '--format', '{{.Id}}', image]);
+    await quiet(['tag', image, kept]);
+    await quiet(['untag', image]);
+    if (previous && previous !== built) await quiet(['rmi', previous]);
+  }
 }
