@@ -33,13 +33,32 @@ function compose(args: string[]) {
 
 const ok = (url: string) => fetch(url).then((response) => response.ok, () => false);
 
+/** The container's own health check (the compose file's `healthcheck`) passes. */
+async function waitUntilHealthy(service: Service): Promise<void> {
+  const healthy = async () => (await run('podman', ['healthcheck', 'run', container(service)], { env, log: 'health', allowFailure: true })).code === 0;
+  await waitUntil(healthy, 240_000, { intervalMs: 1000, failure: `${service} was not healthy` });
+}
+
+/**
+ * Starts the stack in the order of its depends_on conditions. Debian 12's podman-compose (1.0.3)
+ * ignores those conditions and starts every container at once, and podman runs no health checks
+ * on its own without systemd; so the test waits for each step's health checks itself.
+ */
+async function up(): Promise<void> {
+  await compose(['up', '-d', 'redis', 'postgres']);
+  await Promise.all([waitUntilHealthy('redis'), waitUntilHealthy('postgres')]);
+  await compose(['up', '-d', 'api']);
+  await waitUntilHealthy('api');
+  await compose(['up', '-d']);
+  await waitUntilReady();
+}
+
 /** Every service of the stack answers: the API and the redirector their published /readyz, the worker its health check. */
 async function waitUntilReady(): Promise<void> {
   const every = (failure: string) => ({ intervalMs: 500, failure });
   await waitUntil(() => ok(`${apiUrl}/readyz`), 240_000, every('the API was not ready'));
   await waitUntil(() => ok(`${redirectorUrl}/readyz`), 120_000, every('the redirector was not ready'));
-  const workerHealthy = async () => (await run('podman', ['healthcheck', 'run', container('worker')], { env, log: 'health', allowFailure: true })).code === 0;
-  await waitUntil(workerHealthy, 120_000, every('the worker was not healthy'));
+  await waitUntilHealthy('worker');
   await waitUntil(() => ok(`${prometheusUrl}/-/ready`), 60_000, every('Prometheus was not ready'));
 }
 
@@ -80,8 +99,7 @@ beforeAll(async () => {
   };
   // The four builds side by side (they wait on the registry and the mirror as much as they compute), then up.
   await Promise.all(BUILT.map((service) => compose(['build', service])));
-  await compose(['up', '-d']);
-  await waitUntilReady();
+  await up();
   // Cold (no stand-ins, no build cache) on a busy 2-core machine the builds alone took over 15 minutes.
 }, 1_800_000);
 
@@ -139,8 +157,7 @@ describe('the compose stack in containers', () => {
     for (let i = 0; i < 3; i++) expect(await visit()).toEqual({ status: 302, location: 'https://example.com/docs' });
     // The redirector's containers go; its spool stays on the click-spool volume, the rest on theirs.
     await compose(['down']);
-    await compose(['up', '-d']);
-    await waitUntilReady();
+    await up();
     await expect.poll(totalClicks, { timeout: 60_000, interval: 500 }).toBe(6);
     expect(await visit()).toEqual({ status: 302, location: 'https://example.com/docs' });
   });

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureTool } from '../../scripts/services.mjs';
+import { ensureTool, isRoot } from '../../scripts/services.mjs';
 
 export const repoRoot = join(import.meta.dirname, '../..');
 /** Cached between runs (git-ignored): the debootstrap root, the engine's config, the logs. */
@@ -16,6 +16,8 @@ export const cacheDir = join(repoRoot, '.data/containers');
  * cgroupfs and a file event log, because there is no systemd to ask.
  */
 export function ensurePodman(): NodeJS.ProcessEnv {
+  // Rootless podman needs subordinate id ranges and a user session this set-up was never checked with.
+  if (!isRoot()) throw new Error('the containers project runs podman as root, and this user is not root');
   ensureTool('podman');
   ensureTool('runc');
   ensureTool('debootstrap');
@@ -99,7 +101,7 @@ export async function removeProject(env: NodeJS.ProcessEnv, project: string): Pr
     const [previous] = await quiet(['image', 'inspect', '--format', '{{.Id}}', kept]);
     const [built] = await quiet(['image', 'inspect', '--format', '{{.Id}}', image]);
     await quiet(['tag', image, kept]);
-    await quiet(['untag', image]);
+    await quiet(['untag', built ?? image, image]);
     if (previous && previous !== built) await quiet(['rmi', previous]);
   }
 }
