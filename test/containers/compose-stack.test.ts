@@ -120,7 +120,7 @@ describe('the compose stack in containers', () => {
     expect(shortUrl.startsWith(`${redirectorUrl}/`)).toBe(true);
     expect(await visit()).toEqual({ status: 302, location: 'https://example.com/docs' });
     await expect.poll(totalClicks, { timeout: 60_000, interval: 500 }).toBe(1);
-  });
+  }, 120_000);
 
   it('has Prometheus scrape the API, the redirector and the worker', async () => {
     const health = async () => {
@@ -129,7 +129,7 @@ describe('the compose stack in containers', () => {
     };
     // The first scrape falls somewhere in the 15 s interval of docker/prometheus.yml.
     await expect.poll(health, { timeout: 60_000, interval: 1000 }).toEqual({ 'deeplink-api': 'up', 'deeplink-redirector': 'up', 'deeplink-worker': 'up' });
-  });
+  }, 120_000);
 
   it('keeps links, clicks and the queue across a restart of each container', async () => {
     for (const service of ['postgres', 'api', 'redirector', 'worker', 'prometheus'] as const) {
@@ -150,7 +150,7 @@ describe('the compose stack in containers', () => {
     await podman(env, ['start', container('worker')]);
     await waitUntilReady();
     await expect.poll(totalClicks, { timeout: 60_000, interval: 500 }).toBe(3);
-  });
+  }, 600_000);
 
   it('replays clicks spooled while Redis was down after the stack is taken down and up again', async () => {
     await podman(env, ['stop', container('redis')]);
@@ -160,5 +160,5 @@ describe('the compose stack in containers', () => {
     await up();
     await expect.poll(totalClicks, { timeout: 60_000, interval: 500 }).toBe(6);
     expect(await visit()).toEqual({ status: 302, location: 'https://example.com/docs' });
-  });
+  }, 600_000);
 });

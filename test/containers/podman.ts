@@ -98,10 +98,15 @@ export async function removeProject(env: NodeJS.ProcessEnv, project: string): Pr
   if (networks.length > 0) await quiet(['network', 'rm', '-f', ...networks]);
   for (const image of await quiet(['images', '--format', '{{.Repository}}', '--filter', `reference=*${project}_*`])) {
     const kept = `localhost/deeplink-containers-test:${image.slice(image.lastIndexOf('_') + 1)}`;
-    const [previous] = await quiet(['image', 'inspect', '--format', '{{.Id}}', kept]);
-    const [built] = await quiet(['image', 'inspect', '--format', '{{.Id}}', image]);
+    const [previous, built] = await Promise.all([imageId(env, kept), imageId(env, image)]);
     await quiet(['tag', image, kept]);
     await quiet(['untag', built ?? image, image]);
     if (previous && previous !== built) await quiet(['rmi', previous]);
   }
+}
+
+/** The id of the image a name holds, or undefined when it holds none. */
+async function imageId(env: NodeJS.ProcessEnv, name: string): Promise<string | undefined> {
+  const { code, output } = await run('podman', ['image', 'inspect', '--format', '{{.Id}}', name], { env, log: 'cleanup', allowFailure: true });
+  return code === 0 ? output.trim() : undefined;
 }
