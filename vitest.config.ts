@@ -24,6 +24,8 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
   browser: 'test/browser/**/*.test.ts',
   observability: 'test/observability/**/*.test.ts',
   bench: 'loadtest/test/smoke.test.ts',
+  // docker/: the four images built and the compose stack run under podman (stand-in base images).
+  containers: 'test/containers/**/*.test.ts',
 };
 
 export default defineConfig({

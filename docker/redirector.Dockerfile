@@ -16,8 +16,12 @@ COPY services/dashboard/package.json services/dashboard/
 COPY loadtest/package.json loadtest/
 
 FROM manifests AS build
+# npm's downloads are kept in a build cache across builds; an extra CA npm must trust (a TLS-
+# intercepting proxy, README's Docker section) comes as the build secret `ca`, which no layer keeps.
 # Every dependency, esbuild (a root devDependency) included.
-RUN npm ci --no-audit --no-fund --workspace services/redirector --include-workspace-root
+RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.npm \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+ && npm ci --no-audit --no-fund --workspace services/redirector --include-workspace-root
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/
 COPY packages/core packages/core
@@ -25,7 +29,9 @@ COPY services/redirector services/redirector
 RUN node scripts/build.mjs redirector
 
 FROM manifests AS runtime-deps
-RUN npm ci --no-audit --no-fund --omit=dev --workspace services/redirector
+RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.npm \
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+ && npm ci --no-audit --no-fund --omit=dev --workspace services/redirector
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
