@@ -55,7 +55,12 @@ export default defineConfig({
       // and browser files (two Chromiums side by side failed to capture screenshots).
       ...Object.entries(SLOW_PROJECTS).map(([name, include], index) => ({
         extends: true as const,
-        test: { name, include: [include].flat(), sequence: { groupOrder: index + 1 }, fileParallelism: name !== 'faults' && name !== 'browser' },
+        test: {
+          name,
+          include: [include].flat(),
+          sequence: { groupOrder: index + 1 },
+          fileParallelism: name !== 'faults' && name !== 'browser',
+        },
       })),
     ],
   },

@@ -10,7 +10,9 @@ export declare function bundleFlags(name: string): string[];
 /** Bundles the named services or bench targets; resolves with what was built and how long it took. */
 export declare function buildBundles(names?: string[]): Promise<{ names: string[]; ms: number }>;
 /** Builds the dashboard with Vite into services/dashboard/dist unless its sources are unchanged since the last build. */
-export declare function buildDashboard(options?: { force?: boolean }): Promise<{ ms: number; skipped: boolean; initialJsGzipBytes: number }>;
+export declare function buildDashboard(options?: {
+  force?: boolean;
+}): Promise<{ ms: number; skipped: boolean; initialJsGzipBytes: number }>;
 /** Gzipped bytes of the JavaScript a first visit to the dashboard loads. */
 export declare function initialJavaScriptGzipBytes(dist: string): number;
 /** The line the build prints about the dashboard. */

@@ -87,7 +87,11 @@ export function bundleFlags(name) {
 }
 
 /** `@scope/name` or `name` of an import specifier such as `uWebSockets.js/dist/index`. */
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** The folder Node's lookup finds for a package from `fromDir` (node_modules of each ancestor), or null. */
 function packageDir(name, fromDir) {
@@ -174,7 +178,14 @@ export async function buildBundles(names = SERVICES) {
 
 const dashboardDir = join(repoRoot, 'services/dashboard');
 /** What the dashboard is built from: its own files and the client's source, which it bundles. */
-const DASHBOARD_INPUTS = ['services/dashboard/src', 'services/dashboard/public', 'services/dashboard/index.html', 'services/dashboard/vite.config.ts', 'services/dashboard/package.json', 'packages/client/src'];
+const DASHBOARD_INPUTS = [
+  'services/dashboard/src',
+  'services/dashboard/public',
+  'services/dashboard/index.html',
+  'services/dashboard/vite.config.ts',
+  'services/dashboard/package.json',
+  'packages/client/src',
+];
 /** Written beside the build: the inputs' hash, so an unchanged dashboard is not built again. */
 const DASHBOARD_STAMP = join(dashboardDir, 'dist', '.inputs-sha256');
 
@@ -197,7 +208,9 @@ function hashInputs() {
  */
 export function initialJavaScriptGzipBytes(dist) {
   const html = readFileSync(join(dist, 'index.html'), 'utf8');
-  const scripts = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/([^"]+\.js)"/g)].map((match) => match[1]);
+  const scripts = [...html.matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/([^"]+\.js)"/g)].map(
+    (match) => match[1],
+  );
   return scripts.reduce((sum, file) => sum + gzipSync(readFileSync(join(dist, file)), { level: 9 }).length, 0);
 }
 
@@ -211,7 +224,8 @@ export async function buildDashboard({ force = false } = {}) {
   const started = performance.now();
   const dist = join(dashboardDir, 'dist');
   const inputs = hashInputs();
-  const upToDate = !force && existsSync(DASHBOARD_STAMP) && readFileSync(DASHBOARD_STAMP, 'utf8') === inputs && existsSync(join(dist, 'index.html'));
+  const upToDate =
+    !force && existsSync(DASHBOARD_STAMP) && readFileSync(DASHBOARD_STAMP, 'utf8') === inputs && existsSync(join(dist, 'index.html'));
   if (!upToDate) {
     // Vite is a devDependency of the dashboard, loaded only when there is something to build.
     const { build: viteBuild } = await import('vite');

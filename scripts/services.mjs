@@ -96,9 +96,26 @@ async function ensureRedis(url) {
   // The click queue lives in this Redis: a restart must keep its jobs (AOF), and memory pressure
   // must never evict one (noeviction makes writes fail instead, which the redirector spools).
   execFileSync('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'yes',
-    '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction',
-    '--logfile', join(dir, 'redis.log'), '--pidfile', join(dir, 'redis.pid'),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--daemonize',
+    'yes',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--maxmemory-policy',
+    'noeviction',
+    '--logfile',
+    join(dir, 'redis.log'),
+    '--pidfile',
+    join(dir, 'redis.pid'),
   ]);
   await waitFor(() => redisAnswers('127.0.0.1', port), 'redis-server');
   log('Redis is up');
@@ -151,8 +168,14 @@ async function startPrivatePostgres(port) {
   }
   log(`starting the private PostgreSQL on 127.0.0.1:${port}`);
   runAsPostgres(join(pg.bin, 'pg_ctl'), [
-    '-D', dir, '-l', join(dir, 'server.log'), '-w', 'start',
-    '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`,
+    '-D',
+    dir,
+    '-l',
+    join(dir, 'server.log'),
+    '-w',
+    'start',
+    '-o',
+    `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`,
   ]);
   await waitFor(() => canConnect('127.0.0.1', port), 'PostgreSQL');
 }

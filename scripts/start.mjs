@@ -25,13 +25,19 @@ await ensureServices().catch((error) => {
 });
 
 // The migrations run from source (tsx, a root devDependency), before any service starts.
-const migration = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'packages/core/src/db/migrate-cli.ts')], { stdio: 'inherit', cwd: root });
+const migration = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'packages/core/src/db/migrate-cli.ts')], {
+  stdio: 'inherit',
+  cwd: root,
+});
 if (migration.status !== 0) process.exit(migration.status ?? 1);
 
 const children = [];
 let stopping = false;
 for (const name of SERVICES) {
-  const child = spawn(process.execPath, ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const prefix = `[${name}]`.padEnd(13);
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';
@@ -44,13 +50,16 @@ for (const name of SERVICES) {
   child.on('exit', (code, signal) => {
     console.log(`${prefix}exited (${signal ?? code})`);
     children.splice(children.indexOf(child), 1);
-    if (!stopping) stop(code || 1); // one service down means the stack is not what was asked for
+    if (!stopping)
+      stop(code || 1); // one service down means the stack is not what was asked for
     else if (children.length === 0) process.exit(process.exitCode ?? 0);
   });
   children.push(child);
 }
 
-console.log(`[start] dashboard ${process.env.API_PORT ? `on port ${process.env.API_PORT}` : 'at http://127.0.0.1:3000/'}, API at /api (docs at /api/docs); redirector at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}; Ctrl-C stops everything`);
+console.log(
+  `[start] dashboard ${process.env.API_PORT ? `on port ${process.env.API_PORT}` : 'at http://127.0.0.1:3000/'}, API at /api (docs at /api/docs); redirector at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}; Ctrl-C stops everything`,
+);
 
 function stop(code = 0) {
   if (stopping) return;

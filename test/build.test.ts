@@ -17,7 +17,9 @@ import { bundleFlags } from '../scripts/build.mjs';
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const SERVICES = ['api', 'redirector', 'worker'] as const;
-const migrations = readdirSync(join(root, 'packages/core/src/db/migrations')).filter((file) => file.endsWith('.sql')).sort();
+const migrations = readdirSync(join(root, 'packages/core/src/db/migrations'))
+  .filter((file) => file.endsWith('.sql'))
+  .sort();
 const dist = (name: string, ...path: string[]) => join(root, 'services', name, 'dist', ...path);
 
 let env: TestEnvironment;
@@ -139,10 +141,13 @@ describe('npm run build', () => {
     const bare = mkdtempSync(join(root, 'services', 'worker', 'dist-without-migrations-'));
     try {
       copyFileSync(dist('worker', 'main.js'), join(bare, 'main.js'));
-      const failure = await runToExit({ entry: join(bare, 'main.js') }, {
-        env: { ...env.env, DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(await freePort()) },
-        timeoutMs: 20_000,
-      });
+      const failure = await runToExit(
+        { entry: join(bare, 'main.js') },
+        {
+          env: { ...env.env, DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(await freePort()) },
+          timeoutMs: 20_000,
+        },
+      );
       expect(failure.code).not.toBe(0);
       expect(failure.output).toContain('no migrations found');
     } finally {

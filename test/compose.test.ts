@@ -53,7 +53,9 @@ describe('docker/compose.yaml', () => {
     }
     const prometheus = services.prometheus!;
     expect(prometheus.volumes!.join(' ')).toContain('./alerts.yml:/etc/prometheus/alerts.yml');
-    const scrape = parse(readFileSync(join(dockerDir, 'prometheus.yml'), 'utf8')) as { scrape_configs: { static_configs: { targets: string[] }[] }[] };
+    const scrape = parse(readFileSync(join(dockerDir, 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
     const targets = scrape.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
     expect(targets.sort()).toEqual(['api:9091', 'redirector:9092', 'worker:8090']);
   });
@@ -87,6 +89,10 @@ describe('docker/compose.yaml', () => {
     );
     const images = [...new Set([...bases, services.redis!.image, services.prometheus!.image])].sort();
     expect(images).toEqual(['node:20-bookworm-slim', 'postgres:15-bookworm', 'prom/prometheus:v2.53.0', 'redis:7.2-bookworm']);
-    expect(Object.keys(STAND_INS).map((name) => name.replace(/^docker\.io\/(library\/)?/, '')).sort()).toEqual(images);
+    expect(
+      Object.keys(STAND_INS)
+        .map((name) => name.replace(/^docker\.io\/(library\/)?/, ''))
+        .sort(),
+    ).toEqual(images);
   });
 });

@@ -38,7 +38,11 @@ afterAll(async () => {
 });
 
 /** A GET to the redirector as if it were reached by `host` (fetch cannot set Host), without following redirects. */
-function visitAs(host: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function visitAs(
+  host: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { port } = new URL(stack.shortUrlBase);
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, headers: { host, ...headers } }, (res) => {
@@ -95,9 +99,12 @@ describe('domain verification', () => {
     }
     const pending = await client.domains.create({ hostname: 'pending.example.test' });
     await expect(client.links.create({ title: 'x', defaultUrl: 'https://example.com', domain: pending.hostname })).rejects.toMatchObject({
-      status: 400, details: [{ field: 'domain', message: 'is not an active domain of yours' }],
+      status: 400,
+      details: [{ field: 'domain', message: 'is not an active domain of yours' }],
     });
-    await expect(other.links.create({ title: 'x', defaultUrl: 'https://example.com', domain: 'go.example.test' })).rejects.toMatchObject({ status: 400 });
+    await expect(other.links.create({ title: 'x', defaultUrl: 'https://example.com', domain: 'go.example.test' })).rejects.toMatchObject({
+      status: 400,
+    });
   });
 });
 
@@ -105,13 +112,25 @@ describe('links by Host', () => {
   it('serves the same code on two domains and the default one with different destinations, and unknown hosts a 404', async () => {
     const first = await activeDomain(client, 'one.example.test');
     const second = await activeDomain(client, 'two.example.test');
-    const onFirst = await client.links.create({ title: 'One', defaultUrl: 'https://example.com/one', slug: 'spring', domain: first.hostname });
-    const onSecond = await client.links.create({ title: 'Two', defaultUrl: 'https://example.com/two', slug: 'spring', domain: second.hostname });
+    const onFirst = await client.links.create({
+      title: 'One',
+      defaultUrl: 'https://example.com/one',
+      slug: 'spring',
+      domain: first.hostname,
+    });
+    const onSecond = await client.links.create({
+      title: 'Two',
+      defaultUrl: 'https://example.com/two',
+      slug: 'spring',
+      domain: second.hostname,
+    });
     const onDefault = await client.links.create({ title: 'Default', defaultUrl: 'https://example.com/default', slug: 'spring' });
     expect(onFirst.url).toBe('http://one.example.test/spring');
     expect(onFirst.domain).toBe('one.example.test');
     expect(onDefault).not.toHaveProperty('domain');
-    await expect(client.links.create({ title: 'Again', defaultUrl: 'https://example.com', slug: 'spring', domain: first.hostname })).rejects.toBeInstanceOf(ConflictError);
+    await expect(
+      client.links.create({ title: 'Again', defaultUrl: 'https://example.com', slug: 'spring', domain: first.hostname }),
+    ).rejects.toBeInstanceOf(ConflictError);
 
     const { host } = new URL(stack.shortUrlBase);
     for (const [hostHeader, location] of [
@@ -155,13 +174,25 @@ describe('links by Host', () => {
 describe('apps and association files', () => {
   it("serves the account's apps on its domain in Apple's and Google's formats, and nothing on the default domain", async () => {
     await activeDomain(client, 'apps.example.test');
-    const ios = await client.apps.create({ platform: 'ios', name: 'Example Shop', teamId: 'ABCDE12345', bundleId: 'com.example.shop', appStoreId: '1234567890' });
-    const android = await client.apps.create({ platform: 'android', packageName: 'com.example.shop', sha256CertFingerprints: [FINGERPRINT.toLowerCase()] });
+    const ios = await client.apps.create({
+      platform: 'ios',
+      name: 'Example Shop',
+      teamId: 'ABCDE12345',
+      bundleId: 'com.example.shop',
+      appStoreId: '1234567890',
+    });
+    const android = await client.apps.create({
+      platform: 'android',
+      packageName: 'com.example.shop',
+      sha256CertFingerprints: [FINGERPRINT.toLowerCase()],
+    });
     expect(ios).toMatchObject({ platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.shop', appStoreId: '1234567890' });
     expect(android.sha256CertFingerprints).toEqual([FINGERPRINT]);
     expect((await client.apps.list()).map((app) => app.id)).toEqual([ios.id, android.id]);
     expect(await other.apps.list()).toEqual([]);
-    await expect(client.apps.create({ platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.shop' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.apps.create({ platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.shop' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
     await expect(other.apps.delete(ios.id)).rejects.toMatchObject({ status: 403 });
 
     const apple = await visitAs('apps.example.test', '/.well-known/apple-app-site-association');
@@ -192,7 +223,11 @@ describe('apps and association files', () => {
     expect((await visitAs('theirs.example.test', '/.well-known/apple-app-site-association')).status).toBe(404);
 
     // The iOS page names the app and falls back to its App Store page.
-    const link = await client.links.create({ title: 'Shoes', defaultUrl: 'https://example.com/shoes', iosLink: { url: 'shop://shoes', bundleId: 'com.example.shop' } });
+    const link = await client.links.create({
+      title: 'Shoes',
+      defaultUrl: 'https://example.com/shoes',
+      iosLink: { url: 'shop://shoes', bundleId: 'com.example.shop' },
+    });
     const page = await visitAs(host, `/${new URL(link.url).pathname.slice(1)}`, { 'user-agent': UA.iphoneSafari });
     expect(page.body).toContain('Open in Example Shop');
     expect(page.body).toContain('id="fallback" href="https://apps.apple.com/app/id1234567890"');
@@ -202,7 +237,9 @@ describe('apps and association files', () => {
     await expect.poll(async () => (await visitAs('apps.example.test', '/.well-known/assetlinks.json')).status).toBe(404);
     await client.apps.delete(ios.id);
     await expect.poll(async () => (await visitAs('apps.example.test', '/.well-known/apple-app-site-association')).status).toBe(404);
-    await expect.poll(async () => (await visitAs(host, new URL(link.url).pathname, { 'user-agent': UA.iphoneSafari })).body).toContain('href="https://example.com/shoes"');
+    await expect
+      .poll(async () => (await visitAs(host, new URL(link.url).pathname, { 'user-agent': UA.iphoneSafari })).body)
+      .toContain('href="https://example.com/shoes"');
   });
 });
 
@@ -222,8 +259,12 @@ describe('a domain whose verification record is gone', () => {
     dns.records.set(claim.verification.name, [claim.verification.value]);
     // The worker's re-check (CRON_DOMAIN_CHECK), run directly, with the stack's own grace period.
     const checks = domainChecks({
-      sql: env.sql, redis: env.redis, keys: redisKeys(env.config.REDIS_PREFIX), lookupTxt: txtLookup([dns.address]),
-      graceHours: env.config.DOMAIN_VERIFICATION_GRACE_HOURS, log: capturingLogger().log,
+      sql: env.sql,
+      redis: env.redis,
+      keys: redisKeys(env.config.REDIS_PREFIX),
+      lookupTxt: txtLookup([dns.address]),
+      graceHours: env.config.DOMAIN_VERIFICATION_GRACE_HOURS,
+      log: capturingLogger().log,
     });
     await checks.recheckAll();
     expect(await mover.domains.get(old.id)).toMatchObject({ status: 'active', verificationLostAt: expect.any(String) });

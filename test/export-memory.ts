@@ -20,13 +20,20 @@ await setup();
 const env = await createTestEnvironment();
 const [apiPort, metricsPort] = [await freePort(), await freePort()];
 const api = await startProcess('api', {
-  env: { ...env.env, LOG_LEVEL: 'warn', API_PORT: String(apiPort), API_METRICS_PORT: String(metricsPort), SHORT_URL_BASE: 'https://s.example' },
+  env: {
+    ...env.env,
+    LOG_LEVEL: 'warn',
+    API_PORT: String(apiPort),
+    API_METRICS_PORT: String(metricsPort),
+    SHORT_URL_BASE: 'https://s.example',
+  },
   ready: healthy(`http://127.0.0.1:${metricsPort}`),
 });
 try {
   const base = `http://127.0.0.1:${apiPort}/api`;
   const registered = await fetch(`${base}/auth/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Analyst', email: 'analyst@example.com', password: 'correct horse battery' }),
   });
   const { token, user } = ((await registered.json()) as { data: { token: string; user: { id: string } } }).data;
@@ -50,7 +57,11 @@ try {
   await sql`ANALYZE`;
 
   // Warm up (first requests compile schemas and fill pools), then take the baseline.
-  await (await fetch(`${base}/analytics/export?layout=${layout}&format=${format}&startDate=2025-01-01&endDate=2025-01-02`, { headers: { authorization: `Bearer ${token}` } })).text();
+  await (
+    await fetch(`${base}/analytics/export?layout=${layout}&format=${format}&startDate=2025-01-01&endDate=2025-01-02`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).text();
   const before = memoryOf(api.child.pid!);
 
   const started = Date.now();
@@ -70,10 +81,21 @@ try {
   }
   clearInterval(sampler);
   const after = memoryOf(api.child.pid!);
-  console.log(JSON.stringify({
-    links: linkCount, layout, format, status: response.status, lines, mebibytes: Math.round(bytes / 2 ** 20), seconds: (Date.now() - started) / 1000,
-    rssBeforeMiB: Math.round(before.rss), rssSampledPeakMiB: Math.round(highest), peakRssMiB: Math.round(after.peak), peakRssBeforeMiB: Math.round(before.peak),
-  }));
+  console.log(
+    JSON.stringify({
+      links: linkCount,
+      layout,
+      format,
+      status: response.status,
+      lines,
+      mebibytes: Math.round(bytes / 2 ** 20),
+      seconds: (Date.now() - started) / 1000,
+      rssBeforeMiB: Math.round(before.rss),
+      rssSampledPeakMiB: Math.round(highest),
+      peakRssMiB: Math.round(after.peak),
+      peakRssBeforeMiB: Math.round(before.peak),
+    }),
+  );
 } finally {
   await api.stop();
   await env.close();

@@ -10,13 +10,28 @@ import { createTestEnvironment, type TestEnvironment } from './support/environme
 
 const RUNS = 250;
 const ROUTES: [string, string][] = [
-  ['POST', '/api/auth/register'], ['POST', '/api/auth/login'], ['GET', '/api/auth/me'], ['POST', '/api/auth/api-keys'],
-  ['DELETE', '/api/auth/api-keys/:id'], ['POST', '/api/auth/logout-all'], ['POST', '/api/auth/password'],
-  ['POST', '/api/links'], ['GET', '/api/links'], ['GET', '/api/links/:id'], ['PUT', '/api/links/:id'], ['DELETE', '/api/links/:id'],
+  ['POST', '/api/auth/register'],
+  ['POST', '/api/auth/login'],
+  ['GET', '/api/auth/me'],
+  ['POST', '/api/auth/api-keys'],
+  ['DELETE', '/api/auth/api-keys/:id'],
+  ['POST', '/api/auth/logout-all'],
+  ['POST', '/api/auth/password'],
+  ['POST', '/api/links'],
+  ['GET', '/api/links'],
+  ['GET', '/api/links/:id'],
+  ['PUT', '/api/links/:id'],
+  ['DELETE', '/api/links/:id'],
   ['GET', '/api/links/:id/qr'],
-  ['GET', '/api/analytics/links/:id'], ['GET', '/api/analytics/links/:id/export'], ['GET', '/api/analytics/summary'], ['GET', '/api/analytics/export'],
-  ['POST', '/api/apps'], ['POST', '/api/domains'], ['GET', '/api/auth/api-keys'],
-  ['GET', '/api/no-such-route'], ['PATCH', '/api/links'],
+  ['GET', '/api/analytics/links/:id'],
+  ['GET', '/api/analytics/links/:id/export'],
+  ['GET', '/api/analytics/summary'],
+  ['GET', '/api/analytics/export'],
+  ['POST', '/api/apps'],
+  ['POST', '/api/domains'],
+  ['GET', '/api/auth/api-keys'],
+  ['GET', '/api/no-such-route'],
+  ['PATCH', '/api/links'],
 ];
 const CODES = new Set<string>(Object.values(ErrorCode));
 
@@ -24,21 +39,68 @@ const CODES = new Set<string>(Object.values(ErrorCode));
  * Text with the characters parsers trip on: quotes, brackets, percent signs, control characters,
  * non-ASCII, and halves of a surrogate pair (JSON carries them; UTF-8 and PostgreSQL cannot).
  */
-const nasty = fc.string({ unit: fc.constantFrom('a', '0', '"', "'", '{', '}', '[', ']', '%', '&', '=', '?', '/', '\\', '\u0000', '\n', 'é', '😀', '\ud800', '\udc00', '-', '.', ':', ' ') });
+const nasty = fc.string({
+  unit: fc.constantFrom(
+    'a',
+    '0',
+    '"',
+    "'",
+    '{',
+    '}',
+    '[',
+    ']',
+    '%',
+    '&',
+    '=',
+    '?',
+    '/',
+    '\\',
+    '\u0000',
+    '\n',
+    'é',
+    '😀',
+    '\ud800',
+    '\udc00',
+    '-',
+    '.',
+    ':',
+    ' ',
+  ),
+});
 
 /** Percent-encodes `text` for a URL, where a lone surrogate can only travel as U+FFFD (encodeURIComponent throws on it). */
 const encodePathSegment = (text: string) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/gu, '\uFFFD'));
 
 /** Dates at the calendar's edges (years 1, 9999, 10000), bare or with a far offset, and ordinary ones. */
 const edgeDate = fc.oneof(
-  fc.constantFrom('0001-01-01', '0001-01-02', '0001-01-01T00:00:00Z', '0001-01-01T00:00:00+14:00', '9999-12-31', '9999-12-31T23:59:59-14:00', '10000-01-01', '+010000-01-01T00:00:00Z', '0000-12-31'),
-  fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString()),
-  fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  fc.constantFrom(
+    '0001-01-01',
+    '0001-01-02',
+    '0001-01-01T00:00:00Z',
+    '0001-01-01T00:00:00+14:00',
+    '9999-12-31',
+    '9999-12-31T23:59:59-14:00',
+    '10000-01-01',
+    '+010000-01-01T00:00:00Z',
+    '0000-12-31',
+  ),
+  fc
+    .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10)),
 );
 
 /** Query strings of the analytics routes: ranges at the calendar's edges, with or without a start. */
 const rangeQuery = fc.record(
-  { startDate: edgeDate, endDate: edgeDate, timezone: fc.constantFrom('UTC', 'Etc/GMT-14', 'Etc/GMT+12', 'Europe/Paris'), timeBucket: fc.constantFrom('hour', 'day', 'month'), layout: fc.constantFrom('long', 'wide') },
+  {
+    startDate: edgeDate,
+    endDate: edgeDate,
+    timezone: fc.constantFrom('UTC', 'Etc/GMT-14', 'Etc/GMT+12', 'Europe/Paris'),
+    timeBucket: fc.constantFrom('hour', 'day', 'month'),
+    layout: fc.constantFrom('long', 'wide'),
+  },
   { requiredKeys: [] },
 );
 
@@ -55,7 +117,18 @@ describe('API fuzz', () => {
     const body = fc.oneof(
       fc.json(),
       nasty,
-      fc.record({ title: nasty, defaultUrl: fc.oneof(nasty, fc.webUrl()), customParameters: fc.dictionary(nasty, nasty, { maxKeys: 3 }), expirationDate: fc.oneof(nasty, fc.date({ noInvalidDate: true }).map((d) => d.toISOString())) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          title: nasty,
+          defaultUrl: fc.oneof(nasty, fc.webUrl()),
+          customParameters: fc.dictionary(nasty, nasty, { maxKeys: 3 }),
+          expirationDate: fc.oneof(
+            nasty,
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
       fc.record({ email: nasty, password: nasty, name: nasty, currentPassword: nasty, newPassword: nasty }, { requiredKeys: [] }),
     );
     // Bodies valid but for their nasty fields, per route: random bodies seldom get past the first
@@ -69,22 +142,40 @@ describe('API fuzz', () => {
       expirationDate: edgeDate,
     };
     const nearValidBodies: Record<string, fc.Arbitrary<unknown>> = {
-      'POST /api/auth/register': fc.record({ name: orNasty('Ann'), email: fc.uuid().map((id) => `${id}@example.com`), password: orNasty('correct horse battery') }),
+      'POST /api/auth/register': fc.record({
+        name: orNasty('Ann'),
+        email: fc.uuid().map((id) => `${id}@example.com`),
+        password: orNasty('correct horse battery'),
+      }),
       'POST /api/auth/api-keys': fc.record({ name: nasty }),
-      'POST /api/apps': fc.record({ platform: fc.constant('ios'), name: nasty, teamId: fc.constant('ABCDE12345'), bundleId: fc.uuid().map((id) => `com.example.a${id.slice(0, 8)}`) }),
+      'POST /api/apps': fc.record({
+        platform: fc.constant('ios'),
+        name: nasty,
+        teamId: fc.constant('ABCDE12345'),
+        bundleId: fc.uuid().map((id) => `com.example.a${id.slice(0, 8)}`),
+      }),
       'POST /api/links': fc.record(linkFields, { requiredKeys: ['title', 'defaultUrl'] }),
       'PUT /api/links/:id': fc.record(linkFields, { requiredKeys: [] }),
     };
-    const request = fc.constantFrom(...ROUTES).chain(([method, route]) => fc.tuple(
-      fc.constant([method, route] as const),
-      nearValidBodies[`${method} ${route}`] ? fc.oneof(nearValidBodies[`${method} ${route}`]!, body) : body,
-      route.startsWith('/api/analytics') ? fc.oneof(rangeQuery, fc.dictionary(nasty, nasty, { maxKeys: 4 })) : fc.dictionary(nasty, nasty, { maxKeys: 4 }),
-    ));
+    const request = fc
+      .constantFrom(...ROUTES)
+      .chain(([method, route]) =>
+        fc.tuple(
+          fc.constant([method, route] as const),
+          nearValidBodies[`${method} ${route}`] ? fc.oneof(nearValidBodies[`${method} ${route}`]!, body) : body,
+          route.startsWith('/api/analytics')
+            ? fc.oneof(rangeQuery, fc.dictionary(nasty, nasty, { maxKeys: 4 }))
+            : fc.dictionary(nasty, nasty, { maxKeys: 4 }),
+        ),
+      );
     await fc.assert(
       fc.asyncProperty(
         request,
         fc.oneof(fc.constant(linkId), nasty),
-        fc.oneof({ arbitrary: fc.constant('application/json'), weight: 3 }, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', '')),
+        fc.oneof(
+          { arbitrary: fc.constant('application/json'), weight: 3 },
+          fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', ''),
+        ),
         fc.oneof({ arbitrary: fc.constant('valid'), weight: 3 }, fc.constantFrom('none', 'garbage')),
         async ([[method, route], payload, query], id, contentType, auth) => {
           const path = route.replace(':id', encodePathSegment(id));
@@ -130,7 +221,12 @@ describe('redirector fuzz', () => {
     const header = fc.string({ unit: fc.constantFrom('a', '1', ',', ' ', '.', ':', ';', '/', '(', ')', 'é', '%', '"'), maxLength: 300 });
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constant(`/${code}`), nasty.map((path) => `/${encodePathSegment(path)}`), fc.constant('/'), fc.constant('/metrics')),
+        fc.oneof(
+          fc.constant(`/${code}`),
+          nasty.map((path) => `/${encodePathSegment(path)}`),
+          fc.constant('/'),
+          fc.constant('/metrics'),
+        ),
         fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'OPTIONS'),
         header,
         header,

@@ -47,7 +47,9 @@ afterAll(() => {
 
 describe('the committed lockfile', () => {
   it('names every workspace', () => {
-    expect(workspaces.sort()).toEqual(expect.arrayContaining(['loadtest', 'packages/client', 'packages/core', 'services/api', 'services/redirector', 'services/worker']));
+    expect(workspaces.sort()).toEqual(
+      expect.arrayContaining(['loadtest', 'packages/client', 'packages/core', 'services/api', 'services/redirector', 'services/worker']),
+    );
   });
 
   it('agrees with every manifest, as `npm ci` checks it', async () => {

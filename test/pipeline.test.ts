@@ -64,7 +64,8 @@ async function settledClicks(linkId: string, expected: number): Promise<number> 
 describe('the click pipeline', () => {
   it('shows a phone visit to a link made through the API in PostgreSQL moments later', async () => {
     const link = await createLink({
-      title: 'App promo', defaultUrl: 'https://example.com/promo',
+      title: 'App promo',
+      defaultUrl: 'https://example.com/promo',
       androidLink: { url: 'shop://promo', appPackageName: 'com.example.shop' },
     });
     const response = await visit(link.url, UA.androidChrome);
@@ -105,7 +106,10 @@ describe('the click pipeline', () => {
   it('counts every click that got a 302 when the redirector is stopped under load', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const second = await startProcess('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), CLICK_FLUSH_MS: '1000', CLICK_BATCH_SIZE: '100000' }, ready: healthy(url) });
+    const second = await startProcess('redirector', {
+      env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), CLICK_FLUSH_MS: '1000', CLICK_BATCH_SIZE: '100000' },
+      ready: healthy(url),
+    });
     const link = await createLink({ title: 'Under load', defaultUrl: 'https://example.com/load' });
     const code = link.url.split('/').pop();
     let redirects = 0;

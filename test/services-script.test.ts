@@ -15,8 +15,7 @@ const POSTGRES_PORT = 15439;
 const redisDir = join(root, '.data', `redis-${REDIS_PORT}`);
 const postgresDir = join(root, '.data', `postgres-${POSTGRES_PORT}`);
 
-const runScript = (env: Record<string, string>) =>
-  run(process.execPath, [script], { env: { ...process.env, ...env }, cwd: root });
+const runScript = (env: Record<string, string>) => run(process.execPath, [script], { env: { ...process.env, ...env }, cwd: root });
 
 afterAll(async () => {
   await run('redis-cli', ['-p', String(REDIS_PORT), 'shutdown', 'nosave']).catch(() => {});
@@ -28,7 +27,15 @@ afterAll(async () => {
   if (existsSync(clusterDir)) {
     const pgCtl = (await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1'])).stdout.trim();
     const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
-    await run(asPostgres[0] ?? pgCtl, [...asPostgres.slice(1), ...(asPostgres.length ? [pgCtl] : []), '-D', clusterDir, '-m', 'immediate', 'stop']).catch(() => {});
+    await run(asPostgres[0] ?? pgCtl, [
+      ...asPostgres.slice(1),
+      ...(asPostgres.length ? [pgCtl] : []),
+      '-D',
+      clusterDir,
+      '-m',
+      'immediate',
+      'stop',
+    ]).catch(() => {});
   }
   rmSync(redisDir, { recursive: true, force: true });
   rmSync(postgresDir, { recursive: true, force: true });
@@ -56,22 +63,32 @@ describe('scripts/services.mjs', () => {
     const sql = createDatabase(`postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db`, { max: 1 });
     try {
       await sql`CREATE EXTENSION IF NOT EXISTS hll`;
-      const [row] = await sql<{ n: number }[]>`SELECT hll_cardinality(hll_add_agg(hll_hash_integer(i)))::int AS n FROM generate_series(1, 100) i`;
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT hll_cardinality(hll_add_agg(hll_hash_integer(i)))::int AS n FROM generate_series(1, 100) i`;
       expect(row!.n).toBeGreaterThan(90);
     } finally {
       await sql.end();
     }
 
     // A second run finds them answering and leaves them be.
-    const again = await runScript({ REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`, DATABASE_URL: `postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db` });
+    const again = await runScript({
+      REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${POSTGRES_PORT}/private_db`,
+    });
     expect(again.stdout).toContain(`Redis answers at 127.0.0.1:${REDIS_PORT}, using it`);
     expect(again.stdout).not.toContain('starting');
   }, 120_000);
 
   it('fails with a clear message when a remote server does not answer', async () => {
     // 127.0.0.2 is loopback, but not an address the script starts servers on.
-    const error = await runScript({ REDIS_URL: 'redis://127.0.0.2:1' }).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    const error = await runScript({ REDIS_URL: 'redis://127.0.0.2:1' }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(error?.code).toBe(1);
-    expect(error?.stderr).toContain('cannot bring the services up: Redis at redis://127.0.0.2:1 does not answer, and it is not a local address to start one on');
+    expect(error?.stderr).toContain(
+      'cannot bring the services up: Redis at redis://127.0.0.2:1 does not answer, and it is not a local address to start one on',
+    );
   });
 });

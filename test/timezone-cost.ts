@@ -10,7 +10,9 @@ const env = await createTestEnvironment();
 const { sql } = env;
 try {
   await rollupPartitions(sql).ensure(Array.from({ length: 12 }, (_, month) => new Date(Date.UTC(2025, month, 1))));
-  const [user] = await sql<{ id: string }[]>`INSERT INTO users (name, email, password_hash) VALUES ('Cost', 'cost@example.com', 'x') RETURNING id`;
+  const [user] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (name, email, password_hash) VALUES ('Cost', 'cost@example.com', 'x') RETURNING id`;
   const [link] = await sql<{ id: string }[]>`
     INSERT INTO links (user_id, code, title, default_url) VALUES (${user!.id}, 'tzcost', 'Cost', 'https://example.com') RETURNING id`;
   const linkId = link!.id;
@@ -34,7 +36,8 @@ try {
   const range = (timezone: string, timeBucket: 'day' | 'week' | 'month') => ({
     start: new Date(timezone === 'UTC' ? '2025-01-01T00:00:00Z' : '2024-12-31T23:00:00Z'),
     end: new Date(timezone === 'UTC' ? '2026-01-01T00:00:00Z' : '2025-12-31T23:00:00Z'),
-    timeBucket, timezone,
+    timeBucket,
+    timezone,
   });
   const figures: Record<string, number> = {};
   for (const timeBucket of ['day', 'week', 'month'] as const) {

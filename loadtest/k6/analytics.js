@@ -52,7 +52,11 @@ export function setup() {
     const requests = Array.from({ length: visits }, (_, i) => ({
       method: 'GET',
       url: link.url,
-      params: { redirects: 0, headers: { 'User-Agent': /** @type {typeof humans[number]} */ (humans[i % humans.length]).userAgent }, tags: { name: 'setup: visit' } },
+      params: {
+        redirects: 0,
+        headers: { 'User-Agent': /** @type {typeof humans[number]} */ (humans[i % humans.length]).userAgent },
+        tags: { name: 'setup: visit' },
+      },
     }));
     http.batch(requests);
   }
@@ -80,7 +84,10 @@ export default function (data) {
   const link = pick(data.links);
   const range = pick(RANGES);
   const query = `startDate=${encodeURIComponent(daysAgo(range.days))}&endDate=${encodeURIComponent(new Date().toISOString())}&timeBucket=${range.bucket}`;
-  const res = http.get(`${BASE_URL}/analytics/links/${link.id}?${query}`, { ...auth, tags: { name: `GET /analytics/links/:id (${range.name})` } });
+  const res = http.get(`${BASE_URL}/analytics/links/${link.id}?${query}`, {
+    ...auth,
+    tags: { name: `GET /analytics/links/:id (${range.name})` },
+  });
   check(res, {
     'report: 200': (r) => r.status === 200,
     'report: time series adds up to totalClicks': (r) => {

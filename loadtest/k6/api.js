@@ -66,12 +66,18 @@ export default function (data) {
   const roll = Math.random() * MIX_TOTAL;
   if (roll < CREATE) {
     const index = Math.floor(Math.random() * 1e6);
-    const res = http.post(`${BASE_URL}/links`, JSON.stringify(linkBody(index, `k6 api created ${index}`)), { ...auth, tags: { name: 'POST /links' } });
+    const res = http.post(`${BASE_URL}/links`, JSON.stringify(linkBody(index, `k6 api created ${index}`)), {
+      ...auth,
+      tags: { name: 'POST /links' },
+    });
     verify(res, 201, 'create', (body) => typeof body.data.link.id === 'string' && typeof body.data.link.url === 'string');
   } else if (roll < CREATE + LIST) {
     const page = 1 + Math.floor(Math.random() * 3);
     const sortBy = pick(['createdAt', 'updatedAt', 'title']);
-    const res = http.get(`${BASE_URL}/links?page=${page}&limit=20&sortBy=${sortBy}&sortDirection=desc`, { ...auth, tags: { name: 'GET /links' } });
+    const res = http.get(`${BASE_URL}/links?page=${page}&limit=20&sortBy=${sortBy}&sortDirection=desc`, {
+      ...auth,
+      tags: { name: 'GET /links' },
+    });
     verify(res, 200, 'list', (body) => Array.isArray(body.data.links) && body.data.pagination.page === page);
   } else if (roll < CREATE + LIST + GET) {
     const link = pick(data.links);
@@ -80,7 +86,10 @@ export default function (data) {
   } else {
     const link = pick(data.links);
     const title = `k6 api updated ${Date.now()}`;
-    const res = http.put(`${BASE_URL}/links/${link.id}`, JSON.stringify({ title, customParameters: { utm_content: 'k6' } }), { ...auth, tags: { name: 'PUT /links/:id' } });
+    const res = http.put(`${BASE_URL}/links/${link.id}`, JSON.stringify({ title, customParameters: { utm_content: 'k6' } }), {
+      ...auth,
+      tags: { name: 'PUT /links/:id' },
+    });
     verify(res, 200, 'update', (body) => body.data.link.title === title && body.data.link.customParameters.utm_content === 'k6');
   }
 }

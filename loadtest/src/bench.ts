@@ -8,7 +8,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TARGETS, buildBundles, SERVICES } from '../../scripts/build.mjs';
-import { answers, freePort, healthy, startProcess, type ProcessOptions, type ReadyCheck, type RunningProcess } from '../../test/support/processes.js';
+import {
+  answers,
+  freePort,
+  healthy,
+  startProcess,
+  type ProcessOptions,
+  type ReadyCheck,
+  type RunningProcess,
+} from '../../test/support/processes.js';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
@@ -16,7 +24,14 @@ import { measureApiReads } from './measure/api-reads.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
-import { clickBatches, fillClickQueue, throughputFromSamples, watchWorker, YEAR_HOURS, yearOfClickBatches } from './measure/worker-throughput.js';
+import {
+  clickBatches,
+  fillClickQueue,
+  throughputFromSamples,
+  watchWorker,
+  YEAR_HOURS,
+  yearOfClickBatches,
+} from './measure/worker-throughput.js';
 import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
 import { performanceDocument } from './performance-doc.js';
 import { activateDomain, createLinks, createSession, reportedClicks } from './seed.js';
@@ -52,7 +67,10 @@ function machine(): BenchResult['machine'] {
     execFileSync('wrk', ['-v'], { encoding: 'utf8' });
   } catch (error) {
     // `wrk -v` prints its version and exits non-zero.
-    wrk = String((error as { stdout?: string }).stdout ?? '').split('\n')[0]?.split(' Copyright')[0] ?? 'wrk';
+    wrk =
+      String((error as { stdout?: string }).stdout ?? '')
+        .split('\n')[0]
+        ?.split(' Copyright')[0] ?? 'wrk';
   }
   return { nproc: availableParallelism(), cpuModel, memoryGiB: totalmem() / 1024 ** 3, node: process.versions.node, wrk };
 }
@@ -61,8 +79,28 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const startedAt = new Date().toISOString();
   const phases = 8;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
-  const [apiPort, pinnedApiPort, redirectorPort, workerPort, pipelinePort, barePort, bareAddressPort, peerPort, apiMetricsPort, redirectorMetricsPort] = await Promise.all([
-    freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(), freePort(),
+  const [
+    apiPort,
+    pinnedApiPort,
+    redirectorPort,
+    workerPort,
+    pipelinePort,
+    barePort,
+    bareAddressPort,
+    peerPort,
+    apiMetricsPort,
+    redirectorMetricsPort,
+  ] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
   ]);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
@@ -77,7 +115,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   };
   const profileDir = join(repoRoot, '.bench', 'profiles', stamp);
   /** Starts a bundle (with the flags it always runs with), logging to `<name>.log`, plus the profiler when asked. */
-  const start = async ({ bundle, name, ...options }: Pick<ProcessOptions, 'env' | 'cpus'> & { name: string; bundle: string; ready: ReadyCheck }) => {
+  const start = async ({
+    bundle,
+    name,
+    ...options
+  }: Pick<ProcessOptions, 'env' | 'cpus'> & { name: string; bundle: string; ready: ReadyCheck }) => {
     const profiling = settings.profile.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [];
     if (profiling.length > 0) progress.note(`profiling ${name} into ${profileDir}`);
     return startProcess(bundle, {
@@ -110,8 +152,14 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     if (busy >= 0.15) progress.note(`the machine is still ${Math.round(busy * 100)} % busy with other work; figures will suffer`);
   };
   const http = (url: string): HttpRun => ({
-    url, requests, dir: logDir, connections: settings.connections, durationMs: settings.durationMs,
-    warmupMs: settings.warmupMs, wrkCpus: settings.wrkCpus, onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
+    url,
+    requests,
+    dir: logDir,
+    connections: settings.connections,
+    durationMs: settings.durationMs,
+    warmupMs: settings.warmupMs,
+    wrkCpus: settings.wrkCpus,
+    onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
   });
 
   phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
@@ -119,13 +167,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const linkIds = links.map((link) => link.id);
   const jobs = await fillClickQueue(world.redisUrl, workerPrefix, clickBatches(linkIds, settings.workerClicks));
   phase(2, 'worker: rolling up the pre-filled queue');
-  const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) => progress.update(`${done.toLocaleString('en-US')} clicks rolled up`));
+  const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) =>
+    progress.update(`${done.toLocaleString('en-US')} clicks rolled up`),
+  );
   const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
-  const benchWorker = await start({ name: 'worker', bundle: 'worker', env: workerEnv, ready: healthy(`http://127.0.0.1:${workerPort}`) })
-    .catch((error: unknown) => {
-      watching.catch(() => {});
-      throw error;
-    });
+  const benchWorker = await start({
+    name: 'worker',
+    bundle: 'worker',
+    env: workerEnv,
+    ready: healthy(`http://127.0.0.1:${workerPort}`),
+  }).catch((error: unknown) => {
+    watching.catch(() => {});
+    throw error;
+  });
   const watched = await watching;
   const speed = throughputFromSamples(watched.samples, settings.workerClicks);
   if (!speed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
@@ -136,7 +190,8 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   phase(2, `worker: rolling up a year of clicks for the query link (${yearClicks.toLocaleString('en-US')} clicks)`);
   await fillClickQueue(world.redisUrl, workerPrefix, yearOfClickBatches(yearLink!.id, settings.yearClicksPerHour));
   const year = await watchWorker(world.sql, [yearLink!.id], settings.workerClicks + yearClicks, (done) =>
-    progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`));
+    progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`),
+  );
   if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
   await stop(benchWorker);
   // Statistics and a vacuumed table, as on a database that has been running a while; done now so
@@ -146,19 +201,33 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
   const redirectorSpec = (name: string, queuePrefix: string) => ({
-    name, bundle: 'redirector', env: { ...env, QUEUE_PREFIX: queuePrefix }, cpus: settings.serverCpus, ready: healthy(shortUrlBase),
+    name,
+    bundle: 'redirector',
+    env: { ...env, QUEUE_PREFIX: queuePrefix },
+    cpus: settings.serverCpus,
+    ready: healthy(shortUrlBase),
   });
   const rounds = roundsFor(settings.durationMs, settings.rounds);
   phase(3, `full speed: the redirector (click capture on, no worker running), the limit and the peer, in ${rounds} interleaved rounds`);
   const redirector = await start(redirectorSpec('redirector', `${world.queuePrefix}h`));
-  const bareServer = (name: string, port: number, readAddress: boolean) => start({
-    name, bundle: 'bare-uws', env: { PORT: String(port), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
-    cpus: settings.serverCpus, ready: answers(`http://127.0.0.1:${port}/`),
-  });
+  const bareServer = (name: string, port: number, readAddress: boolean) =>
+    start({
+      name,
+      bundle: 'bare-uws',
+      env: { PORT: String(port), READ_CLIENT_ADDRESS: readAddress ? '1' : '0' },
+      cpus: settings.serverCpus,
+      ready: answers(`http://127.0.0.1:${port}/`),
+    });
   const bare = await bareServer('bare-uws', barePort, false);
   const bareWithAddress = await bareServer('bare-uws-address', bareAddressPort, true);
   const peerEnv = { PORT: String(peerPort), REDIS_URL: world.redisUrl, REDIS_PREFIX: world.redisPrefix };
-  const peer = await start({ name: 'fastify-peer', bundle: 'fastify-peer', env: peerEnv, cpus: settings.serverCpus, ready: answers(`http://127.0.0.1:${peerPort}/`) });
+  const peer = await start({
+    name: 'fastify-peer',
+    bundle: 'fastify-peer',
+    env: peerEnv,
+    cpus: settings.serverCpus,
+    ready: answers(`http://127.0.0.1:${peerPort}/`),
+  });
   await quiet();
   const fullSpeed = await measureInterleaved(
     [
@@ -173,7 +242,13 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     rounds,
     (text) => progress.update(text),
   );
-  const { redirector: redirectorMax, 'redirector-custom-domain': customDomain, 'bare-uws': limit, 'bare-uws-address': limitWithAddress, 'fastify-peer': peerFigure } = fullSpeed;
+  const {
+    redirector: redirectorMax,
+    'redirector-custom-domain': customDomain,
+    'bare-uws': limit,
+    'bare-uws-address': limitWithAddress,
+    'fastify-peer': peerFigure,
+  } = fullSpeed;
   await Promise.all([stop(bare), stop(bareWithAddress), stop(peer)]);
 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
@@ -184,7 +259,12 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 
   phase(5, `loss (${settings.lossRequests.toLocaleString('en-US')} redirects) and freshness (${freshLinks.length} samples)`);
   const pipelineRedirector = await start(redirectorSpec('redirector-pipeline', world.queuePrefix));
-  const pipelineWorker = await start({ name: 'worker-pipeline', bundle: 'worker', env: { ...env, WORKER_PORT: String(pipelinePort) }, ready: healthy(`http://127.0.0.1:${pipelinePort}`) });
+  const pipelineWorker = await start({
+    name: 'worker-pipeline',
+    bundle: 'worker',
+    env: { ...env, WORKER_PORT: String(pipelinePort) },
+    ready: healthy(`http://127.0.0.1:${pipelinePort}`),
+  });
   const from = new Date(Date.now() - 3_600_000);
   const lossVisitor = createVisitor(shortUrlBase, 16);
   const freshVisitor = createVisitor(shortUrlBase, 1);
@@ -204,20 +284,41 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   await stop(pipelineRedirector);
   await stop(pipelineWorker);
 
-  phase(6, `capacity: the whole stack at ${settings.pipelineStartRps.toLocaleString('en-US')} req/s and up, ${settings.pipelineStepMs / 1000} s per rate`);
+  phase(
+    6,
+    `capacity: the whole stack at ${settings.pipelineStartRps.toLocaleString('en-US')} req/s and up, ${settings.pipelineStepMs / 1000} s per rate`,
+  );
   // Everything on the same machine and unpinned: the redirector, the worker, Redis, PostgreSQL and wrk.
   const capacityPrefix = `${world.queuePrefix}c`;
   const capacityEnv = { ...env, QUEUE_PREFIX: capacityPrefix };
-  const capacityRedirector = await start({ name: 'redirector-capacity', bundle: 'redirector', env: capacityEnv, ready: healthy(shortUrlBase) });
+  const capacityRedirector = await start({
+    name: 'redirector-capacity',
+    bundle: 'redirector',
+    env: capacityEnv,
+    ready: healthy(shortUrlBase),
+  });
   const capacityWorker = await start({
-    name: 'worker-capacity', bundle: 'worker', env: { ...capacityEnv, WORKER_PORT: String(pipelinePort) }, ready: healthy(`http://127.0.0.1:${pipelinePort}`),
+    name: 'worker-capacity',
+    bundle: 'worker',
+    env: { ...capacityEnv, WORKER_PORT: String(pipelinePort) },
+    ready: healthy(`http://127.0.0.1:${pipelinePort}`),
   });
   const capacityCounts = queueCounts(world.redisUrl, capacityPrefix);
   const probeVisitor = createVisitor(shortUrlBase, 1);
   await quiet();
   const capacity = await measurePipeline({
-    url: shortUrlBase, metricsUrl: redirectorMetrics, sql: world.sql, counts: capacityCounts, links: capacityLinks, probe: probeLink!, visitor: probeVisitor, dir: logDir,
-    stepMs: settings.pipelineStepMs, startRps: settings.pipelineStartRps, factor: settings.pipelineFactor, maxSteps: settings.pipelineSteps,
+    url: shortUrlBase,
+    metricsUrl: redirectorMetrics,
+    sql: world.sql,
+    counts: capacityCounts,
+    links: capacityLinks,
+    probe: probeLink!,
+    visitor: probeVisitor,
+    dir: logDir,
+    stepMs: settings.pipelineStepMs,
+    startRps: settings.pipelineStartRps,
+    factor: settings.pipelineFactor,
+    maxSteps: settings.pipelineSteps,
     onProgress: (text) => progress.update(text),
   }).finally(async () => {
     probeVisitor.close();
@@ -228,12 +329,20 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const pipeline = { ...capacity, workerPeakRssMB: peakRssMB['worker-capacity'] ?? 0 };
 
   phase(7, 'one-year hourly analytics query');
-  const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) => progress.update(`${n}/${settings.queryRequests} calls`));
+  const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) =>
+    progress.update(`${n}/${settings.queryRequests} calls`),
+  );
 
   phase(8, 'API: authenticated reads, the API on one core');
   // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
   const pinnedApiUrl = `http://127.0.0.1:${pinnedApiPort}`;
-  const pinnedApi = await start({ name: 'api-pinned', bundle: 'api', env: { ...env, API_PORT: String(pinnedApiPort), API_METRICS_PORT: '0' }, cpus: settings.serverCpus, ready: healthy(pinnedApiUrl) });
+  const pinnedApi = await start({
+    name: 'api-pinned',
+    bundle: 'api',
+    env: { ...env, API_PORT: String(pinnedApiPort), API_METRICS_PORT: '0' },
+    cpus: settings.serverCpus,
+    ready: healthy(pinnedApiUrl),
+  });
   await quiet();
   const apiReads = await measureApiReads(http(pinnedApiUrl), account.token, (text) => progress.update(text));
   await stop(pinnedApi);
@@ -256,8 +365,20 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
       toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
     },
-    worker: { clicks: settings.workerClicks, jobs, seconds: speed.seconds, clicksPerSecond: speed.clicksPerSecond, rolledUp: watched.rolledUp },
-    freshness: { samples: freshSummary.count, p50Ms: freshSummary.p50, p99Ms: freshSummary.p99, maxMs: freshSummary.max, timeouts: freshness.timeouts },
+    worker: {
+      clicks: settings.workerClicks,
+      jobs,
+      seconds: speed.seconds,
+      clicksPerSecond: speed.clicksPerSecond,
+      rolledUp: watched.rolledUp,
+    },
+    freshness: {
+      samples: freshSummary.count,
+      p50Ms: freshSummary.p50,
+      p99Ms: freshSummary.p99,
+      maxMs: freshSummary.max,
+      timeouts: freshness.timeouts,
+    },
     loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
     yearQuery: { requests: yearSummary.count, buckets: yearQuery.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },
     pipeline,
@@ -292,7 +413,11 @@ async function main(): Promise<void> {
     })());
   // Interrupted (Ctrl-C, a test runner's timeout, a closed terminal): still stop the services and
   // drop the bench database and keys. Errors of the run being torn down no longer matter then.
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     process.once(signal, () => {
       process.on('unhandledRejection', () => {});
       void cleanUp().finally(() => process.exit(code));

@@ -69,8 +69,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const profile = statSync(file).isDirectory()
-    ? readdirSync(file).filter((name) => name.endsWith('.cpuprofile')).map((name) => read(join(file, name)))
-      .sort((a, b) => busyMicros(b) - busyMicros(a))[0]
+    ? readdirSync(file)
+        .filter((name) => name.endsWith('.cpuprofile'))
+        .map((name) => read(join(file, name)))
+        .sort((a, b) => busyMicros(b) - busyMicros(a))[0]
     : read(file);
   if (!profile) throw new Error(`no .cpuprofile in ${file}`);
   console.log(`busy: ${(busyMicros(profile) / 1e6).toFixed(1)} s`);

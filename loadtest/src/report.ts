@@ -72,8 +72,18 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
     check('redirector vs bare uWS (limit)', '≥ 70 %', pct(r.ratios.toLimit), (r.ratios.toLimit ?? 0) >= 0.7),
     check('redirector vs Fastify peer', '≥ 3×', times(r.ratios.toPeer), (r.ratios.toPeer ?? 0) >= 3),
     check('redirect p99 at half the max rate', '≤ 5 ms', `${fmt(r.http.halfRate.p99Ms, 2)} ms`, r.http.halfRate.p99Ms <= 5),
-    check('authenticated API read (GET /api/auth/me), one core', '≥ 10,000 req/s', `${fmt(r.apiReads.me.max.requestsPerSecond)} req/s`, r.apiReads.me.max.requestsPerSecond >= 10_000),
-    check('authenticated API read p99 at half its max rate', '≤ 10 ms', `${fmt(r.apiReads.me.halfRate.p99Ms, 2)} ms`, r.apiReads.me.halfRate.p99Ms <= 10),
+    check(
+      'authenticated API read (GET /api/auth/me), one core',
+      '≥ 10,000 req/s',
+      `${fmt(r.apiReads.me.max.requestsPerSecond)} req/s`,
+      r.apiReads.me.max.requestsPerSecond >= 10_000,
+    ),
+    check(
+      'authenticated API read p99 at half its max rate',
+      '≤ 10 ms',
+      `${fmt(r.apiReads.me.halfRate.p99Ms, 2)} ms`,
+      r.apiReads.me.halfRate.p99Ms <= 10,
+    ),
     check('worker throughput', '≥ 50,000 clicks/s', `${fmt(r.worker.clicksPerSecond)} clicks/s`, r.worker.clicksPerSecond >= 50_000),
     check('freshness p99', '≤ 2 s', `${fmt(r.freshness.p99Ms)} ms`, r.freshness.timeouts === 0 && r.freshness.p99Ms <= 2000),
     check('click loss', 'exactly 0', fmt(r.loss.loss), r.loss.loss === 0 && r.loss.expected > 0),
@@ -86,16 +96,22 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
 /** Lays out rows in columns: the first `leftColumns` left-aligned (text), the rest right-aligned (numbers). */
 export function table(rows: string[][], leftColumns = 1): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
-  const cell = (text: string, column: number) =>
-    column < leftColumns ? text.padEnd(widths[column]!) : text.padStart(widths[column]!);
+  const cell = (text: string, column: number) => (column < leftColumns ? text.padEnd(widths[column]!) : text.padStart(widths[column]!));
   return rows.map((row) => row.map(cell).join('  ').trimEnd()).join('\n');
 }
 
 /** The human-readable report: HTTP table, pipeline figures, memory, targets. */
 export function formatReport(r: BenchResult): string {
   const { http, ratios } = r;
-  const row = (name: string, f: HttpFigure, toLimit: string, toPeer: string) =>
-    [name, fmt(f.requestsPerSecond), fmt(f.p50Ms, 2), fmt(f.p99Ms, 2), toLimit, toPeer, fmt(f.errors)];
+  const row = (name: string, f: HttpFigure, toLimit: string, toPeer: string) => [
+    name,
+    fmt(f.requestsPerSecond),
+    fmt(f.p50Ms, 2),
+    fmt(f.p99Ms, 2),
+    toLimit,
+    toPeer,
+    fmt(f.errors),
+  ];
   const limitRatio = (f: HttpFigure) => pct(f.requestsPerSecond / http.limit.requestsPerSecond);
   const peerRatio = (f: HttpFigure) => times(f.requestsPerSecond / http.peer.requestsPerSecond);
   const s = r.settings;
@@ -118,20 +134,40 @@ export function formatReport(r: BenchResult): string {
     table([
       ['read', 'req/s', 'p50 ms', 'p99 ms', 'half-rate req/s', 'p50 ms', 'p99 ms', 'errors'],
       ...Object.values(r.apiReads).map(({ path, max, halfRate }) => [
-        `GET ${path}`, fmt(max.requestsPerSecond), fmt(max.p50Ms, 2), fmt(max.p99Ms, 2),
-        fmt(halfRate.requestsPerSecond), fmt(halfRate.p50Ms, 2), fmt(halfRate.p99Ms, 2), fmt(max.errors + halfRate.errors),
+        `GET ${path}`,
+        fmt(max.requestsPerSecond),
+        fmt(max.p50Ms, 2),
+        fmt(max.p99Ms, 2),
+        fmt(halfRate.requestsPerSecond),
+        fmt(halfRate.p50Ms, 2),
+        fmt(halfRate.p99Ms, 2),
+        fmt(max.errors + halfRate.errors),
       ]),
     ]),
     '',
     ...[
-      ['worker throughput', `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`],
-      ['freshness (302 → rollup)', `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`],
-      ['click loss', `${fmt(r.loss.loss)} (${fmt(r.loss.requests)} redirects, ${fmt(r.loss.botRequests)} from bots; ${fmt(r.loss.expected)} human clicks expected, ${fmt(r.loss.reported)} reported; ${r.loss.failedJobs} failed jobs)`],
+      [
+        'worker throughput',
+        `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`,
+      ],
+      [
+        'freshness (302 → rollup)',
+        `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`,
+      ],
+      [
+        'click loss',
+        `${fmt(r.loss.loss)} (${fmt(r.loss.requests)} redirects, ${fmt(r.loss.botRequests)} from bots; ${fmt(r.loss.expected)} human clicks expected, ${fmt(r.loss.reported)} reported; ${r.loss.failedJobs} failed jobs)`,
+      ],
       ['pipeline capacity', pipelineLine(r.pipeline)],
-      ['one-year hourly query', `p50 ${fmt(r.yearQuery.p50Ms, 1)} ms, p99 ${fmt(r.yearQuery.p99Ms, 1)} ms (${fmt(r.yearQuery.buckets)} buckets, ${r.yearQuery.requests} calls)`],
+      [
+        'one-year hourly query',
+        `p50 ${fmt(r.yearQuery.p50Ms, 1)} ms, p99 ${fmt(r.yearQuery.p99Ms, 1)} ms (${fmt(r.yearQuery.buckets)} buckets, ${r.yearQuery.requests} calls)`,
+      ],
     ].map(([label, value]) => `${label!.padEnd(26)}${value}`),
     '',
-    `peak RSS (MB): ${Object.entries(r.peakRssMB).map(([name, mib]) => `${name} ${fmt(mib, 1)}`).join(', ')}`,
+    `peak RSS (MB): ${Object.entries(r.peakRssMB)
+      .map(([name, mib]) => `${name} ${fmt(mib, 1)}`)
+      .join(', ')}`,
     '',
     table([['targets', '', '', 'measured'], ...r.targets.map((t) => [t.pass ? 'pass' : 'MISS', t.name, t.target, t.value])], 3),
     '',
@@ -143,9 +179,14 @@ export function formatReport(r: BenchResult): string {
 /** The pipeline row: the rate held, then each step tried. */
 function pipelineLine(p: PipelineFigure): string {
   const held = p.heldRps === null ? 'no rate held' : `${fmt(p.heldRps)} req/s held for ${fmt(p.stepMs / 1000)} s`;
-  const steps = p.steps.map((step) =>
-    `${fmt(step.requestsPerSecond)} req/s: freshness p99 ${fmt(step.freshness.p99Ms)} ms, oldest waiting batch ${fmt(step.maxQueueLagMs)} ms, loss ${fmt(step.loss)}${step.held ? '' : ` (MISS: ${step.misses.join('; ')})`}`);
-  return [`${held}; worker peak RSS ${fmt(p.workerPeakRssMB, 1)} MB; stopped: ${p.stoppedBecause}`, ...steps.map((step) => `${' '.repeat(28)}${step}`)].join('\n');
+  const steps = p.steps.map(
+    (step) =>
+      `${fmt(step.requestsPerSecond)} req/s: freshness p99 ${fmt(step.freshness.p99Ms)} ms, oldest waiting batch ${fmt(step.maxQueueLagMs)} ms, loss ${fmt(step.loss)}${step.held ? '' : ` (MISS: ${step.misses.join('; ')})`}`,
+  );
+  return [
+    `${held}; worker peak RSS ${fmt(p.workerPeakRssMB, 1)} MB; stopped: ${p.stoppedBecause}`,
+    ...steps.map((step) => `${' '.repeat(28)}${step}`),
+  ].join('\n');
 }
 
 /** Writes the result as indented JSON, creating the folder. */

@@ -16,7 +16,12 @@ export interface SeededLink {
 }
 
 /** Calls the API and returns `data` of the envelope; throws with the status and body otherwise. */
-export async function apiCall<T>(baseUrl: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
+export async function apiCall<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<T> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: {
@@ -50,7 +55,12 @@ export async function activateDomain(sql: Sql, session: ApiSession, hostname: st
 }
 
 /** Creates `count` links through the API (on `domain`, an active custom domain, when given), `concurrency` requests at a time, in index order. */
-export async function createLinks(session: ApiSession, count: number, label: string, { concurrency = 8, domain }: { concurrency?: number; domain?: string } = {}): Promise<SeededLink[]> {
+export async function createLinks(
+  session: ApiSession,
+  count: number,
+  label: string,
+  { concurrency = 8, domain }: { concurrency?: number; domain?: string } = {},
+): Promise<SeededLink[]> {
   const links: SeededLink[] = new Array(count);
   let next = 0;
   const lane = async () => {
@@ -71,7 +81,10 @@ export async function createLinks(session: ApiSession, count: number, label: str
 export async function reportedClicks(session: ApiSession, linkId: string, from: Date, to: Date): Promise<number> {
   const query = new URLSearchParams({ startDate: from.toISOString(), endDate: to.toISOString(), timeBucket: 'day' });
   const { analytics } = await apiCall<{ analytics: { totalClicks: number } }>(
-    session.baseUrl, 'GET', `/analytics/links/${linkId}?${query}`, { token: session.key },
+    session.baseUrl,
+    'GET',
+    `/analytics/links/${linkId}?${query}`,
+    { token: session.key },
   );
   return analytics.totalClicks;
 }

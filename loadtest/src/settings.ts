@@ -80,6 +80,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,
     keep: env.BENCH_KEEP === '1',
-    profile: (env.BENCH_PROFILE ?? '').split(',').map((name) => name.trim()).filter(Boolean),
+    profile: (env.BENCH_PROFILE ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
   };
 }

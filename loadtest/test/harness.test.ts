@@ -20,9 +20,25 @@ describe('throughputFromSamples', () => {
   });
 
   it('is undefined until both ends were seen', () => {
-    expect(throughputFromSamples([{ atMs: 0, done: 0 }, { atMs: 50, done: 10 }], 100)).toBeUndefined();
+    expect(
+      throughputFromSamples(
+        [
+          { atMs: 0, done: 0 },
+          { atMs: 50, done: 10 },
+        ],
+        100,
+      ),
+    ).toBeUndefined();
     // Work already under way at the first sample: the start is unknown.
-    expect(throughputFromSamples([{ atMs: 0, done: 10 }, { atMs: 50, done: 100 }], 100)).toBeUndefined();
+    expect(
+      throughputFromSamples(
+        [
+          { atMs: 0, done: 10 },
+          { atMs: 50, done: 100 },
+        ],
+        100,
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -16,8 +16,11 @@ describe('k6 traffic model against the real services', () => {
     const [apiPort, redirectorPort] = await Promise.all([freePort(), freePort()]);
     shortUrlBase = `http://127.0.0.1:${redirectorPort}`;
     env = await createTestEnvironment({
-      API_PORT: String(apiPort), REDIRECTOR_PORT: String(redirectorPort), SHORT_URL_BASE: shortUrlBase,
-      RATE_LIMIT_AUTH_MAX: '1000', RATE_LIMIT_MAX: '100000',
+      API_PORT: String(apiPort),
+      REDIRECTOR_PORT: String(redirectorPort),
+      SHORT_URL_BASE: shortUrlBase,
+      RATE_LIMIT_AUTH_MAX: '1000',
+      RATE_LIMIT_MAX: '100000',
     });
     processes.push(await startProcess('api', { env: env.env, ready: healthy(`http://127.0.0.1:${apiPort}`) }));
     processes.push(await startProcess('redirector', { env: env.env, ready: healthy(shortUrlBase) }));
@@ -38,7 +41,8 @@ describe('k6 traffic model against the real services', () => {
         const expected = expectedAnswer({ id: link.id, url: '', shape: index % 4, index }, agent.platform);
         const context = `shape ${index % 4}, ${agent.userAgent}`;
         expect(response.status, context).toBe(expected.status);
-        if (expected.location) expect(response.headers.get('location'), context).toMatch(new RegExp(`^${expected.location.replace(/[.?]/g, '\\$&')}`));
+        if (expected.location)
+          expect(response.headers.get('location'), context).toMatch(new RegExp(`^${expected.location.replace(/[.?]/g, '\\$&')}`));
         expect(response.headers.get('cache-control'), context).toContain('no-store');
       }
     }

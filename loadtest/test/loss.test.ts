@@ -14,7 +14,10 @@ describe('loss accounting', () => {
     tallyVisit(tally, false, 503); // failed visit: no click recorded
     tallyVisit(tally, false, 404);
     expect(tally).toEqual({
-      requests: 5, botRequests: 1, humanAnswered: 2, botAnswered: 1,
+      requests: 5,
+      botRequests: 1,
+      humanAnswered: 2,
+      botAnswered: 1,
       statuses: { 200: 1, 302: 2, 404: 1, 503: 1 },
     });
     expect(accountLoss(tally, 2)).toEqual({ expected: 2, reported: 2, loss: 0 });
@@ -49,7 +52,11 @@ describe('sendLossTraffic', () => {
 
   it('sends exactly the number asked, spreads them over the links, and tallies what the server saw', async () => {
     const visitor = createVisitor(url, 4);
-    const links = [{ id: 'a', code: 'aaa' }, { id: 'b', code: 'bbb' }, { id: 'c', code: 'ccc' }];
+    const links = [
+      { id: 'a', code: 'aaa' },
+      { id: 'b', code: 'bbb' },
+      { id: 'c', code: 'ccc' },
+    ];
     const tally = await sendLossTraffic(visitor, links, 600, 8);
     visitor.close();
     expect(tally.requests).toBe(600);

@@ -2,11 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { evaluateTargets, formatReport, Progress, table, type BenchResult } from '../src/report.js';
 import { HISTORY_ROWS, performanceDocument, previousHistory } from '../src/performance-doc.js';
 
-const http = (requestsPerSecond: number, p99Ms: number) => ({ requestsPerSecond, p50Ms: p99Ms / 3, p99Ms, requests: requestsPerSecond * 10, errors: 0, connections: 32 });
+const http = (requestsPerSecond: number, p99Ms: number) => ({
+  requestsPerSecond,
+  p50Ms: p99Ms / 3,
+  p99Ms,
+  requests: requestsPerSecond * 10,
+  errors: 0,
+  connections: 32,
+});
 
 const step = (targetRps: number, requestsPerSecond: number) => ({
-  targetRps, requestsPerSecond, requests: requestsPerSecond * 60, errors: 0, connections: 300, maxQueueLagMs: 40,
-  freshness: { samples: 200, p50Ms: 60, p99Ms: 300, timeouts: 0 }, answered: requestsPerSecond * 60, loss: 0,
+  targetRps,
+  requestsPerSecond,
+  requests: requestsPerSecond * 60,
+  errors: 0,
+  connections: 300,
+  maxQueueLagMs: 40,
+  freshness: { samples: 200, p50Ms: 60, p99Ms: 300, timeouts: 0 },
+  answered: requestsPerSecond * 60,
+  loss: 0,
 });
 
 function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<BenchResult, 'targets'> {
@@ -15,11 +29,33 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     finishedAt: '2026-01-01T00:05:00.000Z',
     machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: '20.0.0', wrk: 'wrk 4.1.0' },
     settings: {
-      durationMs: 10_000, rounds: 5, warmupMs: 2000, connections: 32, links: 1000, workerClicks: 300_000, lossRequests: 20_000,
-      freshnessSamples: 50, yearClicksPerHour: 40, queryRequests: 100, serverCpus: '0', wrkCpus: '1', keep: false, profile: [],
-      pipelineStepMs: 60_000, pipelineStartRps: 25_000, pipelineFactor: 1.25, pipelineSteps: 6,
+      durationMs: 10_000,
+      rounds: 5,
+      warmupMs: 2000,
+      connections: 32,
+      links: 1000,
+      workerClicks: 300_000,
+      lossRequests: 20_000,
+      freshnessSamples: 50,
+      yearClicksPerHour: 40,
+      queryRequests: 100,
+      serverCpus: '0',
+      wrkCpus: '1',
+      keep: false,
+      profile: [],
+      pipelineStepMs: 60_000,
+      pipelineStartRps: 25_000,
+      pipelineFactor: 1.25,
+      pipelineSteps: 6,
     },
-    http: { redirector: http(80_000, 1), customDomain: http(76_000, 1.1), limit: http(100_000, 0.8), limitWithAddress: http(90_000, 0.85), peer: http(20_000, 4), halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 } },
+    http: {
+      redirector: http(80_000, 1),
+      customDomain: http(76_000, 1.1),
+      limit: http(100_000, 0.8),
+      limitWithAddress: http(90_000, 0.85),
+      peer: http(20_000, 4),
+      halfRate: { ...http(40_000, 0.9), targetRps: 40_000, delayMs: 10 },
+    },
     apiReads: {
       me: { path: '/api/auth/me', max: http(12_000, 6), halfRate: { ...http(6_000, 4), targetRps: 6_000, delayMs: 10 } },
       links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
@@ -29,8 +65,16 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
     freshness: { samples: 50, p50Ms: 120, p99Ms: 400, maxMs: 410, timeouts: 0 },
     loss: {
-      requests: 20_000, botRequests: 2400, humanAnswered: 17_600, botAnswered: 2400, statuses: { 302: 20_000 },
-      expected: 17_600, reported: 17_600, loss: 0, failedJobs: 0, droppedByRedirector: 0,
+      requests: 20_000,
+      botRequests: 2400,
+      humanAnswered: 17_600,
+      botAnswered: 2400,
+      statuses: { 302: 20_000 },
+      expected: 17_600,
+      reported: 17_600,
+      loss: 0,
+      failedJobs: 0,
+      droppedByRedirector: 0,
     },
     yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 80 },
     pipeline: {
@@ -57,20 +101,26 @@ describe('evaluateTargets', () => {
   });
 
   it('misses exactly the targets that are not met, on the boundaries the targets state', () => {
-    const checks = evaluateTargets(result({
-      ratios: { toLimit: 0.69, toPeer: 3 },
-      worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
-      peakRssMB: { redirector: 150.1, worker: 256.1 },
-      yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
-      apiReads: {
-        me: { path: '/api/auth/me', max: http(9_999, 6), halfRate: { ...http(5_000, 10.01), targetRps: 5_000, delayMs: 10 } },
-        links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
-      },
-    }));
+    const checks = evaluateTargets(
+      result({
+        ratios: { toLimit: 0.69, toPeer: 3 },
+        worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
+        peakRssMB: { redirector: 150.1, worker: 256.1 },
+        yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
+        apiReads: {
+          me: { path: '/api/auth/me', max: http(9_999, 6), halfRate: { ...http(5_000, 10.01), targetRps: 5_000, delayMs: 10 } },
+          links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
+        },
+      }),
+    );
     const missed = checks.filter((c) => !c.pass).map((c) => c.name);
     expect(missed).toEqual([
-      'redirector vs bare uWS (limit)', 'authenticated API read (GET /api/auth/me), one core', 'authenticated API read p99 at half its max rate',
-      'worker throughput', 'redirector peak RSS under load', 'worker peak RSS, pre-filled queue',
+      'redirector vs bare uWS (limit)',
+      'authenticated API read (GET /api/auth/me), one core',
+      'authenticated API read p99 at half its max rate',
+      'worker throughput',
+      'redirector peak RSS under load',
+      'worker peak RSS, pre-filled queue',
     ]);
   });
 
@@ -85,8 +135,14 @@ describe('evaluateTargets', () => {
   });
 
   it('misses freshness when a sample timed out, and ratios that could not be computed', () => {
-    const checks = evaluateTargets(result({ freshness: { samples: 49, p50Ms: 100, p99Ms: 200, maxMs: 200, timeouts: 1 }, ratios: { toLimit: null, toPeer: null } }));
-    expect(checks.filter((c) => !c.pass).map((c) => c.name)).toEqual(['redirector vs bare uWS (limit)', 'redirector vs Fastify peer', 'freshness p99']);
+    const checks = evaluateTargets(
+      result({ freshness: { samples: 49, p50Ms: 100, p99Ms: 200, maxMs: 200, timeouts: 1 }, ratios: { toLimit: null, toPeer: null } }),
+    );
+    expect(checks.filter((c) => !c.pass).map((c) => c.name)).toEqual([
+      'redirector vs bare uWS (limit)',
+      'redirector vs Fastify peer',
+      'freshness p99',
+    ]);
   });
 });
 
@@ -113,8 +169,21 @@ describe('formatReport', () => {
   });
 
   it('aligns columns', () => {
-    expect(table([['a', '1'], ['long', '100']])).toBe('a       1\nlong  100');
-    expect(table([['a', 'x', '1'], ['bb', 'yy', '22']], 2)).toBe('a   x    1\nbb  yy  22');
+    expect(
+      table([
+        ['a', '1'],
+        ['long', '100'],
+      ]),
+    ).toBe('a       1\nlong  100');
+    expect(
+      table(
+        [
+          ['a', 'x', '1'],
+          ['bb', 'yy', '22'],
+        ],
+        2,
+      ),
+    ).toBe('a   x    1\nbb  yy  22');
   });
 });
 
@@ -148,7 +217,10 @@ describe('Progress', () => {
 
 describe('performanceDocument', () => {
   const run = (startedAt: string, limit: number) => {
-    const base = result({ startedAt, finishedAt: startedAt.replace(/T(\d\d)/, (_, hour: string) => `T${String(Number(hour) + 1).padStart(2, '0')}`) });
+    const base = result({
+      startedAt,
+      finishedAt: startedAt.replace(/T(\d\d)/, (_, hour: string) => `T${String(Number(hour) + 1).padStart(2, '0')}`),
+    });
     const full = { ...base, http: { ...base.http, limit: http(limit, 0.8) } };
     return { ...full, targets: evaluateTargets(full) };
   };
@@ -165,7 +237,8 @@ describe('performanceDocument', () => {
 
   it('carries the history over, newest first, and keeps the last runs only', () => {
     let doc: string | undefined;
-    for (let day = 1; day <= HISTORY_ROWS + 5; day++) doc = performanceDocument(run(new Date(Date.UTC(2026, 2, day, 10)).toISOString(), 100_000 + day), doc);
+    for (let day = 1; day <= HISTORY_ROWS + 5; day++)
+      doc = performanceDocument(run(new Date(Date.UTC(2026, 2, day, 10)).toISOString(), 100_000 + day), doc);
     const rows = previousHistory(doc);
     expect(rows).toHaveLength(HISTORY_ROWS);
     expect(rows[0]).toMatch(/^\| 2026-04-04 10:00 \| .* \| 100,035 \|/);

@@ -16,28 +16,31 @@ afterAll(async () => {
 
 /** Runs the real bench, briefly: every phase, a second or a few hundred requests each. */
 function runBench(output: string): Promise<{ code: number | null; output: string }> {
-  return runToExit({ entry: join(repoRoot, 'loadtest/src/bench.ts') }, {
-    // The developer's environment, as `npm run bench` from their shell has it (DATABASE_URL, say);
-    // the bench passes its services only what they need.
-    env: {
-      ...process.env,
-      BENCH_DURATION: '1s',
-      BENCH_WARMUP: '0s',
-      BENCH_CONNECTIONS: '8',
-      BENCH_LINKS: '40',
-      BENCH_WORKER_CLICKS: '5000',
-      BENCH_LOSS_REQUESTS: '600',
-      BENCH_FRESHNESS_SAMPLES: '5',
-      BENCH_QUERY_REQUESTS: '5',
-      BENCH_YEAR_CLICKS_PER_HOUR: '2',
-      BENCH_PIPELINE_STEP: '2s',
-      BENCH_PIPELINE_START_RATE: '200',
-      BENCH_PIPELINE_STEPS: '2',
-      BENCH_OUTPUT: output,
+  return runToExit(
+    { entry: join(repoRoot, 'loadtest/src/bench.ts') },
+    {
+      // The developer's environment, as `npm run bench` from their shell has it (DATABASE_URL, say);
+      // the bench passes its services only what they need.
+      env: {
+        ...process.env,
+        BENCH_DURATION: '1s',
+        BENCH_WARMUP: '0s',
+        BENCH_CONNECTIONS: '8',
+        BENCH_LINKS: '40',
+        BENCH_WORKER_CLICKS: '5000',
+        BENCH_LOSS_REQUESTS: '600',
+        BENCH_FRESHNESS_SAMPLES: '5',
+        BENCH_QUERY_REQUESTS: '5',
+        BENCH_YEAR_CLICKS_PER_HOUR: '2',
+        BENCH_PIPELINE_STEP: '2s',
+        BENCH_PIPELINE_START_RATE: '200',
+        BENCH_PIPELINE_STEPS: '2',
+        BENCH_OUTPUT: output,
+      },
+      onSpawn: (started) => (bench = started),
+      timeoutMs: 190_000,
     },
-    onSpawn: (started) => (bench = started),
-    timeoutMs: 190_000,
-  });
+  );
 }
 
 describe('npm run bench (smoke run)', () => {
@@ -93,7 +96,19 @@ describe('npm run bench (smoke run)', () => {
     expect(result.pipeline.stoppedBecause).not.toMatch(/missed/);
     expect(result.pipeline.workerPeakRssMB).toBeGreaterThan(10);
 
-    for (const name of ['api', 'api-pinned', 'redirector', 'redirector-pipeline', 'worker', 'worker-pipeline', 'redirector-capacity', 'worker-capacity', 'bare-uws', 'bare-uws-address', 'fastify-peer']) {
+    for (const name of [
+      'api',
+      'api-pinned',
+      'redirector',
+      'redirector-pipeline',
+      'worker',
+      'worker-pipeline',
+      'redirector-capacity',
+      'worker-capacity',
+      'bare-uws',
+      'bare-uws-address',
+      'fastify-peer',
+    ]) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
     expect(result.targets).toHaveLength(11);

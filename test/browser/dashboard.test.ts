@@ -47,7 +47,9 @@ async function shot(page: Page, width: number, name: string): Promise<void> {
 /** The numbers of a table alternative, by its first column. */
 async function tableOf(page: Page, card: string): Promise<Record<string, number>> {
   const section = page.getByRole('region', { name: card });
-  const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent!, Number(tr.children[1]!.textContent)] as const));
+  const rows = await section
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [tr.children[0]!.textContent!, Number(tr.children[1]!.textContent)] as const));
   return Object.fromEntries(rows);
 }
 
@@ -108,7 +110,7 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true);
   });
 
-  it('shows what to do first on an empty list, then creates a link with every platform, showing the API\'s field error first', async () => {
+  it("shows what to do first on an empty list, then creates a link with every platform, showing the API's field error first", async () => {
     await page.getByRole('link', { name: 'Links', exact: true }).click();
     await expect.poll(() => page.getByText('No links yet').isVisible()).toBe(true);
     await shot(page, width, 'links-empty');
@@ -154,8 +156,9 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shortUrl);
   });
 
-  it('counts visits from Android, iPhone and desktop on the link page, by the tables\' numbers', async () => {
-    const visit = (userAgent: string, address: string) => fetch(shortUrl, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
+  it("counts visits from Android, iPhone and desktop on the link page, by the tables' numbers", async () => {
+    const visit = (userAgent: string, address: string) =>
+      fetch(shortUrl, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
     const androidVisit = await visit(UA.androidChrome, ADDRESSES.US);
     expect(androidVisit.status).toBe(302);
     expect(androidVisit.headers.get('location')).toMatch(/^intent:\/\/sale#Intent;scheme=shop;package=com\.example\.shop;/);
@@ -168,11 +171,16 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
 
     await page.getByLabel('24 h').check();
     await showTable(page, 'Platforms');
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.waitForTimeout(300);
-      return tableOf(page, 'Platforms');
-    }, { timeout: 20_000, interval: 500 }).toEqual({ Android: 1, iOS: 1, Desktop: 1 });
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          await page.waitForTimeout(300);
+          return tableOf(page, 'Platforms');
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .toEqual({ Android: 1, iOS: 1, Desktop: 1 });
     await showTable(page, 'Countries');
     expect(await tableOf(page, 'Countries')).toEqual({ 'Japan (JP)': 1, 'United Kingdom (GB)': 1, 'United States (US)': 1 });
     await expect.poll(() => page.locator('.total-value').first().textContent()).toBe('3');
@@ -196,7 +204,11 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await page.getByLabel('Time zone').selectOption('Asia/Tokyo');
     await expect.poll(() => seriesHead.textContent()).toContain('Day (Asia/Tokyo)');
     expect(Object.values(await tableOf(page, 'Clicks over time')).reduce((sum, clicks) => sum + clicks, 0)).toBe(3);
-    expect(await page.getByLabel('Time zone').evaluate((select: HTMLSelectElement) => Array.from(select.options).some((option) => option.value === 'Asia/Kolkata'))).toBe(false);
+    expect(
+      await page
+        .getByLabel('Time zone')
+        .evaluate((select: HTMLSelectElement) => Array.from(select.options).some((option) => option.value === 'Asia/Kolkata')),
+    ).toBe(false);
     // A custom range: the last 30 days by default, whole days in the chosen zone.
     await page.getByLabel('Time zone').selectOption('Europe/Paris');
     await page.getByLabel('Custom').check();
@@ -210,11 +222,18 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
 
   it('downloads the CSV export and the QR code, which decodes to the short URL', async () => {
     const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const csv = readFileSync((await csvDownload.path())!, 'utf8').trimEnd().split(/\r?\n/);
+    const csv = readFileSync((await csvDownload.path())!, 'utf8')
+      .trimEnd()
+      .split(/\r?\n/);
     expect(csv[0]).toBe('bucket,dimension,value,clicks');
     const rows = csv.slice(1).map((line) => line.split(','));
     expect(rows.filter((row) => row[1] === 'total').reduce((sum, row) => sum + Number(row[3]), 0)).toBe(3);
-    expect(rows.filter((row) => row[1] === 'platform').map((row) => `${row[2]}=${row[3]}`).sort()).toEqual(['android=1', 'desktop=1', 'ios=1']);
+    expect(
+      rows
+        .filter((row) => row[1] === 'platform')
+        .map((row) => `${row[2]}=${row[3]}`)
+        .sort(),
+    ).toEqual(['android=1', 'desktop=1', 'ios=1']);
     expect(csvDownload.suggestedFilename()).toMatch(/\.csv$/);
     const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
     const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8')) as { dimension: string; clicks: number }[];
@@ -223,7 +242,11 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
     const qr = decodeQrPng(readFileSync((await pngDownload.path())!));
     expect(qr.text).toBe(shortUrl);
-    expect(await page.getByRole('img', { name: `QR code for ${shortUrl}` }).evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+    expect(
+      await page
+        .getByRole('img', { name: `QR code for ${shortUrl}` })
+        .evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0),
+    ).toBe(true);
   });
 
   it('edits the link, sending only what changed', async () => {
@@ -246,9 +269,15 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await expect.poll(() => page.getByLabel('Bucket').inputValue()).toBe('day');
     await page.getByLabel('Bucket').selectOption('hour');
     // The hourly report's draws only: the daily one may still be drawing when the bucket changes.
-    const drawn = () => page.evaluate(() => performance.getEntriesByName('report-draw')
-      .filter((entry) => (entry as PerformanceMeasure).detail?.bucket === 'hour' && (entry as PerformanceMeasure).detail?.points === 8760)
-      .map((entry) => entry.duration));
+    const drawn = () =>
+      page.evaluate(() =>
+        performance
+          .getEntriesByName('report-draw')
+          .filter(
+            (entry) => (entry as PerformanceMeasure).detail?.bucket === 'hour' && (entry as PerformanceMeasure).detail?.points === 8760,
+          )
+          .map((entry) => entry.duration),
+      );
     await expect.poll(async () => (await drawn()).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
     const ms = (await drawn()).at(-1)!;
     await showTable(page, 'Clicks over time');
@@ -267,7 +296,8 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(key).toMatch(/^dlk_/);
     expect(await page.getByText('shown only this once').isVisible()).toBe(true);
     await shot(page, width, 'api-keys');
-    const me = () => fetch(`${stack.apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.status);
+    const me = () =>
+      fetch(`${stack.apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${key}` } }).then((response) => response.status);
     expect(await me()).toBe(200);
     await page.getByRole('button', { name: 'Revoke CRM sync' }).click();
     await expect.poll(() => page.getByText('No API keys yet').isVisible()).toBe(true);
@@ -287,11 +317,13 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     // 21 more links (one bulk request with the page's own token): two pages, a search and a tag filter.
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
     const client = createClient({ baseUrl: `${stack.apiUrl}/api`, token });
-    const autumn = await client.links.createMany(Array.from({ length: 21 }, (_, index) => ({
-      title: `Autumn ${String(index + 1).padStart(2, '0')}`,
-      defaultUrl: `https://example.com/autumn/${index + 1}`,
-      tags: index % 2 === 0 ? ['autumn'] : [],
-    })));
+    const autumn = await client.links.createMany(
+      Array.from({ length: 21 }, (_, index) => ({
+        title: `Autumn ${String(index + 1).padStart(2, '0')}`,
+        defaultUrl: `https://example.com/autumn/${index + 1}`,
+        tags: index % 2 === 0 ? ['autumn'] : [],
+      })),
+    );
     expect(autumn).toHaveLength(21);
     await page.reload();
     await expect.poll(() => page.getByText('Page 1 of 2').isVisible()).toBe(true);

@@ -38,7 +38,8 @@ afterAll(async () => {
 /** A page at `width` with `userAgent` (see the kit's openPage), collecting CSP refusals and script errors. */
 const openPage = (width: number, userAgent?: string) => openPageIn(browser.context, width, { userAgent });
 
-const shot = (page: Page, width: number, name: string) => page.screenshot({ path: join(screenshots, `redirect-${width}-${name}.png`), fullPage: true });
+const shot = (page: Page, width: number, name: string) =>
+  page.screenshot({ path: join(screenshots, `redirect-${width}-${name}.png`), fullPage: true });
 
 /** What a finished page shows: the card centred and within the screen, the product's name, the page's own style applied. */
 async function expectFinished(page: Page, width: number) {
@@ -63,7 +64,11 @@ async function expectFinished(page: Page, width: number) {
 
 describe('dead-end pages', () => {
   it('shows the 404 and 410 pages as finished, branded cards at phone and desktop width', async () => {
-    const expired = await client.links.create({ title: 'Old sale', defaultUrl: 'https://example.com/old', expirationDate: new Date(Date.now() - 60_000) });
+    const expired = await client.links.create({
+      title: 'Old sale',
+      defaultUrl: 'https://example.com/old',
+      expirationDate: new Date(Date.now() - 60_000),
+    });
     for (const width of WIDTHS) {
       const { page, problems } = await openPage(width);
       const missing = await page.goto(`${stack.shortUrlBase}/no-such-link`);
@@ -85,7 +90,7 @@ describe('dead-end pages', () => {
 });
 
 describe('the iOS page', () => {
-  it("names the link and the app, offers the app first, and goes to the fallback after the timer, with no CSP violation", async () => {
+  it('names the link and the app, offers the app first, and goes to the fallback after the timer, with no CSP violation', async () => {
     await client.apps.create({ platform: 'ios', name: 'Acme Shop', teamId: 'ABCDE12345', bundleId: 'com.acme.shop' });
     const link = await client.links.create({
       title: 'Internal name',

@@ -81,7 +81,9 @@ const visit = (code: string) =>
   fetch(`${shortUrlBase}/${code}`, { redirect: 'manual', headers: { 'user-agent': UA.windowsChrome, 'x-forwarded-for': '8.8.8.8' } });
 
 async function clicksOf(linkIds: string[]): Promise<number> {
-  const [row] = await env.sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
+  const [row] = await env.sql<
+    { n: number }[]
+  >`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
   return row!.n;
 }
 
@@ -128,13 +130,30 @@ describe('on a Redis Cluster', () => {
     const sql = createDatabase(config.DATABASE_URL, { max: 1 });
     try {
       const keys = redisKeys(config.REDIS_PREFIX);
-      await unlinkMany(redis, links.slice(0, 6).map(({ code }) => keys.link(code)));
+      await unlinkMany(
+        redis,
+        links.slice(0, 6).map(({ code }) => keys.link(code)),
+      );
       const strays = ['stray1', 'stray2', 'stray3', 'stray4'];
-      for (const code of strays) await redis.set(keys.link(code), JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }));
+      for (const code of strays)
+        await redis.set(
+          keys.link(code),
+          JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }),
+        );
       const result = await reconcileLinkCache(sql, redis, keys);
       expect(result).toMatchObject({ restored: 6, removed: strays.length });
-      expect(await getMany(redis, links.map(({ code }) => keys.link(code)))).not.toContain(null);
-      expect(await getMany(redis, strays.map((code) => keys.link(code)))).toEqual(strays.map(() => null));
+      expect(
+        await getMany(
+          redis,
+          links.map(({ code }) => keys.link(code)),
+        ),
+      ).not.toContain(null);
+      expect(
+        await getMany(
+          redis,
+          strays.map((code) => keys.link(code)),
+        ),
+      ).toEqual(strays.map(() => null));
     } finally {
       await sql.end();
     }
@@ -192,25 +211,54 @@ describe('on a Redis Cluster', () => {
     // expires (BullMQ's stalled-job check); their ids make the second delivery count nothing.
     // Usually seconds; batches whose writes failed during the failover wait out BullMQ's back-off
     // (1 s, doubling), which on a loaded machine has taken minutes.
-    const queue = new Queue(CLICK_QUEUE, { connection: duplicateRedis(redis, { maxRetriesPerRequest: null }), prefix: config.QUEUE_PREFIX });
+    const queue = new Queue(CLICK_QUEUE, {
+      connection: duplicateRedis(redis, { maxRetriesPerRequest: null }),
+      prefix: config.QUEUE_PREFIX,
+    });
     try {
-      await expect.poll(() => clicksOf([link.id]), { timeout: 360_000, interval: 1000 }).toBe(redirects).catch(async (error: unknown) => {
-        // Where the missing clicks are: still in the queue, failed, or never queued.
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
-        const tail = (service: RunningProcess) => service.output.slice(-30).join('\n');
-        const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
-        const [processed] = await env.sql`SELECT count(*)::int AS batches, coalesce(sum(clicks), 0)::int AS clicks FROM processed_batches`;
-        const workerPort = /"healthPort":(\d+)/.exec(worker.output.join('\n'))?.[1];
-        const workerMetrics = workerPort ? (await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text()).split('\n').filter((line) => /^worker_(batches|clicks)_processed_total/.test(line)) : [];
-        const redirectorMetrics = (redirector.output.join('\n').match(/"metricsPort":(\d+)/) ?? [])[1];
-        const clickMetrics = redirectorMetrics ? (await (await fetch(`http://127.0.0.1:${redirectorMetrics}/metrics`)).text()).split('\n').filter((line) => /^redirector_click/.test(line)) : [];
-        throw new Error([
-          String(error), `queue: ${JSON.stringify(counts)}`, `processed batches: ${JSON.stringify(processed)}`, ...workerMetrics, ...clickMetrics,
-          'redirector:', tail(redirector), 'worker:', tail(worker), 'cluster:', nodes,
-        ].join('\n'));
-      });
       await expect
-        .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), { timeout: 90_000, interval: 1000 })
+        .poll(() => clicksOf([link.id]), { timeout: 360_000, interval: 1000 })
+        .toBe(redirects)
+        .catch(async (error: unknown) => {
+          // Where the missing clicks are: still in the queue, failed, or never queued.
+          const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children');
+          const tail = (service: RunningProcess) => service.output.slice(-30).join('\n');
+          const nodes = cluster.cli(cluster.primaryOf(config.QUEUE_PREFIX), 'CLUSTER', 'NODES');
+          const [processed] =
+            await env.sql`SELECT count(*)::int AS batches, coalesce(sum(clicks), 0)::int AS clicks FROM processed_batches`;
+          const workerPort = /"healthPort":(\d+)/.exec(worker.output.join('\n'))?.[1];
+          const workerMetrics = workerPort
+            ? (await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text())
+                .split('\n')
+                .filter((line) => /^worker_(batches|clicks)_processed_total/.test(line))
+            : [];
+          const redirectorMetrics = (redirector.output.join('\n').match(/"metricsPort":(\d+)/) ?? [])[1];
+          const clickMetrics = redirectorMetrics
+            ? (await (await fetch(`http://127.0.0.1:${redirectorMetrics}/metrics`)).text())
+                .split('\n')
+                .filter((line) => /^redirector_click/.test(line))
+            : [];
+          throw new Error(
+            [
+              String(error),
+              `queue: ${JSON.stringify(counts)}`,
+              `processed batches: ${JSON.stringify(processed)}`,
+              ...workerMetrics,
+              ...clickMetrics,
+              'redirector:',
+              tail(redirector),
+              'worker:',
+              tail(worker),
+              'cluster:',
+              nodes,
+            ].join('\n'),
+          );
+        });
+      await expect
+        .poll(async () => Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')).reduce((a, b) => a + b, 0), {
+          timeout: 90_000,
+          interval: 1000,
+        })
         .toBe(0);
     } finally {
       await queue.close();

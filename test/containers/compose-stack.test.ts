@@ -28,14 +28,22 @@ function compose(args: string[]) {
   // Debian 12's podman-compose (1.0) ignores a build's `secrets`; its pass-through gives the builds the same secret.
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   const buildArgs = ca && existsSync(ca) ? ['--podman-build-args', `--secret id=ca,src=${ca}`] : [];
-  return run('podman-compose', ['-p', project, '-f', 'docker/compose.yaml', ...buildArgs, ...args], { env, log: ['compose', project, ...args.filter((arg) => !arg.startsWith('-'))].join('-') });
+  return run('podman-compose', ['-p', project, '-f', 'docker/compose.yaml', ...buildArgs, ...args], {
+    env,
+    log: ['compose', project, ...args.filter((arg) => !arg.startsWith('-'))].join('-'),
+  });
 }
 
-const ok = (url: string) => fetch(url).then((response) => response.ok, () => false);
+const ok = (url: string) =>
+  fetch(url).then(
+    (response) => response.ok,
+    () => false,
+  );
 
 /** The container's own health check (the compose file's `healthcheck`) passes. */
 async function waitUntilHealthy(service: Service): Promise<void> {
-  const healthy = async () => (await run('podman', ['healthcheck', 'run', container(service)], { env, log: 'health', allowFailure: true })).code === 0;
+  const healthy = async () =>
+    (await run('podman', ['healthcheck', 'run', container(service)], { env, log: 'health', allowFailure: true })).code === 0;
   await waitUntil(healthy, 240_000, { intervalMs: 1000, failure: `${service} was not healthy` });
 }
 
@@ -114,8 +122,16 @@ describe('the compose stack in containers', () => {
   });
 
   it('creates a link through the API, redirects through the redirector and counts the click in the worker', async () => {
-    token = (await api<{ token: string }>('/api/auth/register', { method: 'POST', body: { name: 'Ops', email: 'ops@example.com', password: 'ops password 1' } })).token;
-    const { link } = await api<{ link: { url: string } }>('/api/links', { method: 'POST', body: { title: 'Docs', defaultUrl: 'https://example.com/docs' } });
+    token = (
+      await api<{ token: string }>('/api/auth/register', {
+        method: 'POST',
+        body: { name: 'Ops', email: 'ops@example.com', password: 'ops password 1' },
+      })
+    ).token;
+    const { link } = await api<{ link: { url: string } }>('/api/links', {
+      method: 'POST',
+      body: { title: 'Docs', defaultUrl: 'https://example.com/docs' },
+    });
     shortUrl = link.url;
     expect(shortUrl.startsWith(`${redirectorUrl}/`)).toBe(true);
     expect(await visit()).toEqual({ status: 302, location: 'https://example.com/docs' });
@@ -124,11 +140,15 @@ describe('the compose stack in containers', () => {
 
   it('has Prometheus scrape the API, the redirector and the worker', async () => {
     const health = async () => {
-      const body = (await (await fetch(`${prometheusUrl}/api/v1/targets`)).json()) as { data: { activeTargets: { labels: { job: string }; health: string }[] } };
+      const body = (await (await fetch(`${prometheusUrl}/api/v1/targets`)).json()) as {
+        data: { activeTargets: { labels: { job: string }; health: string }[] };
+      };
       return Object.fromEntries(body.data.activeTargets.map((target) => [target.labels.job, target.health]));
     };
     // The first scrape falls somewhere in the 15 s interval of docker/prometheus.yml.
-    await expect.poll(health, { timeout: 60_000, interval: 1000 }).toEqual({ 'deeplink-api': 'up', 'deeplink-redirector': 'up', 'deeplink-worker': 'up' });
+    await expect
+      .poll(health, { timeout: 60_000, interval: 1000 })
+      .toEqual({ 'deeplink-api': 'up', 'deeplink-redirector': 'up', 'deeplink-worker': 'up' });
   }, 120_000);
 
   it('keeps links, clicks and the queue across a restart of each container', async () => {

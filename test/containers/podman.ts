@@ -58,7 +58,11 @@ export function run(
 ): Promise<CommandResult> {
   const logFile = createWriteStream(join(cacheDir, 'logs', `${options.log}.log`), { flags: 'a' });
   logFile.write(`\n$ ${command} ${args.join(' ')}\n`);
-  const child = spawn(command, args, { env: options.env, cwd: options.cwd ?? repoRoot, stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: options.env,
+    cwd: options.cwd ?? repoRoot,
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
   if (options.stdin && child.stdin) options.stdin.pipe(child.stdin);
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -89,7 +93,8 @@ export async function podman(env: NodeJS.ProcessEnv, args: string[], log = 'podm
  */
 export async function removeProject(env: NodeJS.ProcessEnv, project: string): Promise<void> {
   const label = `label=io.podman.compose.project=${project}`;
-  const quiet = async (args: string[]) => (await run('podman', args, { env, log: 'cleanup', allowFailure: true })).output.split('\n').filter(Boolean);
+  const quiet = async (args: string[]) =>
+    (await run('podman', args, { env, log: 'cleanup', allowFailure: true })).output.split('\n').filter(Boolean);
   const containers = await quiet(['ps', '-a', '-q', '--filter', label]);
   if (containers.length > 0) await quiet(['rm', '-f', '-t', '5', ...containers]);
   const volumes = await quiet(['volume', 'ls', '-q', '--filter', label]);
@@ -107,6 +112,10 @@ export async function removeProject(env: NodeJS.ProcessEnv, project: string): Pr
 
 /** The id of the image a name holds, or undefined when it holds none. */
 async function imageId(env: NodeJS.ProcessEnv, name: string): Promise<string | undefined> {
-  const { code, output } = await run('podman', ['image', 'inspect', '--format', '{{.Id}}', name], { env, log: 'cleanup', allowFailure: true });
+  const { code, output } = await run('podman', ['image', 'inspect', '--format', '{{.Id}}', name], {
+    env,
+    log: 'cleanup',
+    allowFailure: true,
+  });
   return code === 0 ? output.trim() : undefined;
 }

@@ -55,7 +55,11 @@ async function ensureStandIn(env: NodeJS.ProcessEnv, name: string, containerfile
   }
   const context = containerfile === 'node.Containerfile' ? nodeContext() : standInsDir;
   try {
-    await podman(env, ['build', '-q', '--label', `${STAND_IN_LABEL}=true`, '-f', join(standInsDir, containerfile), '-t', name, context], `stand-in-${containerfile}`);
+    await podman(
+      env,
+      ['build', '-q', '--label', `${STAND_IN_LABEL}=true`, '-f', join(standInsDir, containerfile), '-t', name, context],
+      `stand-in-${containerfile}`,
+    );
   } finally {
     if (context !== standInsDir) rmSync(context, { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { logLines } from '../support/logs.js';
 import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
-import { startPrivateRedis, } from '../support/private-redis.js';
+import { startPrivateRedis } from '../support/private-redis.js';
 import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '../support/processes.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { holdTableLock } from '../support/table-lock.js';
@@ -33,7 +33,11 @@ async function account(stack: Stack): Promise<{ token: string; link: { id: strin
     });
     return ((await response.json()) as { data: Record<string, any> }).data;
   };
-  const { token } = await post('/auth/register', { name: 'Faults', email: `faults-${Date.now()}@example.com`, password: 'faults password' });
+  const { token } = await post('/auth/register', {
+    name: 'Faults',
+    email: `faults-${Date.now()}@example.com`,
+    password: 'faults password',
+  });
   const { link } = await post('/links', { title: 'Viral', defaultUrl: 'https://example.com/viral' }, token);
   return { token, link };
 }
@@ -85,12 +89,19 @@ async function world(overrides: Record<string, string> = {}): Promise<World> {
   return { env, stack, ...(await account(stack)) };
 }
 
-const startWorker = (env: Record<string, string>) => startProcess('worker', { env: { ...env, WORKER_PORT: '0', LOG_LEVEL: 'info' }, ready: (output) => logLines(output).some((line) => line.msg === 'worker started') });
+const startWorker = (env: Record<string, string>) =>
+  startProcess('worker', {
+    env: { ...env, WORKER_PORT: '0', LOG_LEVEL: 'info' },
+    ready: (output) => logLines(output).some((line) => line.msg === 'worker started'),
+  });
 
 describe('click durability under faults', () => {
-  it('recovers a killed worker\'s batches within 10 s and counts them once', async () => {
+  it("recovers a killed worker's batches within 10 s and counts them once", async () => {
     const { env, stack, token, link } = await world();
-    const queue = new Queue(CLICK_QUEUE, { connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
+    const queue = new Queue(CLICK_QUEUE, {
+      connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null },
+      prefix: env.env.QUEUE_PREFIX,
+    });
     cleanups.push(() => queue.close());
     // Rollup writes wait behind a table lock, so the worker certainly holds batches when it dies.
     const lock = await holdTableLock(env.sql, 'click_hourly');
@@ -104,9 +115,15 @@ describe('click durability under faults', () => {
     const answered = await load;
     // About 7 s on a quiet machine (a lock lasts 6 s, workers look every 3 s); the bound allows for
     // a busy one running other suites beside this.
-    await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 15_000 - (Date.now() - killedAt), interval: 100 }).toBe(answered);
-    console.log(`worker kill -9 holding batches: ${answered} redirects, all counted ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
-    expect(logLines(replacement.output)).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^stalled batches taken back/) }));
+    await expect
+      .poll(() => totalClicks(stack, token, link.id), { timeout: 15_000 - (Date.now() - killedAt), interval: 100 })
+      .toBe(answered);
+    console.log(
+      `worker kill -9 holding batches: ${answered} redirects, all counted ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`,
+    );
+    expect(logLines(replacement.output)).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^stalled batches taken back/) }),
+    );
   });
 
   it('goes on past a worker frozen mid-transaction: PostgreSQL cuts it off, the other worker takes its batches, each counts once', async () => {
@@ -120,23 +137,29 @@ describe('click durability under faults', () => {
     cleanups.push(() => frozen.kill('SIGCONT')); // before the stack stops, or its SIGTERM would wait forever
     let done = false;
     const load = visitWhile([link.url], () => done);
-    const rolledUp = async () => Number((await env.sql<[{ clicks: number }]>`SELECT coalesce(sum(clicks), 0)::bigint AS clicks FROM click_hourly`)[0].clicks);
+    const rolledUp = async () =>
+      Number((await env.sql<[{ clicks: number }]>`SELECT coalesce(sum(clicks), 0)::bigint AS clicks FROM click_hourly`)[0].clicks);
     await expect.poll(rolledUp, { timeout: 10_000 }).toBeGreaterThan(0);
 
     // Frozen with its statement sent: both workers' writes wait behind a table lock, the worker is
     // stopped, the lock released. Its statement then runs, and its transaction stays open, holding
     // the link's rows, with no one to send the COMMIT.
     const workerSessions = async (where: 'waiting' | 'holding') =>
-      (await env.sql`
+      (
+        await env.sql`
         SELECT 1 FROM pg_stat_activity
         WHERE datname = current_database() AND application_name = 'deeplink-worker'
-          AND ${where === 'waiting'
-            ? env.sql`wait_event_type = 'Lock'`
-            : env.sql`state = 'idle in transaction' AND backend_xid IS NOT NULL AND now() - state_change > interval '300 ms'`}`).length;
+          AND ${
+            where === 'waiting'
+              ? env.sql`wait_event_type = 'Lock'`
+              : env.sql`state = 'idle in transaction' AND backend_xid IS NOT NULL AND now() - state_change > interval '300 ms'`
+          }`
+      ).length;
     let caught = false;
     for (let attempt = 0; attempt < 5 && !caught; attempt++) {
       const lock = await holdTableLock(env.sql, 'click_hourly');
-      for (const end = Date.now() + 5_000; Date.now() < end && (await workerSessions('waiting')) < 2;) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const end = Date.now() + 5_000; Date.now() < end && (await workerSessions('waiting')) < 2; )
+        await new Promise((resolve) => setTimeout(resolve, 100));
       frozen.kill('SIGSTOP');
       await lock.release();
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -158,12 +181,14 @@ describe('click durability under faults', () => {
       longestStall = Math.max(longestStall, Date.now() - lastChange);
       mostWaiting = Math.max(mostWaiting, waiting);
     }
-    const queuedPerSecond = (await queued() - queuedBefore) / ((Date.now() - frozenAt) / 1000);
+    const queuedPerSecond = ((await queued()) - queuedBefore) / ((Date.now() - frozenAt) / 1000);
     frozen.kill('SIGCONT');
     done = true;
     const answered = await load;
     const thawedAt = Date.now();
-    console.log(`worker frozen ${FREEZE_MS / 1000} s: rollups stood still ${(longestStall / 1000).toFixed(1)} s at most, ${mostWaiting} batches waiting at most (${queuedPerSecond.toFixed(1)} queued/s)`);
+    console.log(
+      `worker frozen ${FREEZE_MS / 1000} s: rollups stood still ${(longestStall / 1000).toFixed(1)} s at most, ${mostWaiting} batches waiting at most (${queuedPerSecond.toFixed(1)} queued/s)`,
+    );
     // About an interval (3 s) on a quiet machine, until PostgreSQL cuts the frozen worker's session
     // off; without the cut, the whole freeze. The bounds leave room for a busy machine.
     expect(longestStall).toBeLessThan(FREEZE_MS / 2);
@@ -177,12 +202,25 @@ describe('click durability under faults', () => {
   it('loses no batch waiting in the queue when Redis (AOF) is killed and restarted', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'deeplink-redis-aof-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const redis = await startPrivateRedis(['--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--dir', dir]);
+    const redis = await startPrivateRedis([
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      dir,
+    ]);
     cleanups.push(() => redis.kill());
     const { env, stack, token, link } = await world({ REDIS_URL: redis.url, REQUIRE_DURABLE_REDIS: '1' });
     await stack.worker.stop(); // a backlog builds up
     const answered = await visitFor([link.url], 2_000);
-    await expect.poll(async () => (await fetch(`${stack.ops.redirector}/metrics`)).text().then((text) => /redirector_click_buffer_size\{[^}]*\} 0$/m.test(text))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await fetch(`${stack.ops.redirector}/metrics`)).text().then((text) => /redirector_click_buffer_size\{[^}]*\} 0$/m.test(text)),
+      )
+      .toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the once-a-second fsync
     await redis.kill();
     await redis.restart();
@@ -196,7 +234,12 @@ describe('click durability under faults', () => {
     cleanups.push(() => redis.kill());
     const spoolDir = mkdtempSync(join(tmpdir(), 'deeplink-spool-'));
     cleanups.push(() => rmSync(spoolDir, { recursive: true, force: true }));
-    const { env, stack, token, link } = await world({ REDIS_URL: redis.url, CLICK_SPOOL_DIR: spoolDir, CLICK_BUFFER_MAX: '1000', CLICK_SPOOL_READY_MAX_BYTES: '10000' });
+    const { env, stack, token, link } = await world({
+      REDIS_URL: redis.url,
+      CLICK_SPOOL_DIR: spoolDir,
+      CLICK_BUFFER_MAX: '1000',
+      CLICK_SPOOL_READY_MAX_BYTES: '10000',
+    });
     let answered = await visitFor([link.url], 1_000);
     await redis.kill();
     answered += await visitFor([link.url], 2_000); // from the LRU, while the queue is away: more than CLICK_BUFFER_MAX
@@ -210,7 +253,10 @@ describe('click durability under faults', () => {
 
     await redis.restart();
     const port = new URL(stack.shortUrlBase).port;
-    const again = await startProcess('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: port, REDIRECTOR_METRICS_PORT: '0' }, ready: healthy(stack.shortUrlBase) });
+    const again = await startProcess('redirector', {
+      env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: port, REDIRECTOR_METRICS_PORT: '0' },
+      ready: healthy(stack.shortUrlBase),
+    });
     cleanups.push(() => again.stop());
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
     expect(logLines(again.output)).toContainEqual(expect.objectContaining({ msg: 'click queue reachable; spool replayed' }));
@@ -242,7 +288,10 @@ describe('click durability under faults', () => {
       startProcess('redirector', { env: { ...env.env, REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' }, ready: healthy(url) }),
       startWorker(env.env),
     ]);
-    cleanups.push(() => redirector.stop(), () => worker.stop());
+    cleanups.push(
+      () => redirector.stop(),
+      () => worker.stop(),
+    );
     const code = new URL(link.url).pathname;
     const answered = await visitFor([link.url, `${url}${code}`], 3_000);
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 20_000, interval: 250 }).toBe(answered);
@@ -250,26 +299,37 @@ describe('click durability under faults', () => {
 
   it('fails a poison batch at once and goes on with the others', async () => {
     const { env, stack, token, link } = await world();
-    const queue = new Queue(CLICK_QUEUE, { connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
+    const queue = new Queue(CLICK_QUEUE, {
+      connection: { url: env.env.REDIS_URL, maxRetriesPerRequest: null },
+      prefix: env.env.QUEUE_PREFIX,
+    });
     cleanups.push(() => queue.close());
     const redis = new Redis(env.env.REDIS_URL!);
     cleanups.push(() => redis.quit());
     // Jobs whose stored data or options are not JSON: added delayed, then overwritten before they are due.
     const poison = await queue.add(CLICK_BATCH_JOB, {}, { delay: 1_000, jobId: 'poison-1' });
     await redis.hset(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:${poison.id}`, 'data', '{"batchId": "poison-1", clicks: [');
-    const readableClicks = packClickBatch({ batchId: 'poison-opts', clicks: [{ linkId: link.id, ts: Date.now(), ip: '203.0.113.9', userAgent: UA.windowsChrome, referrer: '' }] });
+    const readableClicks = packClickBatch({
+      batchId: 'poison-opts',
+      clicks: [{ linkId: link.id, ts: Date.now(), ip: '203.0.113.9', userAgent: UA.windowsChrome, referrer: '' }],
+    });
     const badOptions = await queue.add(CLICK_BATCH_JOB, readableClicks, { delay: 1_000, jobId: 'poison-opts' });
     await redis.hset(`${env.env.QUEUE_PREFIX}:${CLICK_QUEUE}:${badOptions.id}`, 'opts', '{"attempts": 10, backoff');
     const wrongShape = await queue.add(CLICK_BATCH_JOB, { hello: 'world', ip: '203.0.113.9' });
     // getFailed reads every job's options too: the failed set stays readable.
-    await expect.poll(async () => (await queue.getFailed()).map((job) => job.id).sort(), { timeout: 10_000 }).toEqual([poison.id, badOptions.id, wrongShape.id].sort());
+    await expect
+      .poll(async () => (await queue.getFailed()).map((job) => job.id).sort(), { timeout: 10_000 })
+      .toEqual([poison.id, badOptions.id, wrongShape.id].sort());
     for (const job of await queue.getFailed()) {
       expect(job.failedReason).toMatch(/^poison:/);
       expect(JSON.stringify(job.data)).not.toContain('203.0.113.9'); // kept for inspection without addresses
     }
     expect((await queue.getJob(badOptions.id!))?.data).toMatchObject({ batchId: 'poison-opts' });
     expect((await fetch(`${stack.ops.worker}/readyz`)).status).toBe(200);
-    const clean = packClickBatch({ batchId: 'after-poison', clicks: [{ linkId: link.id, ts: Date.now(), ip: '198.51.100.1', userAgent: UA.windowsChrome, referrer: '' }] });
+    const clean = packClickBatch({
+      batchId: 'after-poison',
+      clicks: [{ linkId: link.id, ts: Date.now(), ip: '198.51.100.1', userAgent: UA.windowsChrome, referrer: '' }],
+    });
     await queue.add(CLICK_BATCH_JOB, clean);
     await expect.poll(() => totalClicks(stack, token, link.id), { timeout: 10_000 }).toBe(1);
     expect(logLines(stack.worker.output).filter((line) => line.level === 'error')).toHaveLength(3);
@@ -289,14 +349,21 @@ describe('what a redirector kill -9 can lose', () => {
     const seconds = (Date.now() - started) / 1000;
     // Wait until the worker has rolled up whatever reached the queue.
     let counted = -1;
-    await expect.poll(async () => {
-      const before = counted;
-      counted = await totalClicks(stack, token, link.id);
-      return counted === before && counted > 0;
-    }, { timeout: 20_000, interval: 1_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const before = counted;
+          counted = await totalClicks(stack, token, link.id);
+          return counted === before && counted > 0;
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toBe(true);
     const lost = answered - counted;
     const rate = answered / seconds;
-    console.log(`redirector kill -9 at ${Math.round(rate)} redirects/s: ${lost} of ${answered} clicks lost, ${((lost / rate) * 1000).toFixed(0)} ms of traffic`);
+    console.log(
+      `redirector kill -9 at ${Math.round(rate)} redirects/s: ${lost} of ${answered} clicks lost, ${((lost / rate) * 1000).toFixed(0)} ms of traffic`,
+    );
     expect(lost).toBeGreaterThanOrEqual(0);
     // At most CLICK_FLUSH_MS (50 ms) waiting to be sealed plus a write in flight; a busy machine gets slack.
     expect(lost).toBeLessThanOrEqual(Math.ceil(rate * 0.5));
@@ -311,12 +378,16 @@ describe('the Redis the queue needs', () => {
     cleanups.push(() => env.close());
     const warned = await startWorker(env.env);
     cleanups.push(() => warned.stop());
-    await expect.poll(() => logLines(warned.output).find((line) => line.level === 'warn' && /could lose batches/.test(String(line.msg)))).toMatchObject({
-      problems: ['appendonly is no (the queue needs yes)', 'maxmemory-policy is allkeys-lru (the queue needs noeviction)'],
-    });
+    await expect
+      .poll(() => logLines(warned.output).find((line) => line.level === 'warn' && /could lose batches/.test(String(line.msg))))
+      .toMatchObject({
+        problems: ['appendonly is no (the queue needs yes)', 'maxmemory-policy is allkeys-lru (the queue needs noeviction)'],
+      });
 
     const port = await freePort();
-    const refused = await runToExit('redirector', { env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' } });
+    const refused = await runToExit('redirector', {
+      env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' },
+    });
     expect(refused.code, refused.output).toBe(1);
     expect(refused.output).toMatch(/refusing to run on this Redis/);
   });
@@ -329,7 +400,9 @@ describe('the Redis the queue needs', () => {
     const production = { ...env.env, NODE_ENV: 'production', LOG_LEVEL: 'info' };
     const port = await freePort();
     for (const service of ['worker', 'redirector']) {
-      const refused = await runToExit(service, { env: { ...production, WORKER_PORT: '0', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' } });
+      const refused = await runToExit(service, {
+        env: { ...production, WORKER_PORT: '0', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0' },
+      });
       expect(refused.code, refused.output).toBe(1);
       expect(refused.output).toMatch(/refusing to run on this Redis/);
       expect(refused.output).toMatch(/appendonly is no .*NODE_ENV is production; ALLOW_VOLATILE_REDIS=1 starts anyway/);
@@ -337,16 +410,28 @@ describe('the Redis the queue needs', () => {
 
     const allowed = await startWorker({ ...production, ALLOW_VOLATILE_REDIS: '1' });
     cleanups.push(() => allowed.stop());
-    await expect.poll(() => logLines(allowed.output).find((line) => /^ALLOW_VOLATILE_REDIS is set/.test(String(line.msg)))).toMatchObject({
-      level: 'warn', problems: ['appendonly is no (the queue needs yes)'],
-    });
+    await expect
+      .poll(() => logLines(allowed.output).find((line) => /^ALLOW_VOLATILE_REDIS is set/.test(String(line.msg))))
+      .toMatchObject({
+        level: 'warn',
+        problems: ['appendonly is no (the queue needs yes)'],
+      });
     expect(logLines(allowed.output).filter((line) => line.level === 'fatal')).toEqual([]);
   });
 
   it('is watched: a Redis that comes back empty is logged with the batches lost and counted for the alert', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'deeplink-redis-aof-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const redis = await startPrivateRedis(['--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction', '--dir', dir]);
+    const redis = await startPrivateRedis([
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      dir,
+    ]);
     cleanups.push(() => redis.kill());
     const env = await createTestEnvironment({ REDIS_URL: redis.url, WORKER_STALL_INTERVAL_MS: '500' });
     env.redis.on('error', () => {});
@@ -354,13 +439,17 @@ describe('the Redis the queue needs', () => {
     const worker = await startWorker(env.env);
     cleanups.push(() => worker.stop());
     const port = logLines(worker.output).find((line) => line.msg === 'worker started')!.healthPort;
-    const lostMetric = async () => sampleValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'worker_queue_batches_lost_total');
+    const lostMetric = async () =>
+      sampleValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'worker_queue_batches_lost_total');
     expect(await lostMetric()).toBe(0);
     const queue = new Queue(CLICK_QUEUE, { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: env.env.QUEUE_PREFIX });
     queue.on('error', () => {});
     cleanups.push(() => queue.close());
     /** Batches due in an hour: they wait in Redis, held by no worker. */
-    const addLater = (ids: string[]) => queue.addBulk(ids.map((batchId) => ({ name: CLICK_BATCH_JOB, data: packClickBatch({ batchId, clicks: [] }), opts: { delay: 3_600_000 } })));
+    const addLater = (ids: string[]) =>
+      queue.addBulk(
+        ids.map((batchId) => ({ name: CLICK_BATCH_JOB, data: packClickBatch({ batchId, clicks: [] }), opts: { delay: 3_600_000 } })),
+      );
     const lookTwice = () => new Promise((resolve) => setTimeout(resolve, 1_500)); // the worker looks every 500 ms
 
     // A restart from the append-only file keeps the batches: nothing to report.

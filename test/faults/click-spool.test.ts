@@ -7,7 +7,17 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, UA, visit, type RedirectorProcess } from '../../services/redirector/test/support.js';
+import {
+  clickQueue,
+  createLink,
+  createUser,
+  metric,
+  queuedClicks,
+  startRedirector,
+  UA,
+  visit,
+  type RedirectorProcess,
+} from '../../services/redirector/test/support.js';
 import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
 import { logLines } from '../support/logs.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
@@ -96,23 +106,36 @@ describe('a click spool its disk fails', () => {
     // A read-only tmpfs refuses even root (chmod would not); a file where the directory should be, anyone.
     for (const dir of [mountTmpfs('ro,size=64k'), file]) {
       // Info level: the test reads why it stopped. A start takes seconds on a machine running other suites.
-      const refused = await runToExit('redirector', { env: { ...env.env, REDIRECTOR_PORT: '0', LOG_LEVEL: 'info', CLICK_SPOOL_DIR: dir }, timeoutMs: 60_000 });
+      const refused = await runToExit('redirector', {
+        env: { ...env.env, REDIRECTOR_PORT: '0', LOG_LEVEL: 'info', CLICK_SPOOL_DIR: dir },
+        timeoutMs: 60_000,
+      });
       expect(refused.code, refused.output).toBe(1);
       const fatal = logLines(refused.output.split('\n')).find((line) => line.level === 'fatal');
-      expect(fatal).toMatchObject({ msg: expect.stringMatching(/^CLICK_SPOOL_DIR cannot be written; refusing to start/), dir, err: { code: expect.stringMatching(/^(EROFS|EEXIST|ENOTDIR)$/) } });
+      expect(fatal).toMatchObject({
+        msg: expect.stringMatching(/^CLICK_SPOOL_DIR cannot be written; refusing to start/),
+        dir,
+        err: { code: expect.stringMatching(/^(EROFS|EEXIST|ENOTDIR)$/) },
+      });
       expect(refused.output).not.toMatch(/"msg":"listening"/);
     }
   }, 150_000);
 
   it('exits 1 when a SIGTERM during a Redis outage leaves clicks neither queued nor spooled', async () => {
     // A spool that takes nothing (its limit is one byte): memory is all there is.
-    const { redis, redirector, url } = await world({ CLICK_SPOOL_DIR: newDir('deeplink-spool-'), CLICK_SPOOL_MAX_BYTES: '1', CLICK_BUFFER_MAX: '1000' });
+    const { redis, redirector, url } = await world({
+      CLICK_SPOOL_DIR: newDir('deeplink-spool-'),
+      CLICK_SPOOL_MAX_BYTES: '1',
+      CLICK_BUFFER_MAX: '1000',
+    });
     await redis.kill();
     for (let i = 0; i < 20; i++) expect((await go(url)).status).toBe(302);
     expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(20);
     expect(await redirector.stop()).toBe(1);
     const lines = logLines(redirector.output);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'clicks neither queued nor spooled at shutdown', lost: 20 }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'clicks neither queued nor spooled at shutdown', lost: 20 }),
+    );
     expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
   }, 90_000);
 
@@ -126,7 +149,14 @@ describe('a click spool its disk fails', () => {
 
     // Visits until the disk is full and memory too, so that clicks are dropped.
     let dropped = 0;
-    const watch = setInterval(() => void metric(redirector.metricsUrl, 'redirector_clicks_dropped_total').then((n) => (dropped = n), () => {}), 100);
+    const watch = setInterval(
+      () =>
+        void metric(redirector.metricsUrl, 'redirector_clicks_dropped_total').then(
+          (n) => (dropped = n),
+          () => {},
+        ),
+      100,
+    );
     const answered = await Promise.race([
       visitUntil(url, () => dropped > 0),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no click dropped within 60 s')), 60_000)),
@@ -139,9 +169,22 @@ describe('a click spool its disk fails', () => {
     expect(bytesOnDisk(dir)).toBeGreaterThan(0);
     expect(await metric(redirector.metricsUrl, 'redirector_click_spool_write_failures_total')).toBeGreaterThan(0);
     expect(await metric(redirector.metricsUrl, 'redirector_click_spooling')).toBe(1);
-    expect(logLines(redirector.output)).toContainEqual(expect.objectContaining({ level: 'error', msg: expect.stringMatching(/^click spool write failed/), err: expect.objectContaining({ code: 'ENOSPC' }) }));
+    expect(logLines(redirector.output)).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: expect.stringMatching(/^click spool write failed/),
+        err: expect.objectContaining({ code: 'ENOSPC' }),
+      }),
+    );
     // A disk that refuses the clicks it must take: this instance asks for no more visitors.
-    expect(await readiness(redirector.metricsUrl)).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'down' }, detail: { spooling: true } } });
+    expect(await readiness(redirector.metricsUrl)).toMatchObject({
+      status: 503,
+      body: {
+        status: 'unavailable',
+        checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'down' },
+        detail: { spooling: true },
+      },
+    });
     expect((await readiness(redirector.url)).status).toBe(503);
 
     // Every click answered and not dropped reaches the queue, once: memory, and the spool replayed.
@@ -151,7 +194,8 @@ describe('a click spool its disk fails', () => {
     expect(await metric(redirector.metricsUrl, 'redirector_click_spool_bytes')).toBe(0);
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(dropped);
     // Nothing torn: the next batch after a cut-short write starts a line of its own.
-    for (const line of logLines(redirector.output).filter((l) => l.msg === 'click queue reachable; spool replayed')) expect(line.skippedLines).toBe(0);
+    for (const line of logLines(redirector.output).filter((l) => l.msg === 'click queue reachable; spool replayed'))
+      expect(line.skippedLines).toBe(0);
     await expect.poll(async () => (await readiness(redirector.url)).status, { timeout: 5_000 }).toBe(200);
 
     // A later outage's few clicks are replayed as soon as Redis is back, without a restart.
@@ -178,7 +222,11 @@ describe('a click spool its disk fails', () => {
     const detail = await readiness(redirector.metricsUrl);
     expect(detail).toEqual({
       status: 200,
-      body: { status: 'ok', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' }, detail: { spooling: true, spoolBytes: bytesOnDisk(dir), cachedLinks: 1 } },
+      body: {
+        status: 'ok',
+        checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' },
+        detail: { spooling: true, spoolBytes: bytesOnDisk(dir), cachedLinks: 1 },
+      },
     });
     expect(await metric(redirector.metricsUrl, 'deeplink_ready')).toBe(1);
     expect(await metric(redirector.metricsUrl, 'deeplink_dependency_up', 'dependency="redis"')).toBe(0);
@@ -187,6 +235,10 @@ describe('a click spool its disk fails', () => {
     await redis.restart();
     await expect.poll(async () => (await queuedClicks(queue)).length, { timeout: 20_000, interval: 250 }).toBe(10);
     await expect.poll(() => metric(redirector.metricsUrl, 'redirector_click_spooling'), { timeout: 5_000 }).toBe(0);
-    expect((await readiness(redirector.metricsUrl)).body).toMatchObject({ status: 'ok', checks: { redis: 'ok' }, detail: { spooling: false, spoolBytes: 0 } });
+    expect((await readiness(redirector.metricsUrl)).body).toMatchObject({
+      status: 'ok',
+      checks: { redis: 'ok' },
+      detail: { spooling: false, spoolBytes: 0 },
+    });
   }, 90_000);
 });

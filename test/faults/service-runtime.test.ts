@@ -64,10 +64,14 @@ describe('readiness and the outage log, with private Redis and PostgreSQL', () =
 
     await redis.kill();
     for (const name of ['api', 'worker'] as const) {
-      await expect.poll(() => readiness(stack.ops[name]), { timeout: 10_000 }).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'down', postgres: 'ok' } } });
+      await expect
+        .poll(() => readiness(stack.ops[name]), { timeout: 10_000 })
+        .toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'down', postgres: 'ok' } } });
     }
     // The redirector answers visitors from PostgreSQL and its cache, and spools clicks: still ready, the detail says why.
-    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 10_000 }).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'down', postgres: 'ok' } } });
+    await expect
+      .poll(() => readiness(stack.ops.redirector), { timeout: 10_000 })
+      .toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'down', postgres: 'ok' } } });
     // The public listeners say so without the detail.
     expect((await fetch(`${stack.apiUrl}/readyz`)).status).toBe(503);
     expect(await (await fetch(`${stack.shortUrlBase}/readyz`)).json()).toEqual({ status: 'ok' });
@@ -78,28 +82,47 @@ describe('readiness and the outage log, with private Redis and PostgreSQL', () =
     for (const name of SERVICES) {
       const lines = logLines(stack[name].output);
       // ioredis errors on every reconnection attempt; the log says it once, and once when it is over.
-      expect(lines.filter((line) => line.msg === 'Redis unreachable; reconnecting'), name).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.msg === 'Redis unreachable; reconnecting'),
+        name,
+      ).toHaveLength(1);
       await expect
-        .poll(() => logLines(stack[name].output).filter((line) => line.msg === 'Redis reachable again').length, { timeout: 10_000, message: `${name}: ${JSON.stringify(logLines(stack[name].output).filter((line) => /Redis/.test(String(line.msg))))}` })
+        .poll(() => logLines(stack[name].output).filter((line) => line.msg === 'Redis reachable again').length, {
+          timeout: 10_000,
+          message: `${name}: ${JSON.stringify(logLines(stack[name].output).filter((line) => /Redis/.test(String(line.msg))))}`,
+        })
         .toBe(1);
-      expect(lines.filter((line) => line.level === 'error' && /redis|connect/i.test(JSON.stringify(line))), name).toEqual([]);
+      expect(
+        lines.filter((line) => line.level === 'error' && /redis|connect/i.test(JSON.stringify(line))),
+        name,
+      ).toEqual([]);
     }
   });
 
   it('turns the API and the worker not ready while PostgreSQL is down, and the redirector only once Redis is down too and it has no link cached', async () => {
     postgres.stop('immediate');
     for (const name of ['api', 'worker'] as const) {
-      await expect.poll(() => readiness(stack.ops[name]), { timeout: 15_000 }).toMatchObject({ status: 503, body: { checks: { postgres: 'down', redis: 'ok' } } });
+      await expect
+        .poll(() => readiness(stack.ops[name]), { timeout: 15_000 })
+        .toMatchObject({ status: 503, body: { checks: { postgres: 'down', redis: 'ok' } } });
     }
-    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 15_000 }).toMatchObject({ status: 200, body: { checks: { postgres: 'down', redis: 'ok' } } });
+    await expect
+      .poll(() => readiness(stack.ops.redirector), { timeout: 15_000 })
+      .toMatchObject({ status: 200, body: { checks: { postgres: 'down', redis: 'ok' } } });
     expect((await fetch(`${stack.shortUrlBase}/readyz`)).status).toBe(200);
 
     // Nothing left that could find a link: this redirector cannot answer a visitor.
     await redis.kill();
-    await expect.poll(() => readiness(stack.ops.redirector), { timeout: 10_000 }).toMatchObject({
-      status: 503,
-      body: { status: 'unavailable', checks: { postgres: 'down', redis: 'down', accepting: 'ok', spool: 'ok' }, detail: { cachedLinks: 0 } },
-    });
+    await expect
+      .poll(() => readiness(stack.ops.redirector), { timeout: 10_000 })
+      .toMatchObject({
+        status: 503,
+        body: {
+          status: 'unavailable',
+          checks: { postgres: 'down', redis: 'down', accepting: 'ok', spool: 'ok' },
+          detail: { cachedLinks: 0 },
+        },
+      });
     expect(await (await fetch(`${stack.shortUrlBase}/readyz`)).json()).toEqual({ status: 'unavailable' });
     await redis.restart(); // the clean-up deletes this test's keys
   });
@@ -109,7 +132,11 @@ describe('readiness and the outage log, with private Redis and PostgreSQL', () =
       const lines = logLines(stack[name].output);
       expect(lines.length, name).toBeGreaterThan(2);
       for (const line of lines) {
-        expect(line, name).toMatchObject({ level: expect.stringMatching(/^(trace|debug|info|warn|error|fatal)$/), service: name, msg: expect.any(String) });
+        expect(line, name).toMatchObject({
+          level: expect.stringMatching(/^(trace|debug|info|warn|error|fatal)$/),
+          service: name,
+          msg: expect.any(String),
+        });
         expect(new Date(line.time as string).toISOString()).toBe(line.time);
       }
     }
@@ -122,7 +149,12 @@ describe('shutdown with signals repeated', () => {
 
   beforeAll(async () => {
     // A long flush interval and big batches: the clicks wait in the redirector until shutdown flushes them.
-    env = await createTestEnvironment({ RATE_LIMIT_MAX: '100000', RATE_LIMIT_AUTH_MAX: '1000', CLICK_FLUSH_MS: '60000', CLICK_BATCH_SIZE: '100000' });
+    env = await createTestEnvironment({
+      RATE_LIMIT_MAX: '100000',
+      RATE_LIMIT_AUTH_MAX: '1000',
+      CLICK_FLUSH_MS: '60000',
+      CLICK_BATCH_SIZE: '100000',
+    });
     stack = await startStack(env.env);
   }, 60_000);
 
@@ -135,7 +167,9 @@ describe('shutdown with signals repeated', () => {
     const link = await createLink(stack.apiUrl, await register(stack.apiUrl));
     let answered = 0;
     for (let i = 0; i < 10; i++) {
-      const responses = await Promise.all(Array.from({ length: 30 }, () => fetch(link.url, { redirect: 'manual', headers: { 'user-agent': UA.windowsChrome } })));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, () => fetch(link.url, { redirect: 'manual', headers: { 'user-agent': UA.windowsChrome } })),
+      );
       answered += responses.filter((response) => response.status === 302).length;
     }
     expect(answered).toBe(300);
@@ -152,7 +186,9 @@ describe('shutdown with signals repeated', () => {
     );
     expect(await Promise.all([stack.redirector.exited, stack.worker.exited, stack.api.exited])).toEqual([0, 0, 0]);
     for (const name of SERVICES) expect(logLines(stack[name].output).at(-1), name).toMatchObject({ msg: 'stopped' });
-    expect(logLines(stack.redirector.output)).toContainEqual(expect.objectContaining({ msg: 'clicks flushed', clicksFlushed: 300, clicksDropped: 0 }));
+    expect(logLines(stack.redirector.output)).toContainEqual(
+      expect.objectContaining({ msg: 'clicks flushed', clicksFlushed: 300, clicksDropped: 0 }),
+    );
 
     // Whatever the first worker had not finished is still queued: a new one counts it, once.
     const rest = await startStack(env.env);

@@ -39,12 +39,23 @@ beforeAll(async () => {
   );
   const port = await freePort();
   prometheusUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn('prometheus', [
-    `--config.file=${join(dataDir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${join(dataDir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-  ], { stdio: 'ignore' });
-  await waitUntil(() => fetch(`${prometheusUrl}/-/ready`).then((r) => r.ok, () => false), 30_000);
+  prometheus = spawn(
+    'prometheus',
+    [
+      `--config.file=${join(dataDir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dataDir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  await waitUntil(
+    () =>
+      fetch(`${prometheusUrl}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    30_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -57,7 +68,10 @@ afterAll(async () => {
 /** The samples of an instant query. */
 async function query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
   const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
-  const body = (await response.json()) as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+  const body = (await response.json()) as {
+    status: string;
+    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+  };
   expect(body.status).toBe('success');
   return body.data.result;
 }
@@ -69,7 +83,16 @@ describe('Prometheus', () => {
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const rules = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string }[] }[] } };
     const names = rules.data.groups.flatMap((group) => group.rules.map((rule) => rule.name));
-    expect(names).toEqual(expect.arrayContaining(['DeeplinkClickLag', 'DeeplinkFailedBatches', 'DeeplinkRedirectorDroppingClicks', 'DeeplinkClickSpoolWriteFailing', 'DeeplinkServiceNotReady', 'DeeplinkQueueBatchesLost']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'DeeplinkClickLag',
+        'DeeplinkFailedBatches',
+        'DeeplinkRedirectorDroppingClicks',
+        'DeeplinkClickSpoolWriteFailing',
+        'DeeplinkServiceNotReady',
+        'DeeplinkQueueBatchesLost',
+      ]),
+    );
   });
 
   it('reads redirects, clicks, API requests, queue depth and readiness of all three services', async () => {
@@ -98,14 +121,28 @@ describe('Prometheus', () => {
 
     await expect.poll(() => queryValue('count(up{job=~"deeplink-.*"} == 1)'), { timeout: 20_000 }).toBe(3);
     // increase() over a window that surely holds the traffic, however long the machine took to get here.
-    await expect.poll(() => queryValue('sum(increase(redirector_responses_total{status="302"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => queryValue('sum(increase(worker_clicks_processed_total{result="counted"}[5m]))'), { timeout: 20_000 }).toBeGreaterThan(0);
-    await expect.poll(() => queryValue('sum(api_http_requests_total{route="/api/auth/me",status="200"})'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => queryValue('sum(increase(redirector_responses_total{status="302"}[5m]))'), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    await expect
+      .poll(() => queryValue('sum(increase(worker_clicks_processed_total{result="counted"}[5m]))'), { timeout: 20_000 })
+      .toBeGreaterThan(0);
+    await expect
+      .poll(() => queryValue('sum(api_http_requests_total{route="/api/auth/me",status="200"})'), { timeout: 20_000 })
+      .toBeGreaterThan(0);
     expect(await query('worker_queue_jobs')).toHaveLength(4);
     expect(await queryValue('max(worker_queue_oldest_waiting_age_seconds)')).toBeGreaterThanOrEqual(0);
     await expect.poll(() => queryValue('count(deeplink_ready == 1)'), { timeout: 20_000 }).toBe(3);
-    expect((await query('deeplink_dependency_up{dependency="postgres"} == 1')).map((s) => s.metric.service).sort()).toEqual(['api', 'redirector', 'worker']);
+    expect((await query('deeplink_dependency_up{dependency="postgres"} == 1')).map((s) => s.metric.service).sort()).toEqual([
+      'api',
+      'redirector',
+      'worker',
+    ]);
     // The API's latency histogram gives the dashboard its p99 (a number, not NaN, once two scrapes saw requests).
-    await expect.poll(() => queryValue('histogram_quantile(0.99, sum by (le) (increase(api_http_request_duration_seconds_bucket[1m])))'), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => queryValue('histogram_quantile(0.99, sum by (le) (increase(api_http_request_duration_seconds_bucket[1m])))'), {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(0);
   });
 });

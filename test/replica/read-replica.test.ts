@@ -22,14 +22,16 @@ const READ_TIMEOUT_MS = 1500;
 /** The server's postmaster and every process it started (backends, the WAL receiver…). */
 function serverProcesses(server: PrivatePostgres): number[] {
   const postmaster = Number(readFileSync(`${server.dir}/postmaster.pid`, 'utf8').split('\n')[0]);
-  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
-    try {
-      // The parent's pid is the field after the command name, which is in parentheses and may hold spaces.
-      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
-    } catch {
-      return false; // ended meanwhile
-    }
-  });
+  const children = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        // The parent's pid is the field after the command name, which is in parentheses and may hold spaces.
+        return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === postmaster;
+      } catch {
+        return false; // ended meanwhile
+      }
+    });
   return [postmaster, ...children.map(Number)];
 }
 
@@ -88,10 +90,19 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
     const config = loadConfig({ ...vars, DATABASE_READ_URL: replica.url('deeplink'), DATABASE_READ_TIMEOUT_MS: String(READ_TIMEOUT_MS) });
     api = await buildApi({ config, sql, readSql, redis, subscriber });
 
-    const register = await api.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' } });
+    const register = await api.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'R', email: 'replica@example.com', password: 'correct horse battery' },
+    });
     token = register.json().data.token;
     // Created on the primary and checked there: the link is found before the replica has it.
-    const created = await api.inject({ method: 'POST', url: '/api/links', headers: { authorization: `Bearer ${token}` }, payload: { title: 'R', defaultUrl: 'https://r.example' } });
+    const created = await api.inject({
+      method: 'POST',
+      url: '/api/links',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { title: 'R', defaultUrl: 'https://r.example' },
+    });
     linkId = created.json().data.link.id;
   });
 
@@ -118,12 +129,19 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   const exported = async () => {
     const response = await get(`/api/analytics/links/${linkId}/export?format=csv&timeBucket=day`);
     expect(response.statusCode, response.body).toBe(200);
-    return response.body.split('\r\n').filter((line) => line.includes(',total,')).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
+    return response.body
+      .split('\r\n')
+      .filter((line) => line.includes(',total,'))
+      .reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
   };
   const onPrimary = async () =>
     (await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::int AS n FROM click_daily WHERE link_id = ${linkId}`)[0]!.n;
   /** Clicks committed on the primary, as the worker commits them. */
-  const sendClicks = (n: number) => recordClicks(sql, Array.from({ length: n }, (_, i) => rollupClick(linkId, Date.now() - i * 1000, { visitor: `visitor-${i}` })));
+  const sendClicks = (n: number) =>
+    recordClicks(
+      sql,
+      Array.from({ length: n }, (_, i) => rollupClick(linkId, Date.now() - i * 1000, { visitor: `visitor-${i}` })),
+    );
 
   it('reads the report, the summary and the export from the replica, lagging while its replay is paused', async () => {
     await sendClicks(10);

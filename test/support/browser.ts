@@ -8,8 +8,14 @@ import { aptInstall } from '../../scripts/services.mjs';
 export const CHROMIUM = '/usr/bin/chromium';
 
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /** Installs Debian's chromium package when it is missing (as root), or throws with the command to run. */
@@ -47,7 +53,11 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
  * Dialogs are accepted; a step that cannot happen fails in 10 s with what it waited for, rather
  * than at the test's timeout.
  */
-export async function openPage(context: BrowserContext, width: number, { userAgent }: { userAgent?: string } = {}): Promise<{ page: Page; problems: string[] }> {
+export async function openPage(
+  context: BrowserContext,
+  width: number,
+  { userAgent }: { userAgent?: string } = {},
+): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   await page.setViewportSize({ width, height: width < 600 ? 780 : 900 });

@@ -13,7 +13,12 @@ export function clickProducer(env: Pick<TestEnvironment, 'redis' | 'config'>) {
   return {
     queue,
     add: (batch: ClickBatch, options: JobsOptions = {}) =>
-      queue.add(CLICK_BATCH_JOB, packClickBatch(batch), { jobId: batch.batchId, attempts: 3, backoff: { type: 'fixed', delay: 20 }, ...options }),
+      queue.add(CLICK_BATCH_JOB, packClickBatch(batch), {
+        jobId: batch.batchId,
+        attempts: 3,
+        backoff: { type: 'fixed', delay: 20 },
+        ...options,
+      }),
     async close() {
       await queue.close();
       await connection.quit();

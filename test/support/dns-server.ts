@@ -14,7 +14,8 @@ export async function startDnsServer(records: Map<string, string[]> = new Map())
       const response = Packet.createResponseFromRequest(request);
       for (const question of request.questions) {
         for (const text of records.get(question.name.toLowerCase()) ?? []) {
-          if (question.type === Packet.TYPE.TXT) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text } as never);
+          if (question.type === Packet.TYPE.TXT)
+            response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: text } as never);
         }
       }
       void send(response);

@@ -41,9 +41,17 @@ function dataFolder(): string {
 function start(bin: string, dir: string, port: number): PrivatePostgres {
   const launch = () =>
     runAsPostgres(join(bin, 'pg_ctl'), [
-      '-D', dir, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start',
+      '-D',
+      dir,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
       // Durability does not matter here; replication does (wal_level replica is the default, spelled out).
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on`,
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c wal_level=replica -c max_wal_senders=4 -c hot_standby=on`,
     ]);
   launch();
   let running = true;
@@ -87,6 +95,20 @@ export async function startPrimary(): Promise<PrivatePostgres> {
 export async function startReplica(primary: PrivatePostgres): Promise<PrivatePostgres> {
   const { bin } = binaries();
   const dir = join(dataFolder(), 'data');
-  runAsPostgres(join(bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dir, '-R', '-X', 'stream', '-c', 'fast']);
+  runAsPostgres(join(bin, 'pg_basebackup'), [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(primary.port),
+    '-U',
+    'postgres',
+    '-D',
+    dir,
+    '-R',
+    '-X',
+    'stream',
+    '-c',
+    'fast',
+  ]);
   return start(bin, dir, await freePort());
 }

@@ -17,7 +17,14 @@ async function launch(port: number, args: string[]): Promise<ChildProcess> {
   const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => {}); // refused until the server is up
   try {
-    await waitUntil(() => probe.connect().then(() => probe.ping().then((pong) => pong === 'PONG'), () => false), 10_000);
+    await waitUntil(
+      () =>
+        probe.connect().then(
+          () => probe.ping().then((pong) => pong === 'PONG'),
+          () => false,
+        ),
+      10_000,
+    );
   } finally {
     probe.disconnect();
   }

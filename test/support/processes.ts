@@ -81,7 +81,9 @@ function nodeCommand(program: Program, from: 'bundle' | 'source'): string[] {
   if (typeof program !== 'string') {
     return [...(program.entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps']), program.entry];
   }
-  return from === 'bundle' ? ['--enable-source-maps', ...bundleFlags(program), bundlePath(program)] : ['--import', 'tsx', sourcePath(program)];
+  return from === 'bundle'
+    ? ['--enable-source-maps', ...bundleFlags(program), bundlePath(program)]
+    : ['--import', 'tsx', sourcePath(program)];
 }
 
 const lines = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean);
@@ -159,13 +161,21 @@ const tail = (output: string[]) => output.slice(-60).join('\n');
  * spawnProcess, then resolves once `ready` says so; fails with the end of its output if it exits
  * first or is not ready within `timeoutMs` (then it is stopped).
  */
-export async function startProcess(program: Program, options: ProcessOptions & { ready: ReadyCheck; timeoutMs?: number }): Promise<RunningProcess> {
+export async function startProcess(
+  program: Program,
+  options: ProcessOptions & { ready: ReadyCheck; timeoutMs?: number },
+): Promise<RunningProcess> {
   const started = spawnProcess(program, options);
   const { ready, timeoutMs = 30_000 } = options;
   let gone = false;
   void started.exited.then(() => (gone = true));
   const isReady = async () => {
-    if (await Promise.resolve().then(() => ready(started.output)).catch(() => false)) return true;
+    if (
+      await Promise.resolve()
+        .then(() => ready(started.output))
+        .catch(() => false)
+    )
+      return true;
     if (gone) throw new Error(`${started.name} exited (${started.child.exitCode ?? started.child.signalCode}) before it was ready`);
     return false;
   };
@@ -182,7 +192,10 @@ export async function startProcess(program: Program, options: ProcessOptions & {
  * Runs `program` expecting it to stop by itself (a configuration it refuses, say): resolves with
  * its exit code and every line it printed. Stopped after `timeoutMs` if it does not.
  */
-export async function runToExit(program: Program, options: ProcessOptions & { timeoutMs?: number }): Promise<{ code: number | null; output: string }> {
+export async function runToExit(
+  program: Program,
+  options: ProcessOptions & { timeoutMs?: number },
+): Promise<{ code: number | null; output: string }> {
   const started = spawnProcess(program, options);
   const timer = setTimeout(() => void started.stop(), options.timeoutMs ?? 15_000);
   const code = await started.exited;

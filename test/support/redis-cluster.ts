@@ -53,13 +53,33 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
   const ports = await clusterPorts(primaries * 2);
   const processes = new Map<number, ChildProcess>();
   for (const port of ports) {
-    const child = spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
-      '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000',
-      '--save', '', '--appendonly', 'no', '--logfile', join(dir, `redis-${port}.log`),
-      // Replicas sync at once instead of after the default 5 s wait for more replicas.
-      '--repl-diskless-sync-delay', '0',
-    ], { stdio: 'ignore' });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '1000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--logfile',
+        join(dir, `redis-${port}.log`),
+        // Replicas sync at once instead of after the default 5 s wait for more replicas.
+        '--repl-diskless-sync-delay',
+        '0',
+      ],
+      { stdio: 'ignore' },
+    );
     processes.set(port, child);
   }
   const cli = (port: number, ...args: string[]) => {
@@ -68,9 +88,13 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
   };
   const live = () => ports.filter((port) => processes.get(port)!.exitCode === null && processes.get(port)!.signalCode === null);
   await waitUntil(() => ports.every((port) => cli(port, 'PING').trim() === 'PONG'), 20_000, { failure: 'redis-server did not answer' });
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'], {
-    encoding: 'utf8',
-  });
+  const created = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${created.stdout}${created.stderr}`);
 
   const cluster: PrivateRedisCluster = {
@@ -98,7 +122,9 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
       await exited;
     },
     async waitHealthy(timeoutMs = 30_000) {
-      await waitUntil(() => live().every((port) => /cluster_state:ok/.test(cli(port, 'CLUSTER', 'INFO'))), timeoutMs, { failure: 'the cluster was not healthy' });
+      await waitUntil(() => live().every((port) => /cluster_state:ok/.test(cli(port, 'CLUSTER', 'INFO'))), timeoutMs, {
+        failure: 'the cluster was not healthy',
+      });
     },
     async stop() {
       await Promise.all([...processes.keys()].filter((port) => live().includes(port)).map((port) => cluster.kill(port)));
@@ -108,7 +134,11 @@ export async function startRedisCluster(primaries = 3): Promise<PrivateRedisClus
   await cluster.waitHealthy();
   // A replica that has not finished its first sync cannot take over from its primary.
   await waitUntil(
-    () => ports.every((port) => { const info = cli(port, 'INFO', 'replication'); return /role:master/.test(info) || /master_link_status:up/.test(info); }),
+    () =>
+      ports.every((port) => {
+        const info = cli(port, 'INFO', 'replication');
+        return /role:master/.test(info) || /master_link_status:up/.test(info);
+      }),
     30_000,
     { failure: 'the replicas did not sync with their primaries' },
   );

@@ -63,7 +63,11 @@ export async function recordClicks(sql: Sql, clicks: readonly RollupClick[], pre
   const rollups = rollupsRepository(sql);
   for (let start = 0; start === 0 || start < clicks.length; start += BATCH_CLICKS) {
     const batch = { clicks: clicks.slice(start, start + BATCH_CLICKS), previews: start === 0 ? [...previews] : [] };
-    const recorded = await rollups.recordBatch({ batchId: randomUUID(), receivedClicks: batch.clicks.length + batch.previews.length, ...batch });
+    const recorded = await rollups.recordBatch({
+      batchId: randomUUID(),
+      receivedClicks: batch.clicks.length + batch.previews.length,
+      ...batch,
+    });
     if (!recorded) throw new Error('a batch was not recorded');
   }
 }

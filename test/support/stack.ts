@@ -15,7 +15,9 @@ export interface Stack {
 
 /** Starts the API, then the redirector and the worker, on spare ports, with `env` (a test environment's). */
 export async function startStack(env: Record<string, string>): Promise<Stack> {
-  const [apiPort, redirectorPort, apiMetricsPort, redirectorMetricsPort, workerPort] = (await Promise.all(Array.from({ length: 5 }, freePort))) as [number, number, number, number, number];
+  const [apiPort, redirectorPort, apiMetricsPort, redirectorMetricsPort, workerPort] = (await Promise.all(
+    Array.from({ length: 5 }, freePort),
+  )) as [number, number, number, number, number];
   const url = (port: number) => `http://127.0.0.1:${port}`;
   const common = {
     ...env,

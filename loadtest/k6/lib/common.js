@@ -109,7 +109,11 @@ export function dataOf(res, status, what) {
  */
 export function createAccount(label) {
   const email = `${label}-${Date.now()}-${Math.floor(Math.random() * 1e9)}@k6.example.com`;
-  const registered = http.post(`${BASE_URL}/auth/register`, JSON.stringify({ name: label, email, password: 'k6 load test password 0123' }), { headers: headers() });
+  const registered = http.post(
+    `${BASE_URL}/auth/register`,
+    JSON.stringify({ name: label, email, password: 'k6 load test password 0123' }),
+    { headers: headers() },
+  );
   const { token } = dataOf(registered, 201, 'register');
   const created = http.post(`${BASE_URL}/auth/api-keys`, JSON.stringify({ name: label }), { headers: headers(token) });
   return { key: dataOf(created, 201, 'create API key').apiKey.key };
@@ -126,7 +130,10 @@ export function createLinks(key, count, label) {
   /** @type {SeededLink[]} */
   const links = [];
   for (let index = 0; index < count; index++) {
-    const res = http.post(`${BASE_URL}/links`, JSON.stringify(linkBody(index, `${label} ${index}`)), { headers: headers(key), tags: { name: 'setup: POST /links' } });
+    const res = http.post(`${BASE_URL}/links`, JSON.stringify(linkBody(index, `${label} ${index}`)), {
+      headers: headers(key),
+      tags: { name: 'setup: POST /links' },
+    });
     const { link } = dataOf(res, 201, 'create link');
     const url = SHORT_URL_BASE ? `${SHORT_URL_BASE}${pathOf(link.url)}` : link.url;
     links.push({ id: link.id, url, shape: index % 4, index });

@@ -16,12 +16,45 @@
 
 /** Phones, desktops and link-preview bots, weighted like a campaign's traffic (same mix as the bench). @type {Agent[]} */
 export const AGENTS = [
-  { weight: 18, bot: false, platform: 'android', userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36' },
-  { weight: 12, bot: false, platform: 'android', userAgent: 'Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36' },
-  { weight: 15, bot: false, platform: 'ios', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1' },
-  { weight: 8, bot: false, platform: 'ios', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 330.0.0.0 (iPhone15,3; iOS 17_4)' },
-  { weight: 20, bot: false, platform: 'desktop', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' },
-  { weight: 9, bot: false, platform: 'desktop', userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15' },
+  {
+    weight: 18,
+    bot: false,
+    platform: 'android',
+    userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
+  },
+  {
+    weight: 12,
+    bot: false,
+    platform: 'android',
+    userAgent:
+      'Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36',
+  },
+  {
+    weight: 15,
+    bot: false,
+    platform: 'ios',
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  },
+  {
+    weight: 8,
+    bot: false,
+    platform: 'ios',
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 330.0.0.0 (iPhone15,3; iOS 17_4)',
+  },
+  {
+    weight: 20,
+    bot: false,
+    platform: 'desktop',
+    userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  },
+  {
+    weight: 9,
+    bot: false,
+    platform: 'desktop',
+    userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+  },
   { weight: 6, bot: false, platform: 'desktop', userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0' },
   { weight: 4, bot: true, platform: 'desktop', userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' },
   { weight: 3, bot: true, platform: 'desktop', userAgent: 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)' },
@@ -43,7 +76,9 @@ export function linkBody(index, title) {
   switch (index % 4) {
     case 0:
       return {
-        title, defaultUrl, desktopUrl,
+        title,
+        defaultUrl,
+        desktopUrl,
         androidLink: { url: `shop://products/${index}`, appPackageName: 'com.example.shop', minimumVersion: '3.2.0' },
         iosLink: { url: `shop://products/${index}`, bundleId: 'com.example.shop', fallbackUrl: 'https://apps.apple.com/app/id123456789' },
         customParameters: { utm_source: 'loadtest', utm_campaign: 'spring' },

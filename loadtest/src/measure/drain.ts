@@ -81,7 +81,10 @@ export function queueCounts(redisUrl: string, prefix: string): QueueCounts {
  * (a flush may be on its way between the two reads). `onPending` gets the jobs left.
  */
 export async function waitForDrain(
-  counts: QueueCounts, redirectorMetricsUrl: string, onPending: (jobs: number) => void, timeoutMs = 300_000,
+  counts: QueueCounts,
+  redirectorMetricsUrl: string,
+  onPending: (jobs: number) => void,
+  timeoutMs = 300_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;

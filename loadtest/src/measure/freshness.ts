@@ -18,7 +18,11 @@ const POLL_MS = 10;
  * so it covers the redirector's buffer, the queue and the worker's transaction.
  */
 export async function measureFreshness(
-  visitor: Visitor, sql: Sql, links: readonly SeededLink[], onSample: (done: number) => void, timeoutMs = 15_000,
+  visitor: Visitor,
+  sql: Sql,
+  links: readonly SeededLink[],
+  onSample: (done: number) => void,
+  timeoutMs = 15_000,
 ): Promise<FreshnessSamples> {
   const result: FreshnessSamples = { delaysMs: [], timeouts: 0 };
   for (const [index, link] of links.entries()) {

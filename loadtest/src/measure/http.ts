@@ -66,8 +66,14 @@ export function combineRounds(results: readonly WrkResult[], connections: number
   const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
   return {
     requestsPerSecond: seconds > 0 ? requests / seconds : 0,
-    p50Ms: percentile(results.map((result) => result.latencyMs.p50), 50),
-    p99Ms: percentile(results.map((result) => result.latencyMs.p99), 50),
+    p50Ms: percentile(
+      results.map((result) => result.latencyMs.p50),
+      50,
+    ),
+    p99Ms: percentile(
+      results.map((result) => result.latencyMs.p99),
+      50,
+    ),
     requests,
     errors: results.reduce((sum, result) => sum + errorCount(result), 0),
     connections,
@@ -87,7 +93,12 @@ export async function measureInterleaved<Name extends string>(
   onRun: (text: string) => void,
 ): Promise<Record<Name, HttpFigure>> {
   const shared = writeWrkScript(`${run.dir}/full-speed.lua`, run.requests);
-  const scripts = new Map(targets.map((target) => [target.name, target.requests ? writeWrkScript(`${run.dir}/full-speed-${target.name}.lua`, target.requests) : shared]));
+  const scripts = new Map(
+    targets.map((target) => [
+      target.name,
+      target.requests ? writeWrkScript(`${run.dir}/full-speed-${target.name}.lua`, target.requests) : shared,
+    ]),
+  );
   const wrk = (target: HttpTarget<Name>, durationMs: number) =>
     runWrk({ url: target.url, script: scripts.get(target.name)!, connections: run.connections, durationMs, cpus: run.wrkCpus });
   if (run.warmupMs > 0) {
@@ -111,10 +122,13 @@ export async function measureInterleaved<Name extends string>(
  * HALF_RATE_DELAY_MS after each answer, so the rate is set by the number of connections. A short
  * calibration run measures what a first guess achieves and scales the connections to hit the target.
  */
-export async function measureAtRate(run: HttpRun, name: string, targetRps: number): Promise<HttpFigure & { targetRps: number; delayMs: number }> {
+export async function measureAtRate(
+  run: HttpRun,
+  name: string,
+  targetRps: number,
+): Promise<HttpFigure & { targetRps: number; delayMs: number }> {
   const script = writeWrkScript(`${run.dir}/${name}.lua`, run.requests, HALF_RATE_DELAY_MS);
-  const wrk = (connections: number, durationMs: number) =>
-    runWrk({ url: run.url, script, connections, durationMs, cpus: run.wrkCpus });
+  const wrk = (connections: number, durationMs: number) => runWrk({ url: run.url, script, connections, durationMs, cpus: run.wrkCpus });
   const guess = connectionsForRate(targetRps, HALF_RATE_DELAY_MS, 0.2);
   const calibrationMs = Math.max(1000, run.warmupMs);
   const calibration = await ticking(wrk(guess, calibrationMs), calibrationMs, run.onTick);

@@ -48,7 +48,12 @@ export function accountLoss(tally: LossTally, reported: number): LossAccount {
  * Sends exactly `requests` redirects over `links` with the weighted agent mix (bots included),
  * `concurrency` at a time, awaiting every answer, so the tally is exact.
  */
-export async function sendLossTraffic(visitor: Visitor, links: readonly SeededLink[], requests: number, concurrency = 16): Promise<LossTally> {
+export async function sendLossTraffic(
+  visitor: Visitor,
+  links: readonly SeededLink[],
+  requests: number,
+  concurrency = 16,
+): Promise<LossTally> {
   const tally = emptyTally();
   const random = seededRandom(20_240_601);
   let next = 0;

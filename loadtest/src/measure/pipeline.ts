@@ -92,7 +92,9 @@ async function redirectsAnswered(metricsUrl: string): Promise<number> {
 }
 
 async function rolledUp(sql: Sql, linkIds: string[]): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`SELECT coalesce(sum(clicks), 0)::bigint AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
+  const [row] = await sql<
+    { n: number }[]
+  >`SELECT coalesce(sum(clicks), 0)::bigint AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
   return row!.n;
 }
 
@@ -107,7 +109,9 @@ export function stepMisses(step: Omit<PipelineStep, 'held' | 'misses'>): string[
   if (step.errors > 0) misses.push(`${step.errors} wrk errors`);
   if (step.loss !== 0) misses.push(`loss ${step.loss}`);
   if (step.freshness.samples === 0 || step.freshness.timeouts > 0 || step.freshness.p99Ms > PIPELINE_CRITERIA.freshnessP99Ms) {
-    misses.push(`freshness p99 ${Math.round(step.freshness.p99Ms)} ms (${step.freshness.samples} samples, ${step.freshness.timeouts} timed out)`);
+    misses.push(
+      `freshness p99 ${Math.round(step.freshness.p99Ms)} ms (${step.freshness.samples} samples, ${step.freshness.timeouts} timed out)`,
+    );
   }
   if (step.maxQueueLagMs > PIPELINE_CRITERIA.maxQueueLagMs) misses.push(`queue lag ${Math.round(step.maxQueueLagMs)} ms`);
   return misses;
@@ -144,34 +148,42 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
     const lags: number[] = [];
     const delays: number[] = [];
     let timeouts = 0;
-    const sampling = whileRunning(() => finished, async () => {
-      lags.push(await run.counts.oldestWaitingAgeMs());
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    });
-    const probing = whileRunning(() => finished, async () => {
-      const seen = await rolledUp(run.sql, [run.probe.id]);
-      await run.visitor.visit(`/${run.probe.code}`, probeAgent);
-      const answeredAt = performance.now();
-      for (;;) {
-        const elapsed = performance.now() - answeredAt;
-        if ((await rolledUp(run.sql, [run.probe.id])) > seen) {
-          delays.push(elapsed);
-          break;
+    const sampling = whileRunning(
+      () => finished,
+      async () => {
+        lags.push(await run.counts.oldestWaitingAgeMs());
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      },
+    );
+    const probing = whileRunning(
+      () => finished,
+      async () => {
+        const seen = await rolledUp(run.sql, [run.probe.id]);
+        await run.visitor.visit(`/${run.probe.code}`, probeAgent);
+        const answeredAt = performance.now();
+        for (;;) {
+          const elapsed = performance.now() - answeredAt;
+          if ((await rolledUp(run.sql, [run.probe.id])) > seen) {
+            delays.push(elapsed);
+            break;
+          }
+          if (elapsed > 10_000) {
+            timeouts++;
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
         }
-        if (elapsed > 10_000) {
-          timeouts++;
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      },
+    );
     const result = await runWrk({ url: run.url, script, connections, durationMs: run.stepMs, cpus: run.wrkCpus }).finally(() => {
       finished = true;
     });
     await Promise.all([sampling, probing]);
     run.onProgress(`step ${n}: draining the queue`);
-    await waitForDrain(run.counts, run.metricsUrl, (pending) => run.onProgress(`step ${n}: ${pending.toLocaleString('en-US')} batches left`));
+    await waitForDrain(run.counts, run.metricsUrl, (pending) =>
+      run.onProgress(`step ${n}: ${pending.toLocaleString('en-US')} batches left`),
+    );
     const answered = (await redirectsAnswered(run.metricsUrl)) - before.answered;
     const fresh = summarize(delays);
     const step = {

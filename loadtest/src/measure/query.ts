@@ -14,7 +14,10 @@ export function yearQueryPath(linkId: string, now: Date): string {
  * Also returns the number of buckets the report had, to show the range was really a year.
  */
 export async function measureYearQuery(
-  session: ApiSession, linkId: string, requests: number, onSample: (done: number) => void,
+  session: ApiSession,
+  linkId: string,
+  requests: number,
+  onSample: (done: number) => void,
 ): Promise<{ durationsMs: number[]; buckets: number }> {
   const path = yearQueryPath(linkId, new Date());
   const call = () => apiCall<{ analytics: { timeSeries: unknown[] } }>(session.baseUrl, 'GET', path, { token: session.key });

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, type ClickBatch, type ClickEvent, loadConfig, packClickBatch, type PackedClickBatch } from '@deeplink/core';
+import {
+  CLICK_BATCH_JOB,
+  CLICK_JOB_OPTIONS,
+  CLICK_QUEUE,
+  type ClickBatch,
+  type ClickEvent,
+  loadConfig,
+  packClickBatch,
+  type PackedClickBatch,
+} from '@deeplink/core';
 import type { Sql } from '@deeplink/core/db';
 import { createRedis } from '@deeplink/core/redis';
 import { Queue } from 'bullmq';
@@ -31,7 +40,12 @@ function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' |
  * Batches shaped like the redirector's: CLICK_BATCH_SIZE clicks from the last few seconds, human
  * agents, a few thousand client addresses, and links skewed towards a few popular ones.
  */
-export function* clickBatches(linkIds: readonly string[], clicks: number, batchSize = REDIRECTOR_BATCH_SIZE, now = Date.now()): Generator<ClickBatch> {
+export function* clickBatches(
+  linkIds: readonly string[],
+  clicks: number,
+  batchSize = REDIRECTOR_BATCH_SIZE,
+  now = Date.now(),
+): Generator<ClickBatch> {
   const random = seededRandom(7);
   for (let sent = 0; sent < clicks; sent += batchSize) {
     const batch: ClickEvent[] = [];
@@ -53,7 +67,12 @@ export const YEAR_HOURS = 365 * 24 + 1;
  * redirector-sized batches. Rolled up by a real worker, it fills every rollup table the way
  * production traffic does, whatever tables the worker writes.
  */
-export function* yearOfClickBatches(linkId: string, clicksPerHour: number, now = Date.now(), batchSize = REDIRECTOR_BATCH_SIZE): Generator<ClickBatch> {
+export function* yearOfClickBatches(
+  linkId: string,
+  clicksPerHour: number,
+  now = Date.now(),
+  batchSize = REDIRECTOR_BATCH_SIZE,
+): Generator<ClickBatch> {
   const random = seededRandom(11);
   const last = Math.floor(now / HOUR_MS) * HOUR_MS;
   let batch: ClickEvent[] = [];
@@ -100,7 +119,10 @@ export async function fillClickQueue(redisUrl: string, prefix: string, batches: 
  * that saw none to the first that saw them all. Conservative by at most one polling interval.
  * Undefined until the samples show both ends.
  */
-export function throughputFromSamples(samples: readonly ProgressSample[], expected: number): { clicksPerSecond: number; seconds: number } | undefined {
+export function throughputFromSamples(
+  samples: readonly ProgressSample[],
+  expected: number,
+): { clicksPerSecond: number; seconds: number } | undefined {
   const first = samples.findIndex((s) => s.done > 0);
   const last = samples.findIndex((s) => s.done >= expected);
   if (first < 1 || last < first) return undefined;
@@ -113,7 +135,11 @@ export function throughputFromSamples(samples: readonly ProgressSample[], expect
  * clicks are in, then reads the rollup totals of `linkIds`, which must then hold exactly `expected`.
  */
 export async function watchWorker(
-  sql: Sql, linkIds: readonly string[], expected: number, onProgress: (done: number) => void, stallMs = 60_000,
+  sql: Sql,
+  linkIds: readonly string[],
+  expected: number,
+  onProgress: (done: number) => void,
+  stallMs = 60_000,
 ): Promise<{ samples: ProgressSample[]; rolledUp: number }> {
   const samples: ProgressSample[] = [];
   let lastChange = performance.now();

@@ -173,7 +173,8 @@ function hasTopLevel(type: string, operator: string): boolean {
     const char = type[i];
     if (quoted) quoted = char !== "'" || type[i - 1] === '\\';
     else if (char === "'") quoted = true;
-    else if (type.startsWith('/*', i)) i = type.indexOf('*/', i) + 1; // JSDoc inside object members
+    else if (type.startsWith('/*', i))
+      i = type.indexOf('*/', i) + 1; // JSDoc inside object members
     else if ('{[(<'.includes(char!)) depth++;
     else if ('}])>'.includes(char!)) depth--;
     else if (char === operator && depth === 0) return true;

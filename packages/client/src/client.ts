@@ -1,10 +1,36 @@
 import { createTransport, type RequestOptions } from './http.js';
 import type {
-  AccountExportQuery, AccountExportRow, AnalyticsExportQuery, AnalyticsExportRow, ApiKey, ApiKeyListItem, AuthResult, ChangePasswordInput,
-  CreateApiKeyInput, CreateLinkInput, ExportLayout, Link, LinkAnalytics, LinkAnalyticsQuery, LinkListItem, LinkPage, ListLinksQuery,
-  LoginInput, QrQuery, RegisterInput, SummaryAnalyticsQuery, WideExportRow,
-  SummaryAnalytics, TagCount, UpdateLinkInput, User,
-  App, CreateAppInput, CreateDomainInput, Domain, UpdateDomainInput,
+  AccountExportQuery,
+  AccountExportRow,
+  AnalyticsExportQuery,
+  AnalyticsExportRow,
+  ApiKey,
+  ApiKeyListItem,
+  AuthResult,
+  ChangePasswordInput,
+  CreateApiKeyInput,
+  CreateLinkInput,
+  ExportLayout,
+  Link,
+  LinkAnalytics,
+  LinkAnalyticsQuery,
+  LinkListItem,
+  LinkPage,
+  ListLinksQuery,
+  LoginInput,
+  QrQuery,
+  RegisterInput,
+  SummaryAnalyticsQuery,
+  WideExportRow,
+  SummaryAnalytics,
+  TagCount,
+  UpdateLinkInput,
+  User,
+  App,
+  CreateAppInput,
+  CreateDomainInput,
+  Domain,
+  UpdateDomainInput,
 } from './types.js';
 
 /** Options of createClient. Send either an API key or a login token; both travel as `Authorization: Bearer`. */
@@ -49,17 +75,26 @@ export function createClient(options: ClientOptions) {
   function exportAnalytics(query: Json<AccountExportQuery & { layout: 'wide' }>, opts?: RequestOptions): Promise<WideExportRow[]>;
   function exportAnalytics(query: Json<AccountExportQuery & { layout?: 'long' }>, opts?: RequestOptions): Promise<AccountExportRow[]>;
   function exportAnalytics(query?: AccountExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
-  function exportAnalytics(id: string, query: Json<AnalyticsExportQuery & { layout: 'wide' }>, opts?: RequestOptions): Promise<WideExportRow[]>;
-  function exportAnalytics(id: string, query: Json<AnalyticsExportQuery & { layout?: 'long' }>, opts?: RequestOptions): Promise<AnalyticsExportRow[]>;
+  function exportAnalytics(
+    id: string,
+    query: Json<AnalyticsExportQuery & { layout: 'wide' }>,
+    opts?: RequestOptions,
+  ): Promise<WideExportRow[]>;
+  function exportAnalytics(
+    id: string,
+    query: Json<AnalyticsExportQuery & { layout?: 'long' }>,
+    opts?: RequestOptions,
+  ): Promise<AnalyticsExportRow[]>;
   function exportAnalytics(id: string, query?: AnalyticsExportQuery & { format?: 'csv' }, opts?: RequestOptions): Promise<string>;
   function exportAnalytics(
     idOrQuery: string | AccountExportQuery = {},
     queryOrOpts?: AnalyticsExportQuery | RequestOptions,
     opts?: RequestOptions,
   ): Promise<string | AnalyticsExportRow[] | AccountExportRow[] | WideExportRow[]> {
-    const [where, query, options] = typeof idOrQuery === 'string'
-      ? [path`/analytics/links/${idOrQuery}/export`, (queryOrOpts ?? {}) as AnalyticsExportQuery, opts]
-      : ['/analytics/export', idOrQuery, queryOrOpts as RequestOptions | undefined];
+    const [where, query, options] =
+      typeof idOrQuery === 'string'
+        ? [path`/analytics/links/${idOrQuery}/export`, (queryOrOpts ?? {}) as AnalyticsExportQuery, opts]
+        : ['/analytics/export', idOrQuery, queryOrOpts as RequestOptions | undefined];
     // The export is a file download, not wrapped in the envelope.
     return send({ method: 'GET', path: where, query: { ...query }, as: query.format === 'json' ? 'json' : 'text' }, options);
   }
@@ -93,7 +128,10 @@ export function createClient(options: ClientOptions) {
     qr,
     /** One page of the caller's links, filtered by `tag` (all must match) and `q`, with the extras in `include`. */
     list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
-      send<LinkPage>({ method: 'GET', path: '/links', query: { ...query, include: [query.include ?? []].flat().join(',') || undefined } }, opts),
+      send<LinkPage>(
+        { method: 'GET', path: '/links', query: { ...query, include: [query.include ?? []].flat().join(',') || undefined } },
+        opts,
+      ),
     /**
      * Deletes the caller's links among `ids` (up to 100) in one transaction; resolves to how many
      * were deleted (ids already gone are skipped). One id of another account: ServiceAuthError 403, nothing deleted.
@@ -172,11 +210,14 @@ export function createClient(options: ClientOptions) {
     analytics: {
       /** Clicks of one link over a range (default: the last 30 days, by day). */
       link: (id: string, query: LinkAnalyticsQuery = {}, opts?: RequestOptions) =>
-        send<{ analytics: LinkAnalytics }>({ method: 'GET', path: path`/analytics/links/${id}`, query: { ...query } }, opts)
-          .then((data) => data.analytics),
+        send<{ analytics: LinkAnalytics }>({ method: 'GET', path: path`/analytics/links/${id}`, query: { ...query } }, opts).then(
+          (data) => data.analytics,
+        ),
       /** Totals over the whole account, or over the links of `query.tag`; all time unless a range is given. */
       summary: (query: SummaryAnalyticsQuery = {}, opts?: RequestOptions) =>
-        send<{ summary: SummaryAnalytics }>({ method: 'GET', path: '/analytics/summary', query: { ...query } }, opts).then((data) => data.summary),
+        send<{ summary: SummaryAnalytics }>({ method: 'GET', path: '/analytics/summary', query: { ...query } }, opts).then(
+          (data) => data.summary,
+        ),
       /**
        * A download of clicks per bucket: `export(id, query)` for one link, `export(query)` for every
        * link of the account (or of `query.tag`). CSV text, or rows with `format: 'json'`; `layout: 'wide'`

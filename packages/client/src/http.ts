@@ -33,7 +33,12 @@ export interface Request {
 }
 
 /** The Accept header for each way of reading a body. */
-const ACCEPT = { envelope: 'application/json', json: 'application/json', text: 'text/csv, image/svg+xml, application/json', blob: '*/*' } as const;
+const ACCEPT = {
+  envelope: 'application/json',
+  json: 'application/json',
+  text: 'text/csv, image/svg+xml, application/json',
+  blob: '*/*',
+} as const;
 
 /** Only these may be sent twice: a retried POST could create a second link or key. */
 const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
@@ -72,13 +77,17 @@ export function createTransport(options: TransportOptions) {
     } catch (error) {
       if (timeout.aborted) throw new ServiceNetworkError('The request timed out', { code: 'TIMEOUT', cause: error });
       if (signal.aborted) throw new ServiceNetworkError('The request was aborted', { code: 'ABORTED', cause: error });
-      throw new ServiceNetworkError(`Could not reach the API at ${baseUrl}: ${describe(error)}`, { code: 'CONNECTION_FAILED', cause: error });
+      throw new ServiceNetworkError(`Could not reach the API at ${baseUrl}: ${describe(error)}`, {
+        code: 'CONNECTION_FAILED',
+        cause: error,
+      });
     }
 
-    const invalid = () => new ServiceNetworkError(`The API answered HTTP ${response.status} with a body that is not the API's JSON`, {
-      status: response.status,
-      code: 'INVALID_RESPONSE',
-    });
+    const invalid = () =>
+      new ServiceNetworkError(`The API answered HTTP ${response.status} with a body that is not the API's JSON`, {
+        status: response.status,
+        code: 'INVALID_RESPONSE',
+      });
     if (response.ok && request.as === 'text') return text;
     if (response.ok && request.as === 'json') {
       const parsed = parseJson(text);
@@ -118,7 +127,8 @@ export function createTransport(options: TransportOptions) {
 function retryDelay(error: ServiceError, attemptNo: number): number | undefined {
   // Connection failures and timeouts are transient; a reply is retried only for a status that says so
   // (a proxy's HTML 502 included).
-  const retryable = RETRY_STATUSES.has(error.status ?? 0) ||
+  const retryable =
+    RETRY_STATUSES.has(error.status ?? 0) ||
     (error instanceof ServiceNetworkError && (error.code === 'CONNECTION_FAILED' || error.code === 'TIMEOUT'));
   if (!retryable) return undefined;
   if (error.retryAfter !== undefined) {
@@ -178,7 +188,10 @@ function parseEnvelope(text: string): Envelope | undefined {
   const error = candidate.error as Record<string, unknown> | null | undefined;
   if (candidate.success === false && typeof error?.code === 'string' && typeof error.message === 'string') {
     // A code this client does not know (a newer API's) passes through as it is.
-    return { success: false, error: { code: error.code as ApiErrorCode, message: error.message, details: Array.isArray(error.details) ? error.details : [] } };
+    return {
+      success: false,
+      error: { code: error.code as ApiErrorCode, message: error.message, details: Array.isArray(error.details) ? error.details : [] },
+    };
   }
   return undefined;
 }

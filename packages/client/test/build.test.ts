@@ -29,7 +29,9 @@ afterAll(() => world?.close());
 describe('the ESM build', () => {
   it('emits JavaScript and declarations with no runtime dependency and no Node-only import', async () => {
     const files = (await readdir(distDir, { recursive: true })).map((file) => file.split('\\').join('/'));
-    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'client.js', 'errors.js', 'http.js', 'types.d.ts', 'generated/wire-types.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['index.js', 'index.d.ts', 'client.js', 'errors.js', 'http.js', 'types.d.ts', 'generated/wire-types.d.ts']),
+    );
     for (const file of files.filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
       const text = await readFile(join(distDir, file), 'utf8');
       const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
@@ -39,14 +41,25 @@ describe('the ESM build', () => {
     const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
-    expect(Object.keys(dist).sort()).toEqual(['ConflictError', 'NotFoundError', 'RateLimitError', 'ServiceAuthError', 'ServiceError', 'ServiceNetworkError', 'ServiceValidationError', 'createClient']);
+    expect(Object.keys(dist).sort()).toEqual([
+      'ConflictError',
+      'NotFoundError',
+      'RateLimitError',
+      'ServiceAuthError',
+      'ServiceError',
+      'ServiceNetworkError',
+      'ServiceValidationError',
+      'createClient',
+    ]);
   });
 
   it('declarations type-check on their own, for a browser project without Node types', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'client-consumer-'));
     try {
       const entry = join(distDir, 'index.js').replaceAll('\\', '/');
-      await writeFile(join(dir, 'consumer.ts'), `
+      await writeFile(
+        join(dir, 'consumer.ts'),
+        `
         import { createClient, ServiceValidationError, type Link, type LinkSummary } from '${entry}';
         const client = createClient({ baseUrl: 'https://links.example.com/api', apiKey: 'k' });
         export async function demo(): Promise<string> {
@@ -56,14 +69,24 @@ describe('the ESM build', () => {
           try { await client.links.update(link.id, { desktopUrl: null }); } catch (e) { if (e instanceof ServiceValidationError) return e.details[0]?.field ?? ''; }
           return csv;
         }
-      `);
-      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [],
-          strict: true, noEmit: true, skipLibCheck: false,
-        },
-        files: ['consumer.ts'],
-      }));
+      `,
+      );
+      await writeFile(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2022', 'DOM'],
+            types: [],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+          },
+          files: ['consumer.ts'],
+        }),
+      );
       const result = await run(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')]).catch((error: { stdout: string }) => error);
       expect('stdout' in result ? result.stdout : '').toBe('');
     } finally {

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { rollupsRepository } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, createClient, ServiceAuthError, ServiceError, ServiceForbiddenError, ServiceValidationError, type DeeplinkClient, type Link } from '../src/index.js';
+import {
+  ConflictError,
+  createClient,
+  ServiceAuthError,
+  ServiceError,
+  ServiceForbiddenError,
+  ServiceValidationError,
+  type DeeplinkClient,
+  type Link,
+} from '../src/index.js';
 import { newAccount, startApiWithEnvironment } from './support/api-process.js';
 
 let world: Awaited<ReturnType<typeof startApiWithEnvironment>>;
@@ -187,14 +196,24 @@ describe('links.createMany', () => {
   it('creates links together, or none of them', async () => {
     const owner = createClient({ baseUrl });
     await owner.auth.register(newAccount());
-    const created = await owner.links.createMany([{ ...linkInput, tags: ['spring'] }, { title: 'Second', defaultUrl: 'https://example.com/2', slug: `s-${randomUUID().slice(0, 8)}` }]);
+    const created = await owner.links.createMany([
+      { ...linkInput, tags: ['spring'] },
+      { title: 'Second', defaultUrl: 'https://example.com/2', slug: `s-${randomUUID().slice(0, 8)}` },
+    ]);
     expect(created.map((link) => link.title)).toEqual(['Spring sale', 'Second']);
     expect(await owner.links.get(created[1]!.id)).toEqual(created[1]);
 
-    const invalid = await owner.links.createMany([{ title: 'Ok', defaultUrl: 'https://example.com' }, { title: 'Bad', defaultUrl: 'ftp://x' }]).catch((e: unknown) => e);
+    const invalid = await owner.links
+      .createMany([
+        { title: 'Ok', defaultUrl: 'https://example.com' },
+        { title: 'Bad', defaultUrl: 'ftp://x' },
+      ])
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ServiceValidationError);
     expect((invalid as ServiceValidationError).details).toEqual([expect.objectContaining({ field: 'links.1.defaultUrl' })]);
-    const taken = await owner.links.createMany([{ title: 'Again', defaultUrl: 'https://example.com', slug: created[1]!.url.split('/').pop() }]).catch((e: unknown) => e);
+    const taken = await owner.links
+      .createMany([{ title: 'Again', defaultUrl: 'https://example.com', slug: created[1]!.url.split('/').pop() }])
+      .catch((e: unknown) => e);
     expect(taken).toBeInstanceOf(ConflictError);
     expect((await owner.links.list()).pagination.total).toBe(2);
   });
@@ -222,12 +241,19 @@ describe('analytics', () => {
     await rollupsRepository(world.environment.sql).recordBatch({
       batchId: randomUUID(),
       receivedClicks: 5,
-      clicks: [...clicks(hour('2025-03-01T10:00:00Z'), ['v1', 'v2', 'v1'], 'Chrome'), ...clicks(hour('2025-03-02T05:00:00Z'), ['v1', 'v1'], 'Firefox')],
+      clicks: [
+        ...clicks(hour('2025-03-01T10:00:00Z'), ['v1', 'v2', 'v1'], 'Chrome'),
+        ...clicks(hour('2025-03-02T05:00:00Z'), ['v1', 'v1'], 'Firefox'),
+      ],
     });
   });
 
   it("reports a link's clicks over a range, Dates sent as ISO strings", async () => {
-    const report = await owner.analytics.link(clicked.id, { startDate: new Date('2025-03-01T00:00:00Z'), endDate: '2025-03-03', timeBucket: 'day' });
+    const report = await owner.analytics.link(clicked.id, {
+      startDate: new Date('2025-03-01T00:00:00Z'),
+      endDate: '2025-03-03',
+      timeBucket: 'day',
+    });
     expect(report).toMatchObject({
       totalClicks: 5,
       uniqueClicks: 2,
@@ -306,7 +332,15 @@ describe('analytics', () => {
     const range = { startDate: '2025-03-01', endDate: '2025-03-02' };
     const wide = await owner.analytics.export({ ...range, format: 'json', layout: 'wide' });
     const row = wide.find((r) => r.link_id === clicked.id && r.bucket_start === '2025-03-01T00:00:00.000Z')!;
-    expect(row).toMatchObject({ title: 'Clicked', clicks: 3, unique_clicks: 2, desktop: 3, desktop_device: 3, country_US: 3, browser_Chrome: 3 });
+    expect(row).toMatchObject({
+      title: 'Clicked',
+      clicks: 3,
+      unique_clicks: 2,
+      desktop: 3,
+      desktop_device: 3,
+      country_US: 3,
+      browser_Chrome: 3,
+    });
     expect(wide.filter((r) => r.link_id === tagged!.id)).toHaveLength(2);
     const long = await owner.analytics.export({ ...range, format: 'json', tag: 'spring' });
     expect(long.every((r) => r.link_id === tagged!.id && r.clicks === 0)).toBe(true);

@@ -3,8 +3,14 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ConflictError, NotFoundError,
-  createClient, ServiceAuthError, ServiceError, ServiceForbiddenError, ServiceNetworkError, ServiceValidationError,
+  ConflictError,
+  NotFoundError,
+  createClient,
+  ServiceAuthError,
+  ServiceError,
+  ServiceForbiddenError,
+  ServiceNetworkError,
+  ServiceValidationError,
 } from '../src/index.js';
 import { newAccount, startApi, startApiWithEnvironment } from './support/api-process.js';
 
@@ -56,7 +62,9 @@ describe('errors from API answers', () => {
   it('an email registered twice is a ConflictError, which is a validation error (409)', async () => {
     const account = newAccount();
     await createClient({ baseUrl: world.api.baseUrl }).auth.register(account);
-    const error = await createClient({ baseUrl: world.api.baseUrl }).auth.register(account).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: world.api.baseUrl })
+      .auth.register(account)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toBeInstanceOf(ServiceValidationError);
     expect(error).toMatchObject({ name: 'ConflictError', status: 409, code: 'INVALID_REQUEST' });
@@ -83,7 +91,6 @@ describe('errors from API answers', () => {
     expect(error).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NOT_FOUND', details: [] });
     expect(counter.calls).toHaveLength(1);
   });
-
 });
 
 describe('network failures', () => {
@@ -170,7 +177,10 @@ describe('network failures', () => {
   });
 
   it('a reply that is not the envelope (a proxy in front): ServiceNetworkError INVALID_RESPONSE, a 502 retried', async () => {
-    const replies: [number, string][] = [[502, '<html>Bad Gateway</html>'], [200, '<html>Sign in to the Wi-Fi</html>']];
+    const replies: [number, string][] = [
+      [502, '<html>Bad Gateway</html>'],
+      [200, '<html>Sign in to the Wi-Fi</html>'],
+    ];
     let requests = 0;
     const proxy = createHttpServer((_request, response) => {
       requests++;

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { emitDeclarations, type JsonSchema } from '../scripts/json-schema-to-ts.js';
 
 const emit = (name: string, schema: JsonSchema, description = '') => emitDeclarations([{ name, schema, description }]);
-const fromZod = (schema: z.ZodType, io: 'input' | 'output' = 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+const fromZod = (schema: z.ZodType, io: 'input' | 'output' = 'output') =>
+  z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
 
 describe('emitDeclarations', () => {
   it('writes an object as an interface: required and optional fields, descriptions and defaults as JSDoc', () => {
@@ -36,7 +37,9 @@ describe('emitDeclarations', () => {
       state: z.enum(['on', "it's off"]).nullable(),
       kind: z.literal('TXT'),
     });
-    expect(emit('Mixed', fromZod(schema))).toContain("  values: (string | number)[];\n  state: 'on' | 'it\\'s off' | null;\n  kind: 'TXT';");
+    expect(emit('Mixed', fromZod(schema))).toContain(
+      "  values: (string | number)[];\n  state: 'on' | 'it\\'s off' | null;\n  kind: 'TXT';",
+    );
   });
 
   it('writes records, and an index signature beside listed fields', () => {

@@ -23,7 +23,12 @@ async function recordedClient(retries: number): Promise<{ client: DeeplinkClient
   const recording: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const retryAfter = response.headers.get('retry-after');
-    attempts.push({ method: init?.method ?? 'GET', status: response.status, at: Date.now(), retryAfter: retryAfter ? Number(retryAfter) : undefined });
+    attempts.push({
+      method: init?.method ?? 'GET',
+      status: response.status,
+      at: Date.now(),
+      retryAfter: retryAfter ? Number(retryAfter) : undefined,
+    });
     return response;
   };
   const client = createClient({ baseUrl: world.api.baseUrl, fetch: recording, retries });
@@ -59,4 +64,3 @@ describe('retries against the real rate limiter', () => {
     expect(retried.at - limited.at).toBeGreaterThanOrEqual(limited.retryAfter! * 1000 - 20);
   });
 });
-

@@ -5,9 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { RateLimitError, type ServiceError } from '../src/errors.js';
 import { createTransport, type Request } from '../src/http.js';
 
-const ok = (data: unknown) => new Response(JSON.stringify({ success: true, data }), { status: 200, headers: { 'content-type': 'application/json' } });
+const ok = (data: unknown) =>
+  new Response(JSON.stringify({ success: true, data }), { status: 200, headers: { 'content-type': 'application/json' } });
 const failure = (status: number, code: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ success: false, error: { code, message: code, details: [] } }), { status, headers: { 'content-type': 'application/json', ...headers } });
+  new Response(JSON.stringify({ success: false, error: { code, message: code, details: [] } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 const limited = (retryAfter: number) => failure(429, 'RATE_LIMITED', { 'retry-after': String(retryAfter) });
 
 /** A transport whose fetch answers with `answers` in turn, recording each request and each wait. */
@@ -73,7 +77,15 @@ describe('retries', () => {
   });
 
   it('back off exponentially with jitter on 502-504 without Retry-After, and give up after `retries`', async () => {
-    const { send, requests, waits } = scripted([() => failure(502, 'INTERNAL_ERROR'), () => failure(503, 'INTERNAL_ERROR'), () => failure(504, 'INTERNAL_ERROR'), () => failure(503, 'INTERNAL_ERROR')], 3);
+    const { send, requests, waits } = scripted(
+      [
+        () => failure(502, 'INTERNAL_ERROR'),
+        () => failure(503, 'INTERNAL_ERROR'),
+        () => failure(504, 'INTERNAL_ERROR'),
+        () => failure(503, 'INTERNAL_ERROR'),
+      ],
+      3,
+    );
     await expect(send(get)).rejects.toMatchObject({ status: 503 });
     expect(requests).toHaveLength(4);
     // Equal jitter: between half of and the whole of 500 ms, 1 s, 2 s.

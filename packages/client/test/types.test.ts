@@ -33,14 +33,28 @@ describe('client types match the shared schemas', () => {
     // The API coerces page and limit from the query string (its input type is unknown) and reads
     // include from text; the client sends numbers and names the extras.
     expectTypeOf<Client.ListLinksQuery>().toEqualTypeOf<
-      Flat<Omit<z.input<typeof Core.listLinksQuerySchema>, 'page' | 'limit' | 'include'> & {
-        page?: number; limit?: number; include?: Core.LinkListExtra | Core.LinkListExtra[];
-      }>
+      Flat<
+        Omit<z.input<typeof Core.listLinksQuerySchema>, 'page' | 'limit' | 'include'> & {
+          page?: number;
+          limit?: number;
+          include?: Core.LinkListExtra | Core.LinkListExtra[];
+        }
+      >
     >();
-    expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
-    expectTypeOf<Client.QrQuery>().toEqualTypeOf<Flat<Omit<z.input<typeof Core.linkQrQuerySchema>, 'size' | 'margin'> & { size?: number; margin?: number }>>();
-    expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.analyticsExportQuerySchema>, 'startDate' | 'endDate'>>();
-    expectTypeOf<Client.AccountExportQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.accountExportQuerySchema>, 'startDate' | 'endDate'>>();
-    expectTypeOf<Client.SummaryAnalyticsQuery>().toEqualTypeOf<WithDates<z.input<typeof Core.summaryAnalyticsQuerySchema>, 'startDate' | 'endDate'>>();
+    expectTypeOf<Client.LinkAnalyticsQuery>().toEqualTypeOf<
+      WithDates<z.input<typeof Core.linkAnalyticsQuerySchema>, 'startDate' | 'endDate'>
+    >();
+    expectTypeOf<Client.QrQuery>().toEqualTypeOf<
+      Flat<Omit<z.input<typeof Core.linkQrQuerySchema>, 'size' | 'margin'> & { size?: number; margin?: number }>
+    >();
+    expectTypeOf<Client.AnalyticsExportQuery>().toEqualTypeOf<
+      WithDates<z.input<typeof Core.analyticsExportQuerySchema>, 'startDate' | 'endDate'>
+    >();
+    expectTypeOf<Client.AccountExportQuery>().toEqualTypeOf<
+      WithDates<z.input<typeof Core.accountExportQuerySchema>, 'startDate' | 'endDate'>
+    >();
+    expectTypeOf<Client.SummaryAnalyticsQuery>().toEqualTypeOf<
+      WithDates<z.input<typeof Core.summaryAnalyticsQuerySchema>, 'startDate' | 'endDate'>
+    >();
   });
 });

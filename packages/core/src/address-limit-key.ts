@@ -24,6 +24,9 @@ export function addressLimitKey(address: string): string {
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   }
-  const network = groups.slice(0, 4).map((group) => group.toString(16)).join(':');
+  const network = groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':');
   return new URL(`http://[${network}::]/`).hostname.slice(1, -1);
 }

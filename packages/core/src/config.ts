@@ -56,7 +56,10 @@ const envSchema = z.object({
   REDIS_URL: z
     .string()
     .default(DEFAULT_REDIS_URL)
-    .refine((url) => (isClusterUrl(url) ? clusterNodesValid(url) : z.url().safeParse(url).success), 'must be a redis:// URL or redis+cluster://host:port,…'),
+    .refine(
+      (url) => (isClusterUrl(url) ? clusterNodesValid(url) : z.url().safeParse(url).success),
+      'must be a redis:// URL or redis+cluster://host:port,…',
+    ),
   /** A Redis Cluster's nodes (`host:port,host:port`, any of them); overrides REDIS_URL's address, keeps its credentials. */
   REDIS_CLUSTER_NODES: z
     .string()
@@ -88,7 +91,8 @@ const envSchema = z.object({
     .default('')
     .transform((value, context) => {
       const parsed = parseTrustProxy(value);
-      if (parsed === undefined) context.addIssue({ code: 'custom', message: 'must be off, a hop count, or a comma-separated list of addresses and CIDRs' });
+      if (parsed === undefined)
+        context.addIssue({ code: 'custom', message: 'must be off, a hop count, or a comma-separated list of addresses and CIDRs' });
       return parsed ?? false;
     }),
 
@@ -101,7 +105,11 @@ const envSchema = z.object({
     .default('')
     .transform((value, context) => {
       const apps = parseDefaultDomainApps(value);
-      if (apps === undefined) context.addIssue({ code: 'custom', message: 'must be comma-separated ios:TEAMID.bundle.id or android:package.name@SHA256:FINGERPRINT[;…] entries' });
+      if (apps === undefined)
+        context.addIssue({
+          code: 'custom',
+          message: 'must be comma-separated ios:TEAMID.bundle.id or android:package.name@SHA256:FINGERPRINT[;…] entries',
+        });
       return apps ?? [];
     }),
 
@@ -112,8 +120,16 @@ const envSchema = z.object({
   DNS_SERVERS: z
     .string()
     .optional()
-    .transform((value) => value?.split(',').map((server) => server.trim()).filter(Boolean))
-    .refine((servers) => servers === undefined || servers.every((server) => /^(\[[0-9a-f:.]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-f:]+$/i.test(server)), 'must be comma-separated ip or ip:port entries'),
+    .transform((value) =>
+      value
+        ?.split(',')
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (servers) => servers === undefined || servers.every((server) => /^(\[[0-9a-f:.]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-f:]+$/i.test(server)),
+      'must be comma-separated ip or ip:port entries',
+    ),
 
   /** The product name the redirector's pages (404, 410, the iOS page, previews) show. */
   BRAND_NAME: z.string().trim().min(1).max(60).default('Deeplink'),
@@ -243,7 +259,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.REDIS_CLUSTER_NODES) config.REDIS_URL = clusterUrl(config.REDIS_CLUSTER_NODES, config.REDIS_URL);
   const cluster = isClusterUrl(config.REDIS_URL);
   if (cluster && hashTagOf(config.REDIS_PREFIX) !== undefined) {
-    throw new ConfigError('invalid configuration: REDIS_PREFIX: must not hold a {hash tag} on Redis Cluster (it would put every key in one slot)');
+    throw new ConfigError(
+      'invalid configuration: REDIS_PREFIX: must not hold a {hash tag} on Redis Cluster (it would put every key in one slot)',
+    );
   }
   config.QUEUE_PREFIX = queuePrefix(config.QUEUE_PREFIX, cluster);
   // Long ranges read whole days from the daily rollups and only their edge hours from the hourly
@@ -259,7 +277,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const published = (['JWT_SECRET', 'VISITOR_SALT'] as const).filter((name) => isPublishedSecret(config[name]));
   if (config.NODE_ENV === 'production' && published.length > 0) {
-    throw new ConfigError(`invalid configuration: ${published.join(', ')}: a value published with this project cannot be a production secret; generate one (openssl rand -hex 32)`);
+    throw new ConfigError(
+      `invalid configuration: ${published.join(', ')}: a value published with this project cannot be a production secret; generate one (openssl rand -hex 32)`,
+    );
   }
   return {
     ...config,

@@ -8,7 +8,14 @@ describe('addressLimitKey', () => {
   });
 
   it('counts every address of an IPv6 /64 as one, however it is spelled', () => {
-    for (const address of ['2001:db8:1:2:3:4:5:6', '2001:DB8:0001:0002::9', '2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::', '2001:db8:1:2:0:0:1.2.3.4', '2001:db8:1:2::7%eth0']) {
+    for (const address of [
+      '2001:db8:1:2:3:4:5:6',
+      '2001:DB8:0001:0002::9',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:db8:1:2::',
+      '2001:db8:1:2:0:0:1.2.3.4',
+      '2001:db8:1:2::7%eth0',
+    ]) {
       expect(addressLimitKey(address), address).toBe('2001:db8:1:2::');
     }
     expect(addressLimitKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::');

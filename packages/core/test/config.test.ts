@@ -36,11 +36,18 @@ describe('loadConfig', () => {
 
   it('refuses a published secret in production in any letter case and with spaces around it', () => {
     const real = { JWT_SECRET: 'x'.repeat(32), VISITOR_SALT: 'y'.repeat(16) };
-    for (const variant of ['DEVELOPMENT-ONLY-JWT-SECRET-CHANGE-ME-IN-PRODUCTION', ' Development-Only-Jwt-Secret-Change-Me-In-Production\t']) {
-      expect(() => loadConfig({ NODE_ENV: 'production', ...real, JWT_SECRET: variant }), variant).toThrow(/JWT_SECRET: a value published with this project/);
+    for (const variant of [
+      'DEVELOPMENT-ONLY-JWT-SECRET-CHANGE-ME-IN-PRODUCTION',
+      ' Development-Only-Jwt-Secret-Change-Me-In-Production\t',
+    ]) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...real, JWT_SECRET: variant }), variant).toThrow(
+        /JWT_SECRET: a value published with this project/,
+      );
     }
     for (const variant of ['DEVELOPMENT-ONLY-VISITOR-SALT-CHANGE-ME', 'development-only-visitor-salt-change-me ']) {
-      expect(() => loadConfig({ NODE_ENV: 'production', ...real, VISITOR_SALT: variant }), variant).toThrow(/VISITOR_SALT: a value published with this project/);
+      expect(() => loadConfig({ NODE_ENV: 'production', ...real, VISITOR_SALT: variant }), variant).toThrow(
+        /VISITOR_SALT: a value published with this project/,
+      );
     }
   });
 
@@ -57,7 +64,10 @@ describe('loadConfig', () => {
     const byNodes = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7001', REDIS_URL: 'redis://app:s3cret@10.0.0.9:6379' });
     expect(byNodes).toMatchObject({ REDIS_URL: 'redis+cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7001', QUEUE_PREFIX: '{bull}' });
     expect(parseClusterUrl(byNodes.REDIS_URL)).toEqual({
-      nodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }],
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
       username: 'app',
       password: 's3cret',
     });
@@ -66,7 +76,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ QUEUE_PREFIX: 'dl' })).toMatchObject({ QUEUE_PREFIX: 'dl' });
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1' })).toThrow(/REDIS_CLUSTER_NODES: /);
     expect(() => loadConfig({ REDIS_URL: 'redis+cluster://10.0.0.1:7000,nope' })).toThrow(/REDIS_URL: /);
-    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_PREFIX: '{dl}:' })).toThrow(/REDIS_PREFIX: must not hold a \{hash tag\}/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_PREFIX: '{dl}:' })).toThrow(
+      /REDIS_PREFIX: must not hold a \{hash tag\}/,
+    );
     expect(hashTagOf('{dl}:clicks:1')).toBe('dl');
     expect(hashTagOf('a{}b{c}')).toBeUndefined();
   });
@@ -88,7 +100,9 @@ describe('loadConfig', () => {
   it('reads the apps of the default domain', () => {
     const fingerprint = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, '0')).join(':');
     expect(loadConfig({}).DEFAULT_DOMAIN_APPS).toEqual([]);
-    expect(loadConfig({ DEFAULT_DOMAIN_APPS: `ios:ABCDE12345.com.example.app, android:com.example.app@${fingerprint}` }).DEFAULT_DOMAIN_APPS).toEqual([
+    expect(
+      loadConfig({ DEFAULT_DOMAIN_APPS: `ios:ABCDE12345.com.example.app, android:com.example.app@${fingerprint}` }).DEFAULT_DOMAIN_APPS,
+    ).toEqual([
       { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' },
       { platform: 'android', packageName: 'com.example.app', sha256CertFingerprints: [fingerprint.toUpperCase()] },
     ]);

@@ -9,7 +9,9 @@ describe('test environment', () => {
   afterAll(() => env.close());
 
   it('has a migrated database with the hll extension and a reachable Redis', async () => {
-    const [row] = await env.sql<{ n: number }[]>`SELECT hll_cardinality(hll_add_agg(hll_hash_text(v)))::int AS n FROM unnest(ARRAY['a','b','a']) v`;
+    const [row] = await env.sql<
+      { n: number }[]
+    >`SELECT hll_cardinality(hll_add_agg(hll_hash_text(v)))::int AS n FROM unnest(ARRAY['a','b','a']) v`;
     expect(row?.n).toBe(2);
     expect(await env.redis.ping()).toBe('PONG');
   });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ERRORS, ErrorCode, conflict, errorKindOf, forbidden, invalidRequest, notFound, rateLimited, unauthorized } from '../src/errors.js';
+import {
+  AppError,
+  ERRORS,
+  ErrorCode,
+  conflict,
+  errorKindOf,
+  forbidden,
+  invalidRequest,
+  notFound,
+  rateLimited,
+  unauthorized,
+} from '../src/errors.js';
 
 describe('the error table', () => {
   it('gives each reason the status and SPEC code the README lists', () => {
@@ -22,7 +33,12 @@ describe('the error table', () => {
   it('makes errors from a reason alone: status and code follow, details and headers are kept', () => {
     const taken = conflict('This slug is already taken', [{ field: 'slug', message: 'is already taken' }]);
     expect(taken).toBeInstanceOf(AppError);
-    expect(taken).toMatchObject({ kind: 'conflict', status: 409, code: 'INVALID_REQUEST', details: [{ field: 'slug', message: 'is already taken' }] });
+    expect(taken).toMatchObject({
+      kind: 'conflict',
+      status: 409,
+      code: 'INVALID_REQUEST',
+      details: [{ field: 'slug', message: 'is already taken' }],
+    });
     expect([invalidRequest('x'), unauthorized(), forbidden(), notFound()].map((error) => error.status)).toEqual([400, 401, 403, 404]);
     expect(rateLimited('slow down', 0.2)).toMatchObject({ status: 429, code: 'RATE_LIMITED', headers: { 'Retry-After': '1' } });
     expect(rateLimited('slow down', 41.5).headers).toEqual({ 'Retry-After': '42' });

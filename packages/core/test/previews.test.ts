@@ -19,7 +19,12 @@ describe('isPreviewCrawler', () => {
 
 describe('renderPreviewPage', () => {
   it('escapes every text into the tags and leaves out the tags of missing fields', () => {
-    const html = renderPreviewPage({ title: '"><script>alert(1)</script>' }, 'https://example.com/?a=1&b="2"', 'https://go.example.com/spring', 'Brand <x>');
+    const html = renderPreviewPage(
+      { title: '"><script>alert(1)</script>' },
+      'https://example.com/?a=1&b="2"',
+      'https://go.example.com/spring',
+      'Brand <x>',
+    );
     expect(html).not.toContain('<script>');
     expect(html).toContain('<meta property="og:title" content="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">');
     expect(html).toContain('<a class="button" href="https://example.com/?a=1&amp;b=&quot;2&quot;">Continue</a>');
@@ -36,13 +41,25 @@ describe('renderPreviewPage', () => {
   });
 
   it('shows only an http(s) image, whatever the record holds', () => {
-    for (const imageUrl of ['javascript:alert(1)', 'data:image/svg+xml,<svg onload=alert(1)>', 'vbscript:x', 'file:///etc/passwd', '//cdn.example.com/a.png', 'https://cdn.example.com/a\n.png', 'not a url']) {
+    for (const imageUrl of [
+      'javascript:alert(1)',
+      'data:image/svg+xml,<svg onload=alert(1)>',
+      'vbscript:x',
+      'file:///etc/passwd',
+      '//cdn.example.com/a.png',
+      'https://cdn.example.com/a\n.png',
+      'not a url',
+    ]) {
       const html = renderPreviewPage({ title: 't', imageUrl }, 'https://example.com/', 'https://go.example.com/t');
       expect(html, imageUrl).not.toContain('og:image');
       expect(html, imageUrl).not.toContain('twitter:image');
       expect(html, imageUrl).toContain('<meta name="twitter:card" content="summary">');
     }
-    const html = renderPreviewPage({ title: 't', imageUrl: 'https://cdn.example.com/a.png?w=1&h=2' }, 'https://example.com/', 'https://go.example.com/t');
+    const html = renderPreviewPage(
+      { title: 't', imageUrl: 'https://cdn.example.com/a.png?w=1&h=2' },
+      'https://example.com/',
+      'https://go.example.com/t',
+    );
     expect(html).toContain('<meta property="og:image" content="https://cdn.example.com/a.png?w=1&amp;h=2">');
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
   });

@@ -75,7 +75,9 @@ describe('analyticsWithReplica', () => {
       await expect.poll(() => recoveries, { timeout: 5_000 }).toBe(1);
       const wide = [];
       for await (const rows of reads.wideRows(userId, range)) wide.push(...rows);
-      expect(wide).toEqual([{ bucket: new Date('2026-01-01T00:00:00Z'), clicks: 0, uniqueClicks: 0, dimensions: [], values: [], counts: [] }]);
+      expect(wide).toEqual([
+        { bucket: new Date('2026-01-01T00:00:00Z'), clicks: 0, uniqueClicks: 0, dimensions: [], values: [], counts: [] },
+      ]);
       expect(await reads.dimensionTotals([userId], range, ['country'])).toEqual([]);
       expect(replica.calls.n).toBe(2);
       expect(fallbacks).toHaveLength(2);
@@ -100,7 +102,10 @@ describe('analyticsWithReplica', () => {
     const replica = counted(analyticsRepository(replicaSql));
     let recoveries = 0;
     const reads = analyticsWithReplica(analyticsRepository(env.sql), replica.wrapped, {
-      readTimeoutMs: 300, retryAfterMs: 200, probe: () => replicaSql`SELECT count(*) FROM links`, onRecovered: () => recoveries++,
+      readTimeoutMs: 300,
+      retryAfterMs: 200,
+      probe: () => replicaSql`SELECT count(*) FROM links`,
+      onRecovered: () => recoveries++,
     });
     try {
       const timed = async <T>(work: () => Promise<T>) => {
@@ -114,7 +119,11 @@ describe('analyticsWithReplica', () => {
       };
       // Reads in flight when the replica hangs: each answered by the primary after the deadline.
       // Bounded, so that a read stuck on the lock fails the test instead of outliving it.
-      const [summary, exported] = await withTimeout(Promise.all([timed(() => reads.accountSummary(userId)), timed(exportAll)]), 10_000, 'reads');
+      const [summary, exported] = await withTimeout(
+        Promise.all([timed(() => reads.accountSummary(userId)), timed(exportAll)]),
+        10_000,
+        'reads',
+      );
       expect(summary.result.totalLinks).toBe(0);
       expect(exported.result).toHaveLength(1);
       for (const { ms } of [summary, exported]) expect(ms).toBeGreaterThanOrEqual(290);

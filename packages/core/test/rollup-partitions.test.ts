@@ -18,7 +18,9 @@ const hourlyClicks = (linkId: string, from: number, to: number): RollupClick[] =
 
 async function createLink(sql: Sql): Promise<string> {
   // Plain SQL: this runs on the schema of earlier migrations too, which the repository's columns outgrew.
-  const [user] = await sql<{ id: string }[]>`INSERT INTO users (name, email, password_hash) VALUES ('P', ${`p${randomBytes(4).toString('hex')}@example.com`}, 'x') RETURNING id`;
+  const [user] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (name, email, password_hash) VALUES ('P', ${`p${randomBytes(4).toString('hex')}@example.com`}, 'x') RETURNING id`;
   const [link] = await sql<{ id: string }[]>`
     INSERT INTO links (user_id, code, title, default_url) VALUES (${user!.id}, ${generateShortCode()}, 'P', 'https://p.example') RETURNING id`;
   return link!.id;
@@ -50,26 +52,42 @@ describe('rollup partitions', () => {
   afterAll(() => env.close());
 
   const partitionOf = async (table: string, linkId: string) =>
-    (await env.sql<{ partition: string }[]>`SELECT DISTINCT tableoid::regclass::text AS partition FROM ${env.sql(table)} WHERE link_id = ${linkId}`).map(
-      (row) => row.partition,
-    );
+    (
+      await env.sql<
+        { partition: string }[]
+      >`SELECT DISTINCT tableoid::regclass::text AS partition FROM ${env.sql(table)} WHERE link_id = ${linkId}`
+    ).map((row) => row.partition);
 
   it('creates the partitions of the current and the next two months ahead, and a year ahead for daily rows', async () => {
     const now = new Date('2031-11-20T12:00:00Z');
     const { created, dropped } = await partitions.maintain(now, { hourlyMonths: 0, dailyMonths: 0 });
     expect(created).toEqual([
-      'click_daily_dimensions_p2031', 'click_daily_dimensions_p2032', 'click_daily_p2031', 'click_daily_p2032',
-      'click_hourly_dimensions_p2031_11', 'click_hourly_dimensions_p2031_12', 'click_hourly_dimensions_p2032_01',
-      'click_hourly_p2031_11', 'click_hourly_p2031_12', 'click_hourly_p2032_01',
+      'click_daily_dimensions_p2031',
+      'click_daily_dimensions_p2032',
+      'click_daily_p2031',
+      'click_daily_p2032',
+      'click_hourly_dimensions_p2031_11',
+      'click_hourly_dimensions_p2031_12',
+      'click_hourly_dimensions_p2032_01',
+      'click_hourly_p2031_11',
+      'click_hourly_p2031_12',
+      'click_hourly_p2032_01',
     ]);
     expect(dropped).toEqual([]);
     // A second run on the same day has nothing to do.
     expect(await partitions.maintain(now, { hourlyMonths: 0, dailyMonths: 0 })).toEqual({ created: [], dropped: [], deletedDailyRows: 0 });
     // Rows of an hour and a day at the edges of the partitions land in them.
     const linkId = await createLink(env.sql);
-    await rollupsRepository(env.sql).recordBatch({ batchId: 'edges', receivedClicks: 2, clicks: hourlyClicks(linkId, Date.UTC(2031, 11, 31, 23), Date.UTC(2032, 0, 1, 1)) });
+    await rollupsRepository(env.sql).recordBatch({
+      batchId: 'edges',
+      receivedClicks: 2,
+      clicks: hourlyClicks(linkId, Date.UTC(2031, 11, 31, 23), Date.UTC(2032, 0, 1, 1)),
+    });
     expect((await partitionOf('click_hourly', linkId)).sort()).toEqual(['click_hourly_p2031_12', 'click_hourly_p2032_01']);
-    expect((await partitionOf('click_daily_dimensions', linkId)).sort()).toEqual(['click_daily_dimensions_p2031', 'click_daily_dimensions_p2032']);
+    expect((await partitionOf('click_daily_dimensions', linkId)).sort()).toEqual([
+      'click_daily_dimensions_p2031',
+      'click_daily_dimensions_p2032',
+    ]);
   });
 
   it('creates a missing partition when a batch reaches a month that has none, and counts the batch once', async () => {
@@ -77,9 +95,20 @@ describe('rollup partitions', () => {
     const rollups = rollupsRepository(env.sql);
     const bucket = Date.UTC(2019, 4, 7, 13);
     expect(await partitions.list()).not.toContain('click_hourly_p2019_05');
-    expect(await rollups.recordBatch({ batchId: 'late', receivedClicks: 1, clicks: hourlyClicks(linkId, bucket, bucket + HOUR) })).toBe(true);
-    expect(await rollups.recordBatch({ batchId: 'late', receivedClicks: 1, clicks: hourlyClicks(linkId, bucket, bucket + HOUR) })).toBe(false);
-    expect(await partitions.list()).toEqual(expect.arrayContaining(['click_hourly_p2019_05', 'click_hourly_dimensions_p2019_05', 'click_daily_p2019', 'click_daily_dimensions_p2019']));
+    expect(await rollups.recordBatch({ batchId: 'late', receivedClicks: 1, clicks: hourlyClicks(linkId, bucket, bucket + HOUR) })).toBe(
+      true,
+    );
+    expect(await rollups.recordBatch({ batchId: 'late', receivedClicks: 1, clicks: hourlyClicks(linkId, bucket, bucket + HOUR) })).toBe(
+      false,
+    );
+    expect(await partitions.list()).toEqual(
+      expect.arrayContaining([
+        'click_hourly_p2019_05',
+        'click_hourly_dimensions_p2019_05',
+        'click_daily_p2019',
+        'click_daily_dimensions_p2019',
+      ]),
+    );
     expect(await partitionOf('click_hourly', linkId)).toEqual(['click_hourly_p2019_05']);
     const [row] = await env.sql<{ clicks: number }[]>`SELECT sum(clicks)::int AS clicks FROM click_daily WHERE link_id = ${linkId}`;
     expect(row!.clicks).toBe(1);
@@ -88,7 +117,11 @@ describe('rollup partitions', () => {
   it('drops whole partitions past the retention, and daily rows past the daily retention, as the clock moves on', async () => {
     const linkId = await createLink(env.sql);
     // An hourly click from March 2023 through the end of February 2024.
-    await rollupsRepository(env.sql).recordBatch({ batchId: 'year', receivedClicks: 0, clicks: hourlyClicks(linkId, Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1)) });
+    await rollupsRepository(env.sql).recordBatch({
+      batchId: 'year',
+      receivedClicks: 0,
+      clicks: hourlyClicks(linkId, Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1)),
+    });
     const hourlyOf = async () => (await partitions.list()).filter((name) => /^click_hourly_p(2023_|2024_0[12])/.test(name));
     expect(await hourlyOf()).toHaveLength(12);
     const analytics = analyticsRepository(env.sql);
@@ -141,7 +174,11 @@ describe('migration 003 with rollups present', () => {
     // Rows written by the previous schema's own statement, across a year boundary; the session's
     // time zone is not UTC, so partition bounds must not depend on it.
     await sql`SET TimeZone = 'America/New_York'`;
-    await rollupsRepository(sql).recordBatch({ batchId: 'before', receivedClicks: 0, clicks: hourlyClicks(linkId, Date.UTC(2025, 11, 30, 20), Date.UTC(2026, 1, 1, 4)) });
+    await rollupsRepository(sql).recordBatch({
+      batchId: 'before',
+      receivedClicks: 0,
+      clicks: hourlyClicks(linkId, Date.UTC(2025, 11, 30, 20), Date.UTC(2026, 1, 1, 4)),
+    });
     const snapshot = () =>
       sql.unsafe(`SELECT 'h' AS t, link_id::text, bucket::text AS k, clicks::text, hll_cardinality(visitors)::text AS u FROM click_hourly
                   UNION ALL SELECT 'hd', link_id::text, bucket::text || dimension || value, clicks::text, '' FROM click_hourly_dimensions
@@ -154,15 +191,34 @@ describe('migration 003 with rollups present', () => {
 
     expect(await migrate(sql)).toBeGreaterThanOrEqual(3);
     expect(await snapshot()).toEqual(before);
-    const partitioned = await sql<{ table: string }[]>`SELECT c.relname AS table FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid ORDER BY 1`;
-    expect(partitioned.map((row) => row.table)).toEqual(['click_daily', 'click_daily_dimensions', 'click_hourly', 'click_hourly_dimensions']);
+    const partitioned = await sql<
+      { table: string }[]
+    >`SELECT c.relname AS table FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid ORDER BY 1`;
+    expect(partitioned.map((row) => row.table)).toEqual([
+      'click_daily',
+      'click_daily_dimensions',
+      'click_hourly',
+      'click_hourly_dimensions',
+    ]);
     const [{ rows }] = (await sql`SELECT count(*)::int AS rows FROM ONLY click_hourly_p2026_01`) as unknown as [{ rows: number }];
     expect(rows).toBe(31 * 24);
-    expect(await rollupPartitions(sql).list()).toEqual(expect.arrayContaining([
-      'click_daily_p2025', 'click_daily_p2026', 'click_hourly_p2025_12', 'click_hourly_p2026_01', 'click_hourly_p2026_02',
-    ]));
+    expect(await rollupPartitions(sql).list()).toEqual(
+      expect.arrayContaining([
+        'click_daily_p2025',
+        'click_daily_p2026',
+        'click_hourly_p2025_12',
+        'click_hourly_p2026_01',
+        'click_hourly_p2026_02',
+      ]),
+    );
     // The writer goes on where it left off.
-    expect(await rollupsRepository(sql).recordBatch({ batchId: 'after', receivedClicks: 0, clicks: hourlyClicks(linkId, Date.UTC(2026, 1, 1, 4), Date.UTC(2026, 1, 1, 5)) })).toBe(true);
+    expect(
+      await rollupsRepository(sql).recordBatch({
+        batchId: 'after',
+        receivedClicks: 0,
+        clicks: hourlyClicks(linkId, Date.UTC(2026, 1, 1, 4), Date.UTC(2026, 1, 1, 5)),
+      }),
+    ).toBe(true);
     const [total] = await sql<{ clicks: number }[]>`SELECT sum(clicks)::int AS clicks FROM click_daily WHERE link_id = ${linkId}`;
     expect(total!.clicks).toBe(776 + 1);
   });

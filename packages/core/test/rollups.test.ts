@@ -68,8 +68,12 @@ describe('rollupsRepository', () => {
   };
 
   it('writes hourly and daily totals, visitor sketches and dimension counts', async () => {
-    const first = batch(clicks(linkA, hour0, 2, ['v1', 'v2'], 'ios'), clicks(linkA, hour0, 1, ['v1'], 'android'),
-      clicks(linkA, hour1, 2, ['v1'], 'ios'), clicks(linkB, hour0, 1, ['v3']));
+    const first = batch(
+      clicks(linkA, hour0, 2, ['v1', 'v2'], 'ios'),
+      clicks(linkA, hour0, 1, ['v1'], 'android'),
+      clicks(linkA, hour1, 2, ['v1'], 'ios'),
+      clicks(linkB, hour0, 1, ['v3']),
+    );
     expect(await rollups.recordBatch(first)).toBe(true);
     expect(await totals(linkA)).toEqual([
       { bucket: new Date(hour0), clicks: 3, unique: 2 },
@@ -195,12 +199,14 @@ describe('rollupsRepository', () => {
 
   it('stores dimension values and visitors with quotes, backslashes and other array syntax exactly', async () => {
     const odd = ['say "hi"', 'back\\slash', 'a,b', '{braces}', ' padded ', 'NULL', '', 'ünïcödé 😀', '\\"'];
-    const mixed = odd.map((referrer, i): RollupClick => ({
-      linkId: linkA,
-      bucket: hour0,
-      visitor: `visitor"${i}"\\`,
-      dimensions: { platform: 'ios', country: 'US', browser: 'Chrome', os: 'iOS', device: 'Mobile', referrer },
-    }));
+    const mixed = odd.map(
+      (referrer, i): RollupClick => ({
+        linkId: linkA,
+        bucket: hour0,
+        visitor: `visitor"${i}"\\`,
+        dimensions: { platform: 'ios', country: 'US', browser: 'Chrome', os: 'iOS', device: 'Mobile', referrer },
+      }),
+    );
     expect(await rollups.recordBatch(batch(mixed, mixed))).toBe(true);
     for (const table of ['click_hourly_dimensions', 'click_daily_dimensions'] as const) {
       const rows = await env.sql<{ value: string; clicks: number }[]>`
@@ -220,7 +226,11 @@ describe('rollupsRepository', () => {
   it('keeps exact totals when many transactions touch the same rows concurrently', async () => {
     const batches = Array.from({ length: 40 }, (_, i) => {
       // Alternate the order of rows so a naive writer would take row locks in opposite orders.
-      const groups = [clicks(linkA, hour0, 1, [`v${i}`]), clicks(linkA, hour1, 2, [`v${i}`]), clicks(linkB, hour0, 3, [`w${i % 5}`], 'android')];
+      const groups = [
+        clicks(linkA, hour0, 1, [`v${i}`]),
+        clicks(linkA, hour1, 2, [`v${i}`]),
+        clicks(linkB, hour0, 3, [`w${i % 5}`], 'android'),
+      ];
       return batch(...(i % 2 ? groups.reverse() : groups));
     });
     const results = await Promise.all(batches.map((b) => rollups.recordBatch(b)));

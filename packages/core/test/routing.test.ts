@@ -7,7 +7,6 @@ import { detectPlatform } from '../src/routing/platform.js';
 import { isExpired, routeFor } from '../src/routing/resolve-destination.js';
 import { UA } from '../../../test/support/user-agents.js';
 
-
 describe('detectPlatform', () => {
   it.each([
     ['androidChrome', 'android'],
@@ -167,9 +166,7 @@ describe('routeFor', () => {
     it('go into the Android browser fallback but not into the app URL', () => {
       const { data, extras } = parseIntent((routeFor(link, 'android') as { location: string }).location);
       expect(data).toBe('//product/42?ref=share');
-      expect(extras['S.browser_fallback_url']).toBe(
-        'https://example.com/android?x=1&utm_source=newsletter&utm_campaign=spring%20sale',
-      );
+      expect(extras['S.browser_fallback_url']).toBe('https://example.com/android?x=1&utm_source=newsletter&utm_campaign=spring%20sale');
     });
 
     it('go into the iOS fallback but not into the app URL', () => {
@@ -227,7 +224,8 @@ function runAppPageScript(html: string) {
     },
     replace: (value: string) => navigations.push(`replace:${value}`),
   };
-  const unescapeHtml = (value: string) => value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const unescapeHtml = (value: string) =>
+    value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
   const getElementById = (id: string) => {
     const href = new RegExp(`id="${id}" href="([^"]*)"`).exec(html)?.[1];
     return href === undefined ? null : { getAttribute: (name: string) => (name === 'href' ? unescapeHtml(href) : null) };
@@ -269,8 +267,8 @@ describe('renderAppPage', () => {
   });
 });
 
-describe('the pages\' Content-Security-Policy', () => {
-  it('allows exactly the pages\' own script and style, by hash, and nothing else', () => {
+describe("the pages' Content-Security-Policy", () => {
+  it("allows exactly the pages' own script and style, by hash, and nothing else", () => {
     const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
     const html = renderAppPage('myapp://a', 'https://example.com/b');
     const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;

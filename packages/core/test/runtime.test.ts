@@ -55,10 +55,18 @@ describe('gracefulShutdown', () => {
     const { onRejection, onException } = processErrorHandlers(log, async (reason, exitCode) => void shutdowns.push([reason, exitCode]));
     onRejection(new Error('lookup failed'));
     expect(shutdowns).toEqual([]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'unhandled rejection', err: expect.objectContaining({ message: 'lookup failed' }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'unhandled rejection', err: expect.objectContaining({ message: 'lookup failed' }) }),
+    );
     onException(new TypeError('broken state'));
     expect(shutdowns).toEqual([['uncaught exception', 1]]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'fatal', msg: 'uncaught exception; shutting down', err: expect.objectContaining({ type: 'TypeError' }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'fatal',
+        msg: 'uncaught exception; shutting down',
+        err: expect.objectContaining({ type: 'TypeError' }),
+      }),
+    );
   });
 
   it('goes on past a step that times out, and exits 1', async () => {
@@ -72,7 +80,9 @@ describe('gracefulShutdown', () => {
     await shutdown('test');
     expect(closed).toBe(true);
     expect(exits).toEqual([1]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', step: 'drain', msg: 'shutdown step failed; going on with the next' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', step: 'drain', msg: 'shutdown step failed; going on with the next' }),
+    );
   });
 });
 
@@ -80,10 +90,16 @@ describe('withTimeout', () => {
   it('settles like the work when it is in time, and aborts its signal when it is not', async () => {
     expect(await withTimeout(Promise.resolve(7), 100)).toBe(7);
     let signal: AbortSignal | undefined;
-    await expect(withTimeout((s) => {
-      signal = s;
-      return new Promise(() => {});
-    }, 20, 'probe')).rejects.toBeInstanceOf(TimeoutError);
+    await expect(
+      withTimeout(
+        (s) => {
+          signal = s;
+          return new Promise(() => {});
+        },
+        20,
+        'probe',
+      ),
+    ).rejects.toBeInstanceOf(TimeoutError);
     expect(signal?.aborted).toBe(true);
   });
 });
@@ -104,7 +120,9 @@ describe('readinessCheck', () => {
     expect(await check()).toEqual({ status: 'ok', checks: { store: 'down', accepting: 'ok' }, detail: { spooling: false, spoolBytes: 0 } });
     spooled = 120;
     expect((await check()).detail).toEqual({ spooling: true, spoolBytes: 120 });
-    const strict = readinessCheck({ store: () => false, accepting: () => true }, 30, { ready: ({ store, accepting }) => store === 'ok' && accepting === 'ok' });
+    const strict = readinessCheck({ store: () => false, accepting: () => true }, 30, {
+      ready: ({ store, accepting }) => store === 'ok' && accepting === 'ok',
+    });
     expect(await strict()).toEqual({ status: 'unavailable', checks: { store: 'down', accepting: 'ok' } });
   });
 });
@@ -140,7 +158,10 @@ describe('rateLimitedLog', () => {
     for (let i = 0; i < 5; i++) warn({ i }, 'repeated');
     now = 10_000;
     warn({ i: 5 }, 'repeated');
-    expect(lines.map(({ i, suppressed }) => ({ i, suppressed }))).toEqual([{ i: 0, suppressed: undefined }, { i: 5, suppressed: 4 }]);
+    expect(lines.map(({ i, suppressed }) => ({ i, suppressed }))).toEqual([
+      { i: 0, suppressed: undefined },
+      { i: 5, suppressed: 4 },
+    ]);
   });
 });
 
@@ -149,15 +170,25 @@ describe('retryUntil', () => {
     const { log, lines } = capturingLogger();
     let calls = 0;
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const result = await retryUntil(async () => (++calls < 3 ? Promise.reject(refused) : 'migrated'), { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 });
+    const result = await retryUntil(async () => (++calls < 3 ? Promise.reject(refused) : 'migrated'), {
+      what: 'migrating',
+      logger: log,
+      retryIf: isDatabaseUnavailable,
+      intervalMs: 5,
+    });
     expect([result, calls, lines.length]).toEqual(['migrated', 3, 2]);
 
     calls = 0;
     const missing = new Error('no migrations found');
-    await expect(retryUntil(async () => {
-      calls++;
-      throw missing;
-    }, { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 })).rejects.toBe(missing);
+    await expect(
+      retryUntil(
+        async () => {
+          calls++;
+          throw missing;
+        },
+        { what: 'migrating', logger: log, retryIf: isDatabaseUnavailable, intervalMs: 5 },
+      ),
+    ).rejects.toBe(missing);
     expect(calls).toBe(1);
   });
 });

@@ -1,5 +1,14 @@
 import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
-import { analyticsRepository, analyticsWithReplica, apiKeysRepository, appsRepository, domainsRepository, linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
+import {
+  analyticsRepository,
+  analyticsWithReplica,
+  apiKeysRepository,
+  appsRepository,
+  domainsRepository,
+  linksRepository,
+  type Sql,
+  usersRepository,
+} from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
@@ -103,13 +112,25 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const domainRows = domainsRepository(sql);
   const links = linksService({
-    links: linksRepository(sql), domains: domainRows, redis, keys, shortUrlBase: config.SHORT_URL_BASE, maxDestinationBytes: config.MAX_DESTINATION_BYTES, log: app.log,
+    links: linksRepository(sql),
+    domains: domainRows,
+    redis,
+    keys,
+    shortUrlBase: config.SHORT_URL_BASE,
+    maxDestinationBytes: config.MAX_DESTINATION_BYTES,
+    log: app.log,
   });
   const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
   const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
   const lookupTxt = txtLookup(config.DNS_SERVERS);
   const domains = domainsService({
-    domains: domainRows, records, redis, keys, lookupTxt, shortUrlBase: config.SHORT_URL_BASE, log: app.log,
+    domains: domainRows,
+    records,
+    redis,
+    keys,
+    lookupTxt,
+    shortUrlBase: config.SHORT_URL_BASE,
+    log: app.log,
     checks: domainChecks({ sql, redis, keys, lookupTxt, graceHours: config.DOMAIN_VERIFICATION_GRACE_HOURS, log: app.log }),
   });
   /** Analytics reads on `primary`, or on `replica` when there is one, the primary answering when it cannot. */
@@ -158,8 +179,20 @@ type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: Concu
 /** Everything under /api. */
 async function apiRoutes(
   api: FastifyInstance,
-  { auth, links, analytics, apps, domains, qr }: {
-    auth: AuthService; links: LinksService; analytics: AnalyticsService; apps: AppsService; domains: DomainsService; qr: QrRouteDeps;
+  {
+    auth,
+    links,
+    analytics,
+    apps,
+    domains,
+    qr,
+  }: {
+    auth: AuthService;
+    links: LinksService;
+    analytics: AnalyticsService;
+    apps: AppsService;
+    domains: DomainsService;
+    qr: QrRouteDeps;
   },
 ): Promise<void> {
   api.addHook('onRoute', refuseUnknownQueryParameters);

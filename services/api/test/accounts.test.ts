@@ -45,10 +45,19 @@ describe('accounts held in memory', () => {
       },
     };
     const subscriber = env.redis.duplicate();
-    const accounts = accountCache({ users: counted, redis: env.redis, subscriber, keys: redisKeys(env.config.REDIS_PREFIX), log: console, now: () => time });
+    const accounts = accountCache({
+      users: counted,
+      redis: env.redis,
+      subscriber,
+      keys: redisKeys(env.config.REDIS_PREFIX),
+      log: console,
+      now: () => time,
+    });
     opened.push({ accounts, subscriber });
     // The subscription is in place once Redis counts this connection as a subscriber of the channel.
-    await expect.poll(async () => (await env.redis.pubsub('NUMSUB', `${env.config.REDIS_PREFIX}token-revocations`))[1]).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => (await env.redis.pubsub('NUMSUB', `${env.config.REDIS_PREFIX}token-revocations`))[1])
+      .toBeGreaterThanOrEqual(1);
     return { accounts, subscriber, counter };
   }
 

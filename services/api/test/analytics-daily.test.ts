@@ -22,7 +22,9 @@ beforeAll(async () => {
   api = await createApiHarness();
   const owner = await api.registerUser('Daily');
   const create = async (title: string) =>
-    (await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title, defaultUrl: 'https://example.com' } })).json().data.link.id as string;
+    (
+      await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title, defaultUrl: 'https://example.com' } })
+    ).json().data.link.id as string;
   linkId = await create('Busy');
   const other = await create('Other');
   // Ten days, clicks in five hours of each, from visitors that come back on other days.
@@ -31,12 +33,14 @@ beforeAll(async () => {
     for (const hour of [0, 5, 11, 17, 23]) {
       for (let k = 0; k < 2 + ((day + hour) % 4); k++) {
         const n = day * 31 + hour * 7 + k;
-        clicks.push(rollupClick(linkId, FIRST_DAY + day * DAY + hour * HOUR + k * 60_000, {
-          ...AGENTS[n % AGENTS.length],
-          country: COUNTRIES[n % COUNTRIES.length]!,
-          referrer: REFERRERS[n % REFERRERS.length]!,
-          visitor: `visitor-${n % 23}`,
-        }));
+        clicks.push(
+          rollupClick(linkId, FIRST_DAY + day * DAY + hour * HOUR + k * 60_000, {
+            ...AGENTS[n % AGENTS.length],
+            country: COUNTRIES[n % COUNTRIES.length]!,
+            referrer: REFERRERS[n % REFERRERS.length]!,
+            visitor: `visitor-${n % 23}`,
+          }),
+        );
       }
     }
     clicks.push(rollupClick(other, FIRST_DAY + day * DAY + 12 * HOUR));
@@ -98,8 +102,9 @@ describe('reports from daily and hourly rollups', () => {
       expect(report.totalClicks, timeBucket).toBe(expected.totalClicks);
       expect(report.uniqueClicks, timeBucket).toBe(expected.uniqueClicks);
       expect(byValue(report.dimensions), timeBucket).toEqual(byValue(expected.dimensions));
-      expect([...report.series].map(([ms, clicks]) => `${new Date(ms).toISOString()} ${clicks}`).sort(), timeBucket)
-        .toEqual(byBucket(expected.series, (row) => String(row.clicks)));
+      expect([...report.series].map(([ms, clicks]) => `${new Date(ms).toISOString()} ${clicks}`).sort(), timeBucket).toEqual(
+        byBucket(expected.series, (row) => String(row.clicks)),
+      );
     }
   });
 
@@ -111,7 +116,10 @@ describe('reports from daily and hourly rollups', () => {
       for await (const batch of repository.exportRows(linkId, range)) rows.push(...batch);
       const expected = await hourlyOnly(range);
       const totals = rows.filter((row) => row.dimension === 'total' && row.clicks > 0);
-      expect(byBucket(totals, (row) => String(row.clicks)), timeBucket).toEqual(byBucket(expected.series, (row) => String(row.clicks)));
+      expect(
+        byBucket(totals, (row) => String(row.clicks)),
+        timeBucket,
+      ).toEqual(byBucket(expected.series, (row) => String(row.clicks)));
       const counts = rows.filter((row) => row.dimension !== 'total');
       const key = (row: { dimension: string; value: string; clicks: number }) => `${row.dimension} ${row.value} ${row.clicks}`;
       expect(byBucket(counts, key), timeBucket).toEqual(byBucket(expected.dimensions, key));

@@ -65,9 +65,12 @@ async function busyConnections(observer: Sql): Promise<number> {
 
 /** Waits until the database connections other than the observer's stop changing: the downloads have filled every buffer and wait. */
 async function untilSettled(observer: Sql): Promise<void> {
-  const snapshot = async () => JSON.stringify(await observer`
+  const snapshot = async () =>
+    JSON.stringify(
+      await observer`
     SELECT pid, state, query_start FROM pg_stat_activity
-    WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' ORDER BY pid`);
+    WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle' ORDER BY pid`,
+    );
   let last = await snapshot();
   for (let stable = 0, rounds = 0; stable < 3 && rounds < 60; rounds++) {
     await sleep(500);
@@ -116,7 +119,8 @@ describe('exports read by clients that stop reading', () => {
       return { path, status: response.status, ms: performance.now() - started };
     };
     const answers = [];
-    for (const path of ['/api/links', '/api/auth/me', '/api/analytics/summary', '/api/links', '/api/auth/me']) answers.push(await timed(path, other.token));
+    for (const path of ['/api/links', '/api/auth/me', '/api/analytics/summary', '/api/links', '/api/auth/me'])
+      answers.push(await timed(path, other.token));
     answers.push(await timed('/readyz'));
     // With every connection held by an export, these waited until one ended (here never: aborted after 4 s).
     for (const answer of answers) {

@@ -8,7 +8,19 @@ let api: ApiHarness;
 let token: string;
 const links: Record<string, { id: string; url: string; title: string }> = {};
 
-const WIDE_FIXED = ['link_id', 'title', 'short_url', 'bucket_start', 'clicks', 'unique_clicks', 'android', 'ios', 'desktop', 'mobile', 'desktop_device'];
+const WIDE_FIXED = [
+  'link_id',
+  'title',
+  'short_url',
+  'bucket_start',
+  'clicks',
+  'unique_clicks',
+  'android',
+  'ios',
+  'desktop',
+  'mobile',
+  'desktop_device',
+];
 const range = { startDate: '2026-03-01', endDate: '2026-03-07' };
 /**
  * Ten countries per link (each link's report names them all), fourteen in the export: the four the
@@ -23,7 +35,12 @@ beforeAll(async () => {
   api = await createApiHarness();
   ({ token } = await api.registerUser('Analyst'));
   const create = async (key: string, title: string, tags: string[]) => {
-    const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title, defaultUrl: 'https://example.com', tags } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token,
+      payload: { title, defaultUrl: 'https://example.com', tags },
+    });
     links[key] = response.json().data.link;
   };
   await create('email', 'Spring, "email" =launch', ['spring']);
@@ -45,16 +62,24 @@ afterAll(async () => {
   await api?.close();
 });
 
-const get = (url: string, query: Record<string, string>, as = token) => api.request({ method: 'GET', url: `${url}?${new URLSearchParams(query)}`, token: as });
+const get = (url: string, query: Record<string, string>, as = token) =>
+  api.request({ method: 'GET', url: `${url}?${new URLSearchParams(query)}`, token: as });
 
 type WideRow = Record<string, string | number>;
 const parseCsv = (body: string): WideRow[] =>
-  parse(body, { columns: true, cast: (value, context) => (context.header || !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|country_.*|browser_.*)$/.test(String(context.column)) ? value : Number(value)) });
+  parse(body, {
+    columns: true,
+    cast: (value, context) =>
+      context.header ||
+      !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|country_.*|browser_.*)$/.test(String(context.column))
+        ? value
+        : Number(value),
+  });
 
 const sum = (rows: WideRow[], column: string) => rows.reduce((total, row) => total + Number(row[column] ?? 0), 0);
 
 describe('GET /analytics/export?layout=wide', () => {
-  it('has one row per link and bucket that matches each link\'s JSON report, parsed back with a CSV library', async () => {
+  it("has one row per link and bucket that matches each link's JSON report, parsed back with a CSV library", async () => {
     const response = await get('/api/analytics/export', { ...range, tag: 'spring', layout: 'wide', format: 'csv' });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -74,8 +99,13 @@ describe('GET /analytics/export?layout=wide', () => {
       const own = rows.filter((row) => row.link_id === link.id);
       expect(own.every((row) => row.title === link.title && row.short_url === link.url)).toBe(true);
       const report = (await get(`/api/analytics/links/${link.id}`, range)).json().data.analytics;
-      expect(own.map((row) => [row.bucket_start, row.clicks, row.unique_clicks]))
-        .toEqual(report.timeSeries.map((bucket: { date: string; clicks: number; uniqueClicks: number }) => [bucket.date, bucket.clicks, bucket.uniqueClicks]));
+      expect(own.map((row) => [row.bucket_start, row.clicks, row.unique_clicks])).toEqual(
+        report.timeSeries.map((bucket: { date: string; clicks: number; uniqueClicks: number }) => [
+          bucket.date,
+          bucket.clicks,
+          bucket.uniqueClicks,
+        ]),
+      );
       expect({ android: sum(own, 'android'), ios: sum(own, 'ios'), desktop: sum(own, 'desktop') }).toEqual(report.platforms);
       expect({ Mobile: sum(own, 'mobile'), Desktop: sum(own, 'desktop_device') }).toEqual(report.devices);
       // Countries outside the export's top 10 (over both links) are in country_Other.
@@ -87,7 +117,8 @@ describe('GET /analytics/export?layout=wide', () => {
       expect(sum(own, 'country_Other')).toBe(folded);
       // Each group of columns adds up to the bucket's clicks.
       for (const row of own) {
-        const group = (prefix: string) => columns.filter((column) => column.startsWith(prefix)).reduce((total, column) => total + Number(row[column]), 0);
+        const group = (prefix: string) =>
+          columns.filter((column) => column.startsWith(prefix)).reduce((total, column) => total + Number(row[column]), 0);
         expect(group('country_')).toBe(row.clicks);
         expect(group('browser_')).toBe(row.clicks);
         expect(Number(row.android) + Number(row.ios) + Number(row.desktop)).toBe(row.clicks);
@@ -106,7 +137,7 @@ describe('GET /analytics/export?layout=wide', () => {
     expect(sum(all, 'clicks')).toBe(61);
   });
 
-  it('streams the long layout as each link\'s export led by its id', async () => {
+  it("streams the long layout as each link's export led by its id", async () => {
     const response = await get('/api/analytics/export', { ...range, tag: 'spring', format: 'csv' });
     expect(response.headers['content-disposition']).toBe('attachment; filename="analytics-spring-2026-03-01-to-2026-03-07-day-long.csv"');
     const rows = parse(response.body, { columns: true }) as Record<string, string>[];
@@ -129,7 +160,7 @@ describe('GET /analytics/export?layout=wide', () => {
     expect(rows.map((row) => row.clicks)).toEqual(report.timeSeries.map((bucket: { clicks: number }) => bucket.clicks));
   });
 
-  it('never includes another account\'s links, and refuses bad parameters with the envelope', async () => {
+  it("never includes another account's links, and refuses bad parameters with the envelope", async () => {
     const other = await api.registerUser('Someone else');
     const empty = await get('/api/analytics/export', { ...range, layout: 'wide', format: 'json' }, other.token);
     expect(empty.json()).toEqual([]);

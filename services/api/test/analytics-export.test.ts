@@ -17,7 +17,12 @@ afterAll(async () => {
 const record = (clicks: RollupClick[]) => recordClicks(api.env.sql, clicks);
 
 async function createLink(token = owner.token): Promise<string> {
-  const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Export', defaultUrl: 'https://example.com' } });
+  const response = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { title: 'Export', defaultUrl: 'https://example.com' },
+  });
   if (response.statusCode !== 201) throw new Error(`create failed: ${response.body}`);
   return response.json().data.link.id;
 }
@@ -25,7 +30,12 @@ async function createLink(token = owner.token): Promise<string> {
 const get = (url: string, query: Record<string, string>, token = owner.token) =>
   api.request({ method: 'GET', url: `${url}?${new URLSearchParams(query).toString()}`, token });
 
-interface Row { bucket: string; dimension: string; value: string; clicks: number }
+interface Row {
+  bucket: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
 
 /** RFC 4180 parser: quoted fields may hold commas, doubled quotes and line breaks. */
 function parseCsv(text: string): string[][] {
@@ -62,7 +72,12 @@ async function exportCsv(id: string, query: Record<string, string>): Promise<Row
   expect(response.statusCode, response.body).toBe(200);
   const [header, ...records] = parseCsv(response.body);
   expect(header).toEqual(['bucket', 'dimension', 'value', 'clicks']);
-  return records.map(([bucket, dimension, value, clicks]) => ({ bucket: bucket!, dimension: dimension!, value: value!, clicks: Number(clicks) }));
+  return records.map(([bucket, dimension, value, clicks]) => ({
+    bucket: bucket!,
+    dimension: dimension!,
+    value: value!,
+    clicks: Number(clicks),
+  }));
 }
 
 /** What the JSON report shows, rebuilt from export rows. */
@@ -130,7 +145,10 @@ describe('GET /api/analytics/links/:id/export', () => {
     expect(keys).toEqual([...keys].sort());
     expect(rows.filter((row) => row.bucket === '2026-03-02T00:00:00.000Z')).toHaveLength(1);
     expect(rows.find((row) => row.dimension === 'browser' && row.bucket === '2026-03-01T00:00:00.000Z')).toEqual({
-      bucket: '2026-03-01T00:00:00.000Z', dimension: 'browser', value: 'Chrome', clicks: 2,
+      bucket: '2026-03-01T00:00:00.000Z',
+      dimension: 'browser',
+      value: 'Chrome',
+      clicks: 2,
     });
   });
 
@@ -141,7 +159,7 @@ describe('GET /api/analytics/links/:id/export', () => {
     expect(rows).toContainEqual({ bucket: '2026-03-03T00:00:00.000Z', dimension: 'referrer', value: 'x"y,z.example', clicks: 1 });
   });
 
-  it('names the file after the link\'s title and the range, and sets the media type per format', async () => {
+  it("names the file after the link's title and the range, and sets the media type per format", async () => {
     const csv = await get(`/api/analytics/links/${id}/export`, range);
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toBe('attachment; filename="analytics-Export-2026-03-01-to-2026-03-04-day.csv"');
@@ -175,15 +193,28 @@ describe('GET /api/analytics/links/:id/export', () => {
   it('buckets clicks the same way in the report and in the export, for every bucket size', async () => {
     const edges = await createLink();
     // Month ends, ISO week ends and year ends, a leap day, on both sides of midnight UTC.
-    const instants = ['2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00Z', '2024-02-29T23:30:00Z', '2024-03-01T00:00:00Z',
-      '2024-12-29T23:59:00Z', '2024-12-30T00:00:00Z', '2025-06-30T23:00:00Z', '2025-07-01T00:00:00Z', '2025-11-30T12:00:00Z'];
+    const instants = [
+      '2023-12-31T23:59:59.999Z',
+      '2024-01-01T00:00:00Z',
+      '2024-02-29T23:30:00Z',
+      '2024-03-01T00:00:00Z',
+      '2024-12-29T23:59:00Z',
+      '2024-12-30T00:00:00Z',
+      '2025-06-30T23:00:00Z',
+      '2025-07-01T00:00:00Z',
+      '2025-11-30T12:00:00Z',
+    ];
     await record(instants.map((ts, i) => click(edges, ts, { visitor: `visitor-${i}` })));
     for (const timeBucket of ['hour', 'day', 'week', 'month']) {
-      const query = timeBucket === 'hour'
-        ? { startDate: '2024-02-29T20:00:00Z', endDate: '2024-03-01T03:00:00Z', timeBucket }
-        : { startDate: '2023-12-27', endDate: '2025-12-02', timeBucket };
+      const query =
+        timeBucket === 'hour'
+          ? { startDate: '2024-02-29T20:00:00Z', endDate: '2024-03-01T03:00:00Z', timeBucket }
+          : { startDate: '2023-12-27', endDate: '2025-12-02', timeBucket };
       const report = (await get(`/api/analytics/links/${edges}`, query)).json().data.analytics;
-      expect(report.timeSeries.reduce((n: number, p: { clicks: number }) => n + p.clicks, 0), timeBucket).toBe(report.totalClicks);
+      expect(
+        report.timeSeries.reduce((n: number, p: { clicks: number }) => n + p.clicks, 0),
+        timeBucket,
+      ).toBe(report.totalClicks);
       expect(fromRows(await exportCsv(edges, query)).timeSeries, timeBucket).toEqual(withoutUniques(report.timeSeries));
     }
   });
@@ -215,8 +246,9 @@ describe('GET /api/analytics/links/:id/export', () => {
     );
     expect(Object.keys(operation.responses['200'].content)).toEqual(['text/csv', 'application/json']);
     // The long layout's rows or the wide layout's (openapi-contract.test.ts validates real files of each).
-    expect(operation.responses['200'].content['application/json'].schema.anyOf.map((schema: { items: { $ref: string } }) => schema.items.$ref))
-      .toEqual(['#/components/schemas/AnalyticsExportRow', '#/components/schemas/AnalyticsWideExportRow']);
+    expect(
+      operation.responses['200'].content['application/json'].schema.anyOf.map((schema: { items: { $ref: string } }) => schema.items.$ref),
+    ).toEqual(['#/components/schemas/AnalyticsExportRow', '#/components/schemas/AnalyticsWideExportRow']);
     expect(doc.components.schemas.AnalyticsExportRow).toBeDefined();
     // Errors are the usual JSON envelope, never CSV.
     expect(Object.keys(operation.responses['400'].content)).toEqual(['application/json']);

@@ -41,12 +41,27 @@ beforeAll(async () => {
   for (let i = 0; i < LINKS; i++) {
     // The owner has two links among many, as one account among many would.
     const token = i < 2 ? owner.token : crowd.token;
-    const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: `Link ${i}`, defaultUrl: 'https://example.com' } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token,
+      payload: { title: `Link ${i}`, defaultUrl: 'https://example.com' },
+    });
     linkIds.push(response.json().data.link.id);
   }
   const browsers = Object.keys(BROWSER_AGENTS);
-  await recordClicks(api.env.sql, linkIds.flatMap((id, l) => Array.from({ length: HOURS }, (_, h) =>
-    rollupClick(id, START + h * 3_600_000 + l * 1000, { browser: browsers[(h + l) % browsers.length]!, visitor: `visitor-${l}-${h % 200}`, referrer: `site${h % 7}.example` }))));
+  await recordClicks(
+    api.env.sql,
+    linkIds.flatMap((id, l) =>
+      Array.from({ length: HOURS }, (_, h) =>
+        rollupClick(id, START + h * 3_600_000 + l * 1000, {
+          browser: browsers[(h + l) % browsers.length]!,
+          visitor: `visitor-${l}-${h % 200}`,
+          referrer: `site${h % 7}.example`,
+        }),
+      ),
+    ),
+  );
   await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
     max: 1,
@@ -78,14 +93,18 @@ const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatM
 /** Every access to a rollup table goes through its primary key; returns the access node types. */
 function expectPrimaryKeyAccess(plans: PlanNode[]): string[] {
   const all = plans.flatMap(nodes);
-  const accesses = all.filter((node) => ROLLUP_TABLES.has(parentOf(node['Relation Name']) ?? '') || PRIMARY_KEYS.has(parentOf(node['Index Name']) ?? ''));
+  const accesses = all.filter(
+    (node) => ROLLUP_TABLES.has(parentOf(node['Relation Name']) ?? '') || PRIMARY_KEYS.has(parentOf(node['Index Name']) ?? ''),
+  );
   expect(accesses.length).toBeGreaterThan(0);
   for (const node of accesses) {
     expect(node['Node Type'], JSON.stringify(node)).not.toBe('Seq Scan');
-    if (node['Node Type'] !== 'Bitmap Heap Scan') expect(PRIMARY_KEYS.has(parentOf(node['Index Name']) ?? ''), JSON.stringify(node)).toBe(true);
+    if (node['Node Type'] !== 'Bitmap Heap Scan')
+      expect(PRIMARY_KEYS.has(parentOf(node['Index Name']) ?? ''), JSON.stringify(node)).toBe(true);
   }
   // A bitmap heap scan is fed by a bitmap index scan, which must be on a primary key too.
-  for (const node of all.filter((n) => n['Node Type'] === 'Bitmap Index Scan')) expect(PRIMARY_KEYS.has(parentOf(node['Index Name'])!)).toBe(true);
+  for (const node of all.filter((n) => n['Node Type'] === 'Bitmap Index Scan'))
+    expect(PRIMARY_KEYS.has(parentOf(node['Index Name'])!)).toBe(true);
   return accesses.map((node) => `${node['Node Type']} ${parentOf(node['Relation Name'] ?? node['Index Name'])}`);
 }
 
@@ -100,13 +119,25 @@ describe('analytics query plans', () => {
   it('reads a link report through the primary keys, whole days from the daily tables', async () => {
     const repository = analyticsRepository(traced);
     for (const edgeHours of [0, 7]) {
-      for (const [days, bucket] of [[7, 'hour'], [20, 'day'], [27, 'week'], [27, 'month']] as const) {
+      for (const [days, bucket] of [
+        [7, 'hour'],
+        [20, 'day'],
+        [27, 'week'],
+        [27, 'month'],
+      ] as const) {
         const plans = await rollupPlans(() =>
-          repository.linkReport(linkIds[0]!, range(days, bucket, edgeHours), ['platform', 'country', 'browser', 'device', 'referrer']));
+          repository.linkReport(linkIds[0]!, range(days, bucket, edgeHours), ['platform', 'country', 'browser', 'device', 'referrer']),
+        );
         const accesses = expectPrimaryKeyAccess(plans);
         // Partitions are pruned: the ranges lie in January 2026, so no other month's hourly partition is read.
-        const hourlyPartitions = plans.flatMap(nodes).map((node) => node['Index Name'] ?? node['Relation Name'] ?? '').filter((name) => /^click_hourly.*_p\d/.test(name));
-        expect(hourlyPartitions.filter((name) => !name.includes('_p2026_01')), bucket).toEqual([]);
+        const hourlyPartitions = plans
+          .flatMap(nodes)
+          .map((node) => node['Index Name'] ?? node['Relation Name'] ?? '')
+          .filter((name) => /^click_hourly.*_p\d/.test(name));
+        expect(
+          hourlyPartitions.filter((name) => !name.includes('_p2026_01')),
+          bucket,
+        ).toEqual([]);
         expect(accesses.join('\n'), bucket).toMatch(/click_daily_dimensions/);
         expect(accesses.join('\n'), bucket).toMatch(/click_daily\b/);
       }
@@ -115,10 +146,18 @@ describe('analytics query plans', () => {
 
   it('reads an export through the primary keys', async () => {
     const repository = analyticsRepository(traced);
-    for (const [bucket, edgeHours] of [['day', 0], ['week', 7], ['hour', 7]] as const) {
-      expectPrimaryKeyAccess(await rollupPlans(async () => {
-        for await (const _rows of repository.exportRows(linkIds[0]!, range(bucket === 'hour' ? 3 : 20, bucket, edgeHours))) { /* drain */ }
-      }));
+    for (const [bucket, edgeHours] of [
+      ['day', 0],
+      ['week', 7],
+      ['hour', 7],
+    ] as const) {
+      expectPrimaryKeyAccess(
+        await rollupPlans(async () => {
+          for await (const _rows of repository.exportRows(linkIds[0]!, range(bucket === 'hour' ? 3 : 20, bucket, edgeHours))) {
+            /* drain */
+          }
+        }),
+      );
     }
   });
 

@@ -24,7 +24,10 @@ describe('GET /analytics/summary with tag and range', () => {
     ({ token } = await api.registerUser('Campaigns'));
     const create = async (title: string, tags: string[], expirationDate?: string) => {
       const response = await api.request({
-        method: 'POST', url: '/api/links', token, payload: { title, defaultUrl: 'https://example.com', tags, ...(expirationDate && { expirationDate }) },
+        method: 'POST',
+        url: '/api/links',
+        token,
+        payload: { title, defaultUrl: 'https://example.com', tags, ...(expirationDate && { expirationDate }) },
       });
       ids[title] = response.json().data.link.id;
     };
@@ -46,7 +49,10 @@ describe('GET /analytics/summary with tag and range', () => {
       totalLinks: 2,
       activeLinks: 1,
       totalClicks: 3,
-      topLinks: [{ id: ids['Spring email'], title: 'Spring email', clicks: 2 }, { id: ids['Spring ad'], title: 'Spring ad', clicks: 1 }],
+      topLinks: [
+        { id: ids['Spring email'], title: 'Spring email', clicks: 2 },
+        { id: ids['Spring ad'], title: 'Spring ad', clicks: 1 },
+      ],
     });
     expect((await summary({ tag: 'Email' })).totalClicks).toBe(5);
     expect(await summary({ tag: 'autumn' })).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [] });
@@ -66,7 +72,7 @@ describe('GET /analytics/summary with tag and range', () => {
     expect((await summary({ tag: 'winter', startDate: '2026-01-06', endDate: '2026-03-31' })).totalClicks).toBe(2);
   });
 
-  it('never shows another account\'s links, and refuses bad filters', async () => {
+  it("never shows another account's links, and refuses bad filters", async () => {
     const other = await api.registerUser('Other');
     expect((await summary({ tag: 'spring' }, other.token)).totalLinks).toBe(0);
     const bad = await api.request({ method: 'GET', url: '/api/analytics/summary?tag=no%20spaces', token });

@@ -19,7 +19,12 @@ afterAll(async () => {
 const record = (clicks: RollupClick[]) => recordClicks(api.env.sql, clicks);
 
 async function createLink(): Promise<string> {
-  const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Zones', defaultUrl: 'https://example.com' } });
+  const response = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { title: 'Zones', defaultUrl: 'https://example.com' },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json().data.link.id;
 }
@@ -47,7 +52,10 @@ describe('time zones (Europe/Paris around its DST changes)', () => {
   beforeAll(async () => {
     id = await createLink();
     // 2026: clocks go forward on Sunday 29 March (02:00 → 03:00) and back on Sunday 25 October (03:00 → 02:00).
-    await record([...hourly(id, '2026-03-26T00:00:00Z', '2026-04-02T00:00:00Z'), ...hourly(id, '2026-10-22T00:00:00Z', '2026-10-29T00:00:00Z')]);
+    await record([
+      ...hourly(id, '2026-03-26T00:00:00Z', '2026-04-02T00:00:00Z'),
+      ...hourly(id, '2026-10-22T00:00:00Z', '2026-10-29T00:00:00Z'),
+    ]);
   });
 
   it('starts days at local midnight: the last Sunday of March has 23 hours, of October 25, and the days add up to the UTC total', async () => {
@@ -136,7 +144,11 @@ describe('unique clicks per bucket', () => {
     expect(week.timeSeries).toEqual([{ date: '2026-03-02T00:00:00.000Z', clicks: 15, uniqueClicks: 8 }]);
     expect(week.uniqueClicks).toBe(8);
     const hours = await report(id, { startDate: '2026-03-02', endDate: '2026-03-02', timeBucket: 'hour' });
-    expect(hours.timeSeries.filter((bucket) => bucket.clicks > 0).map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([[1, 1], [1, 1], [1, 1]]);
+    expect(hours.timeSeries.filter((bucket) => bucket.clicks > 0).map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
     // The same week in Paris (from hourly rows only) merges to the same visitors.
     const weekParis = await report(id, { startDate: '2026-03-02', endDate: '2026-03-08', timeBucket: 'week', timezone: 'Europe/Paris' });
     expect(weekParis.timeSeries.map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([[15, 8]]);

@@ -59,8 +59,11 @@ describe('resolveRange', () => {
   });
 
   it('widens date-times to whole hours and includes the end instant', () => {
-    expect(resolve({ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T12:00:00Z', timeBucket: 'hour' }))
-      .toEqual({ start: '2026-03-01T10:00:00.000Z', end: '2026-03-01T13:00:00.000Z', buckets: 3 });
+    expect(resolve({ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T12:00:00Z', timeBucket: 'hour' })).toEqual({
+      start: '2026-03-01T10:00:00.000Z',
+      end: '2026-03-01T13:00:00.000Z',
+      buckets: 3,
+    });
     expect(resolve({ startDate: '2026-03-01T10:30:00Z', endDate: '2026-03-01T10:30:00Z', timeBucket: 'hour' }).buckets).toBe(1);
   });
 
@@ -78,7 +81,13 @@ describe('resolveRange', () => {
 
 describe('bucketIsoStrings', () => {
   it('writes whole hours exactly as toISOString does, before 1970 and in year 1 too', () => {
-    const starts = [Date.UTC(2025, 0, 1), Date.UTC(2024, 1, 29, 23), Date.UTC(2024, 2, 1, 9), Date.UTC(1969, 11, 31, 23), -62135596800000 + 5 * 3_600_000];
+    const starts = [
+      Date.UTC(2025, 0, 1),
+      Date.UTC(2024, 1, 29, 23),
+      Date.UTC(2024, 2, 1, 9),
+      Date.UTC(1969, 11, 31, 23),
+      -62135596800000 + 5 * 3_600_000,
+    ];
     for (let h = 0; h < 50; h++) starts.push(Date.UTC(2026, 11, 31, h));
     expect(bucketIsoStrings(starts)).toEqual(starts.map((ms) => new Date(ms).toISOString()));
   });
@@ -90,31 +99,44 @@ describe('resolveRange in a time zone', () => {
 
   it('defaults to the 30 local days ending with the local today', () => {
     const range = resolveRange({ timeBucket: 'day', timezone: 'Europe/Paris' }, now);
-    expect([range.start.toISOString(), range.end.toISOString(), range.buckets.length]).toEqual(['2026-02-28T23:00:00.000Z', '2026-03-30T22:00:00.000Z', 30]);
+    expect([range.start.toISOString(), range.end.toISOString(), range.buckets.length]).toEqual([
+      '2026-02-28T23:00:00.000Z',
+      '2026-03-30T22:00:00.000Z',
+      30,
+    ]);
   });
 
   it('gives days of 23 and 25 hours around the DST changes, and local midnights on the far side of the date line', () => {
-    expect(starts({ timeBucket: 'day', timezone: 'Europe/Paris', startDate: '2026-03-29', endDate: '2026-03-30' }))
-      .toEqual(['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z']);
-    expect(starts({ timeBucket: 'day', timezone: 'America/New_York', startDate: '2026-11-01', endDate: '2026-11-02' }))
-      .toEqual(['2026-11-01T04:00:00.000Z', '2026-11-02T05:00:00.000Z']);
-    expect(starts({ timeBucket: 'month', timezone: 'Pacific/Auckland', startDate: '2026-01-15', endDate: '2026-02-01' }))
-      .toEqual(['2025-12-31T11:00:00.000Z', '2026-01-31T11:00:00.000Z']);
+    expect(starts({ timeBucket: 'day', timezone: 'Europe/Paris', startDate: '2026-03-29', endDate: '2026-03-30' })).toEqual([
+      '2026-03-28T23:00:00.000Z',
+      '2026-03-29T22:00:00.000Z',
+    ]);
+    expect(starts({ timeBucket: 'day', timezone: 'America/New_York', startDate: '2026-11-01', endDate: '2026-11-02' })).toEqual([
+      '2026-11-01T04:00:00.000Z',
+      '2026-11-02T05:00:00.000Z',
+    ]);
+    expect(starts({ timeBucket: 'month', timezone: 'Pacific/Auckland', startDate: '2026-01-15', endDate: '2026-02-01' })).toEqual([
+      '2025-12-31T11:00:00.000Z',
+      '2026-01-31T11:00:00.000Z',
+    ]);
   });
 
   it('refuses zones off the whole hour, for hours as well as days', () => {
     for (const timeBucket of ['hour', 'day'] as const) {
-      expect(() => resolveRange({ timeBucket, timezone: 'Asia/Kathmandu', startDate: '2026-03-01', endDate: '2026-03-01' }, now))
-        .toThrow(/Asia\/Kathmandu is UTC\+05:45/);
+      expect(() => resolveRange({ timeBucket, timezone: 'Asia/Kathmandu', startDate: '2026-03-01', endDate: '2026-03-01' }, now)).toThrow(
+        /Asia\/Kathmandu is UTC\+05:45/,
+      );
     }
   });
 });
 
 describe('contentDisposition', () => {
   it('sends ASCII names as they are, and others with an ASCII fallback and the exact UTF-8 name', () => {
-    expect(contentDisposition('analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv'))
-      .toBe('attachment; filename="analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv"');
-    expect(contentDisposition('analytics-Ete "promo" (l\'an)\r\n.csv'))
-      .toBe('attachment; filename="analytics-Ete_promo_l_an_.csv"; filename*=UTF-8\'\'analytics-Ete%20%22promo%22%20%28l%27an%29%0D%0A.csv');
+    expect(contentDisposition('analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv')).toBe(
+      'attachment; filename="analytics-spring-2026-03-01-to-2026-03-31-day-wide.csv"',
+    );
+    expect(contentDisposition('analytics-Ete "promo" (l\'an)\r\n.csv')).toBe(
+      'attachment; filename="analytics-Ete_promo_l_an_.csv"; filename*=UTF-8\'\'analytics-Ete%20%22promo%22%20%28l%27an%29%0D%0A.csv',
+    );
   });
 });

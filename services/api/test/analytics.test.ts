@@ -179,7 +179,9 @@ describe('GET /api/analytics/links/:id', () => {
     // Browser i gets 12 - i clicks from referrer site-i, so the last two of each are folded.
     const clicks = names.flatMap((name, i) =>
       Array.from({ length: 12 - i }, (_, n) =>
-        click(id, Date.UTC(2026, 4, 1, i, n), { browser: name, referrer: `site-${String(i).padStart(2, '0')}.example` })));
+        click(id, Date.UTC(2026, 4, 1, i, n), { browser: name, referrer: `site-${String(i).padStart(2, '0')}.example` }),
+      ),
+    );
     await record(clicks);
     const analytics = await report(id, { startDate: '2026-05-01', endDate: '2026-05-01' });
     expect(analytics.totalClicks).toBe(78);
@@ -208,7 +210,10 @@ describe('GET /api/analytics/links/:id', () => {
     ]);
     const after = await report(id, query);
     expect(after).toMatchObject({
-      totalClicks: 3, uniqueClicks: 3, browsers: { Chrome: 1, Firefox: 1, Edge: 1 }, referrers: { direct: 2, 't.co': 1 },
+      totalClicks: 3,
+      uniqueClicks: 3,
+      browsers: { Chrome: 1, Firefox: 1, Edge: 1 },
+      referrers: { direct: 2, 't.co': 1 },
     });
     // A narrower range is its own report, not the wider one's breakdown.
     expect((await report(id, { startDate: '2026-06-20', endDate: '2026-06-20' })).browsers).toEqual({ Edge: 1 });
@@ -237,8 +242,16 @@ describe('GET /api/analytics/links/:id', () => {
     const year = await report(id, { startDate: '2025-01-01', endDate: '2025-12-31', timeBucket: 'hour' });
     expect(year.timeSeries).toHaveLength(8760);
     expect(year.totalClicks).toBe(1);
-    expect(year.timeSeries.find((point: { clicks: number }) => point.clicks > 0)).toEqual({ date: '2025-07-01T05:00:00.000Z', clicks: 1, uniqueClicks: 1 });
-    const max = await report(id, { startDate: '2025-01-01T00:00:00Z', endDate: new Date(Date.UTC(2025, 0, 1) + 10_000 * 3_600_000 - 1).toISOString(), timeBucket: 'hour' });
+    expect(year.timeSeries.find((point: { clicks: number }) => point.clicks > 0)).toEqual({
+      date: '2025-07-01T05:00:00.000Z',
+      clicks: 1,
+      uniqueClicks: 1,
+    });
+    const max = await report(id, {
+      startDate: '2025-01-01T00:00:00Z',
+      endDate: new Date(Date.UTC(2025, 0, 1) + 10_000 * 3_600_000 - 1).toISOString(),
+      timeBucket: 'hour',
+    });
     expect(max.timeSeries).toHaveLength(10_000);
   });
 
@@ -299,8 +312,11 @@ describe('GET /api/analytics/summary', () => {
     // Created in reverse order, so a tie broken by anything but the title would show.
     for (const title of ['golf', 'foxtrot', 'echo', 'delta', 'charlie', 'bravo', 'alpha']) ids[title] = await createLink(user.token, title);
     const clicksPer = { alpha: 5, bravo: 3, charlie: 3, delta: 7, echo: 1, foxtrot: 2, golf: 0 };
-    await record(Object.entries(clicksPer).flatMap(([title, n]) =>
-      Array.from({ length: n }, (_, i) => click(ids[title]!, Date.UTC(2025, 0, 1 + i * 40)))));
+    await record(
+      Object.entries(clicksPer).flatMap(([title, n]) =>
+        Array.from({ length: n }, (_, i) => click(ids[title]!, Date.UTC(2025, 0, 1 + i * 40))),
+      ),
+    );
     await record([click(await createLink(stranger.token, 'not mine'), Date.UTC(2025, 0, 1))]);
 
     expect(await summary(user.token)).toEqual({

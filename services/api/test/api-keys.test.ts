@@ -18,7 +18,12 @@ describe('API keys', () => {
   it('creates a prefixed high-entropy key, shown once and stored only as its SHA-256', async () => {
     const user = await api.registerUser();
     const apiKey = await createKey(user.token, 'deploy bot');
-    expect(apiKey).toEqual({ id: expect.any(String), name: 'deploy bot', key: expect.stringMatching(/^dlk_[A-Za-z0-9_-]{43}$/), createdAt: expect.any(String) });
+    expect(apiKey).toEqual({
+      id: expect.any(String),
+      name: 'deploy bot',
+      key: expect.stringMatching(/^dlk_[A-Za-z0-9_-]{43}$/),
+      createdAt: expect.any(String),
+    });
     expect(apiKey.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const rows = await api.env.sql<{ key_hash: Buffer }[]>`SELECT key_hash FROM api_keys WHERE id = ${apiKey.id}`;

@@ -11,7 +11,8 @@ afterAll(() => api.close());
 describe('POST /api/auth/register', () => {
   it('creates the account, returns the user and a token, and stores an argon2id hash', async () => {
     const response = await api.request({
-      method: 'POST', url: '/api/auth/register',
+      method: 'POST',
+      url: '/api/auth/register',
       payload: { name: 'Ada', email: 'Ada@Example.com', password: 'analytical engine' },
     });
     expect(response.statusCode).toBe(201);
@@ -38,7 +39,11 @@ describe('POST /api/auth/register', () => {
   });
 
   it('names every missing or invalid field in details', async () => {
-    const response = await api.request({ method: 'POST', url: '/api/auth/register', payload: { email: 'not-an-email', password: 'short' } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: 'not-an-email', password: 'short' },
+    });
     expect(response.statusCode).toBe(400);
     const { error } = response.json();
     expect(error.code).toBe('INVALID_REQUEST');
@@ -47,7 +52,10 @@ describe('POST /api/auth/register', () => {
 
   it('answers a body that is not JSON with 400 in the envelope', async () => {
     const response = await api.request({
-      method: 'POST', url: '/api/auth/register', headers: { 'content-type': 'application/json' }, payload: '{"name": ',
+      method: 'POST',
+      url: '/api/auth/register',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST', details: [] } });
@@ -57,7 +65,11 @@ describe('POST /api/auth/register', () => {
 describe('POST /api/auth/login', () => {
   it('returns the user and a working token for the right password', async () => {
     const user = await api.registerUser('Grace');
-    const response = await api.request({ method: 'POST', url: '/api/auth/login', payload: { email: user.email.toUpperCase(), password: user.password } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: user.email.toUpperCase(), password: user.password },
+    });
     expect(response.statusCode).toBe(200);
     const { data } = response.json();
     expect(data.user).toEqual({ id: user.id, name: 'Grace', email: user.email });
@@ -67,8 +79,16 @@ describe('POST /api/auth/login', () => {
 
   it('refuses a wrong password and an unknown email alike with 401', async () => {
     const user = await api.registerUser();
-    const wrong = await api.request({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: 'not the password' } });
-    const unknown = await api.request({ method: 'POST', url: '/api/auth/login', payload: { email: 'nobody@example.com', password: 'whatever1' } });
+    const wrong = await api.request({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: user.email, password: 'not the password' },
+    });
+    const unknown = await api.request({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'nobody@example.com', password: 'whatever1' },
+    });
     for (const response of [wrong, unknown]) {
       expect(response.statusCode).toBe(401);
       expect(response.json().error).toMatchObject({ code: 'UNAUTHORIZED', message: 'Email or password is incorrect' });

@@ -67,12 +67,14 @@ describe('the dashboard at the origin root', () => {
     }
   });
 
-  it('gives the API docs the same policy but not the API\'s JSON answers, and keeps pages outside the rate limit', async () => {
+  it("gives the API docs the same policy but not the API's JSON answers, and keeps pages outside the rate limit", async () => {
     // An address of its own: the unknown /api paths above counted against 127.0.0.1's budget of three.
     const docs = await api.request({ method: 'GET', url: '/api/docs/json', remoteAddress: '10.8.0.1' });
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect((await api.request({ method: 'GET', url: '/api/auth/me', remoteAddress: '10.8.0.1' })).headers['content-security-policy']).toBeUndefined();
+    expect(
+      (await api.request({ method: 'GET', url: '/api/auth/me', remoteAddress: '10.8.0.1' })).headers['content-security-policy'],
+    ).toBeUndefined();
     for (let i = 0; i < 6; i++) expect((await api.request({ method: 'GET', url: '/' })).statusCode).toBe(200);
     expect(docs.headers['x-ratelimit-limit']).toBe('3');
   });

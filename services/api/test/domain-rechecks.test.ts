@@ -20,7 +20,14 @@ afterAll(async () => {
   await dns?.close();
 });
 
-type DomainBody = { id: string; hostname: string; status: string; verification: { name: string; value: string }; lastCheckedAt?: string; verificationLostAt?: string };
+type DomainBody = {
+  id: string;
+  hostname: string;
+  status: string;
+  verification: { name: string; value: string };
+  lastCheckedAt?: string;
+  verificationLostAt?: string;
+};
 
 async function addDomain(token: string, hostname: string): Promise<DomainBody> {
   const response = await api.request({ method: 'POST', url: '/api/domains', token, payload: { hostname } });
@@ -28,9 +35,11 @@ async function addDomain(token: string, hostname: string): Promise<DomainBody> {
   return response.json().data.domain;
 }
 const verify = (token: string, id: string) => api.request({ method: 'POST', url: `/api/domains/${id}/verify`, token });
-const getDomain = async (token: string, id: string): Promise<DomainBody> => (await api.request({ method: 'GET', url: `/api/domains/${id}`, token })).json().data.domain;
+const getDomain = async (token: string, id: string): Promise<DomainBody> =>
+  (await api.request({ method: 'GET', url: `/api/domains/${id}`, token })).json().data.domain;
 /** Moves the start of a domain's loss `hours` into the past, as if that much time had gone by. */
-const age = (id: string, hours: number) => api.env.sql`UPDATE domains SET verification_lost_at = verification_lost_at - ${hours}::int * interval '1 hour' WHERE id = ${id}`;
+const age = (id: string, hours: number) =>
+  api.env.sql`UPDATE domains SET verification_lost_at = verification_lost_at - ${hours}::int * interval '1 hour' WHERE id = ${id}`;
 
 describe('a lost verification record', () => {
   it("is shown to the owner, and lets a newer proof of the hostname win once it outlasts the grace period, releasing the old owner's links", async () => {
@@ -41,9 +50,14 @@ describe('a lost verification record', () => {
     const active = (await verify(first.token, theirs.id)).json().data.domain as DomainBody;
     expect(active).toMatchObject({ status: 'active', lastCheckedAt: expect.any(String) });
     expect(active).not.toHaveProperty('verificationLostAt');
-    const link = (await api.request({
-      method: 'POST', url: '/api/links', token: first.token, payload: { title: 'Old', defaultUrl: 'https://example.com/old', slug: 'offer', domain: 'claimed.example.test' },
-    })).json().data.link;
+    const link = (
+      await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: first.token,
+        payload: { title: 'Old', defaultUrl: 'https://example.com/old', slug: 'offer', domain: 'claimed.example.test' },
+      })
+    ).json().data.link;
     expect(await api.env.redis.exists(keys.link('claimed.example.test/offer'), keys.domain('claimed.example.test'))).toBe(2);
 
     // The hostname changes hands in DNS: the second account publishes its own token in place of the first's.
@@ -51,7 +65,10 @@ describe('a lost verification record', () => {
     dns.records.set(mine.verification.name, [mine.verification.value]);
     const refused = await verify(second.token, mine.id);
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ success: false, error: { details: [{ field: 'hostname', message: 'is active on another account' }] } });
+    expect(refused.json()).toMatchObject({
+      success: false,
+      error: { details: [{ field: 'hostname', message: 'is active on another account' }] },
+    });
     // That lookup showed the first account's token missing: its loss is recorded, and its owner sees it.
     const losing = await getDomain(first.token, theirs.id);
     expect(losing).toMatchObject({ status: 'active', verificationLostAt: expect.any(String) });
@@ -73,7 +90,12 @@ describe('a lost verification record', () => {
     expect(await api.env.redis.get(keys.link('claimed.example.test/offer'))).toBeNull();
     expect(JSON.parse((await api.env.redis.get(keys.domain('claimed.example.test')))!)).toMatchObject({ id: mine.id });
     // Editing it does not put it back in the cache under a hostname that is another account's now.
-    const edited = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: first.token, payload: { defaultUrl: 'https://example.com/edited' } });
+    const edited = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: first.token,
+      payload: { defaultUrl: 'https://example.com/edited' },
+    });
     expect(edited.statusCode).toBe(200);
     expect(await api.env.redis.get(keys.link('claimed.example.test/offer'))).toBeNull();
     // And the first account cannot take it back with its old token while the second holds it.
@@ -87,7 +109,10 @@ describe('a lost verification record', () => {
     dns.records.set(domain.verification.name, [domain.verification.value]);
     expect((await verify(owner.token, domain.id)).json().data.domain.status).toBe('active');
     dns.records.set(domain.verification.name, ['v=spf1 -all']);
-    expect((await verify(owner.token, domain.id)).json().data.domain).toMatchObject({ status: 'active', verificationLostAt: expect.any(String) });
+    expect((await verify(owner.token, domain.id)).json().data.domain).toMatchObject({
+      status: 'active',
+      verificationLostAt: expect.any(String),
+    });
     dns.records.set(domain.verification.name, [domain.verification.value]);
     const fixed = (await verify(owner.token, domain.id)).json().data.domain;
     expect(fixed.status).toBe('active');

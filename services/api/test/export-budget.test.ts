@@ -30,7 +30,10 @@ describe('withDeadlines', () => {
     const { body, state } = endless();
     let ends = 0;
     const started = performance.now();
-    const outcome = await slowReader(withDeadlines(body, { idleMs: 5_000, totalMs: 500 }, () => ends++), 20);
+    const outcome = await slowReader(
+      withDeadlines(body, { idleMs: 5_000, totalMs: 500 }, () => ends++),
+      20,
+    );
     expect(outcome).toBeInstanceOf(ExportDeadlineError);
     expect(performance.now() - started).toBeGreaterThanOrEqual(490);
     await expect.poll(() => state.closed).toBe(true);

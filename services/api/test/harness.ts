@@ -20,7 +20,9 @@ export interface ApiHarness {
 let counter = 0;
 
 /** A real API (Fastify inject, real Redis and PostgreSQL) on a private database and Redis prefix. */
-export async function createApiHarness(options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string } = {}): Promise<ApiHarness> {
+export async function createApiHarness(
+  options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string } = {},
+): Promise<ApiHarness> {
   const env = await createTestEnvironment({
     // Generous limits so only the rate-limit tests ever see a 429.
     RATE_LIMIT_MAX: '100000',
@@ -32,10 +34,17 @@ export async function createApiHarness(options: { env?: Record<string, string>; 
 }
 
 /** An API app on `env`; `release` runs after the app is closed. */
-async function harnessOn(env: TestEnvironment, options: { captureLogs?: boolean; dashboardDir?: string }, release: () => Promise<void>): Promise<ApiHarness> {
+async function harnessOn(
+  env: TestEnvironment,
+  options: { captureLogs?: boolean; dashboardDir?: string },
+  release: () => Promise<void>,
+): Promise<ApiHarness> {
   const logs: string[] = [];
   const subscriber = env.redis.duplicate();
-  const exportSql = createDatabase(env.config.DATABASE_URL, { max: env.config.DATABASE_EXPORT_POOL_MAX, applicationName: 'deeplink-api-export' });
+  const exportSql = createDatabase(env.config.DATABASE_URL, {
+    max: env.config.DATABASE_EXPORT_POOL_MAX,
+    applicationName: 'deeplink-api-export',
+  });
   const app = await buildApi({
     config: env.config,
     sql: env.sql,
@@ -81,6 +90,11 @@ async function harnessOn(env: TestEnvironment, options: { captureLogs?: boolean;
 export async function harnessWithLink(): Promise<{ api: ApiHarness; token: string; linkId: string }> {
   const api = await createApiHarness();
   const { token } = await api.registerUser();
-  const created = await api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Link', defaultUrl: 'https://example.com/' } });
+  const created = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { title: 'Link', defaultUrl: 'https://example.com/' },
+  });
   return { api, token, linkId: created.json().data.link.id };
 }

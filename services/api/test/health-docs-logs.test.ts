@@ -20,7 +20,12 @@ describe('health', () => {
 
   it('answers /readyz with 503 when Redis is unreachable', async () => {
     // A port nothing listens on: this client never connects.
-    const deadRedis = createRedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    const deadRedis = createRedis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => {});
     const app = await buildApi({ config: api.env.config, sql: api.env.sql, redis: deadRedis, subscriber: deadRedis });
     try {
@@ -38,9 +43,17 @@ describe('OpenAPI document', () => {
   it('describes every endpoint as JSON and serves a browsable page', async () => {
     const doc = (await api.request({ method: 'GET', url: '/api/docs/json' })).json();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths).sort()).toEqual(expect.arrayContaining([
-      '/api/auth/register', '/api/auth/login', '/api/auth/me', '/api/auth/api-keys', '/api/auth/api-keys/{id}', '/api/links', '/api/links/{id}',
-    ]));
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      expect.arrayContaining([
+        '/api/auth/register',
+        '/api/auth/login',
+        '/api/auth/me',
+        '/api/auth/api-keys',
+        '/api/auth/api-keys/{id}',
+        '/api/links',
+        '/api/links/{id}',
+      ]),
+    );
     expect(Object.keys(doc.paths['/api/links/{id}']).sort()).toEqual(['delete', 'get', 'put']);
     expect(JSON.stringify(doc.paths['/api/links'].post.requestBody)).toContain('defaultUrl');
     const page = await api.request({ method: 'GET', url: '/api/docs' });
@@ -52,7 +65,11 @@ describe('OpenAPI document', () => {
 describe('secrets', () => {
   it('never puts passwords, tokens, keys or key hashes in a response or a log line', async () => {
     const password = 'very-secret-password-42';
-    const register = await api.request({ method: 'POST', url: '/api/auth/register', payload: { name: 'Secretive', email: 'secret@example.com', password } });
+    const register = await api.request({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'Secretive', email: 'secret@example.com', password },
+    });
     const { token } = register.json().data;
     const login = await api.request({ method: 'POST', url: '/api/auth/login', payload: { email: 'secret@example.com', password } });
     const created = await api.request({ method: 'POST', url: '/api/auth/api-keys', token, payload: { name: 'k' } });

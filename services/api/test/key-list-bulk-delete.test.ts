@@ -13,10 +13,17 @@ const createLink = async (token: string, title: string) =>
 describe('GET /auth/api-keys', () => {
   it('lists keys without secrets, and moves lastUsedAt at most once a minute', async () => {
     const user = await api.registerUser();
-    const created = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: 'ci' } })).json().data.apiKey;
+    const created = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: 'ci' } })).json()
+      .data.apiKey;
     const listKeys = async () => (await api.request({ method: 'GET', url: '/api/auth/api-keys', token: user.token })).json().data.apiKeys;
     const [before] = await listKeys();
-    expect(before).toEqual({ id: created.id, name: 'ci', prefix: created.key.slice(0, 12), createdAt: created.createdAt, lastUsedAt: null });
+    expect(before).toEqual({
+      id: created.id,
+      name: 'ci',
+      prefix: created.key.slice(0, 12),
+      createdAt: created.createdAt,
+      lastUsedAt: null,
+    });
     expect(JSON.stringify(await listKeys())).not.toContain(created.key);
 
     expect((await api.request({ method: 'GET', url: '/api/auth/me', token: created.key })).statusCode).toBe(200);
@@ -34,7 +41,8 @@ describe('GET /auth/api-keys', () => {
 
   it('gives lastUsedAt to the minute, as documented', async () => {
     const user = await api.registerUser();
-    const created = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: 'ci' } })).json().data.apiKey;
+    const created = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: 'ci' } })).json()
+      .data.apiKey;
     await api.env.sql`UPDATE api_keys SET last_used_at = '2026-11-22T10:15:42.123Z' WHERE id = ${created.id}`;
     const [key] = (await api.request({ method: 'GET', url: '/api/auth/api-keys', token: user.token })).json().data.apiKeys;
     expect(key.lastUsedAt).toBe('2026-11-22T10:15:00.000Z');
@@ -42,26 +50,39 @@ describe('GET /auth/api-keys', () => {
 });
 
 describe('POST /links/bulk-delete', () => {
-  it('deletes the caller\'s links and their cache entries, skipping unknown ids', async () => {
+  it("deletes the caller's links and their cache entries, skipping unknown ids", async () => {
     const user = await api.registerUser();
     const a = await createLink(user.token, 'a');
     const b = await createLink(user.token, 'b');
     const keep = await createLink(user.token, 'keep');
-    const response = await api.request({ method: 'POST', url: '/api/links/bulk-delete', token: user.token, payload: { ids: [a.id, b.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000'] } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links/bulk-delete',
+      token: user.token,
+      payload: { ids: [a.id, b.id, 'not-a-uuid', '00000000-0000-4000-8000-000000000000'] },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ success: true, data: { deleted: 2 } });
     expect(await api.env.redis.get(`${api.env.config.REDIS_PREFIX}link:${a.url.split('/').pop()}`)).toBeNull();
     expect((await api.request({ method: 'GET', url: `/api/links/${keep.id}`, token: user.token })).statusCode).toBe(200);
   });
 
-  it('deletes nothing when any id is another account\'s (403 naming it)', async () => {
+  it("deletes nothing when any id is another account's (403 naming it)", async () => {
     const user = await api.registerUser();
     const other = await api.registerUser();
     const mine = await createLink(user.token, 'mine');
     const theirs = await createLink(other.token, 'theirs');
-    const response = await api.request({ method: 'POST', url: '/api/links/bulk-delete', token: user.token, payload: { ids: [mine.id, theirs.id] } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links/bulk-delete',
+      token: user.token,
+      payload: { ids: [mine.id, theirs.id] },
+    });
     expect(response.statusCode).toBe(403);
-    expect(response.json().error).toMatchObject({ code: 'FORBIDDEN', details: [{ field: 'ids.1', message: 'belongs to another account' }] });
+    expect(response.json().error).toMatchObject({
+      code: 'FORBIDDEN',
+      details: [{ field: 'ids.1', message: 'belongs to another account' }],
+    });
     expect((await api.request({ method: 'GET', url: `/api/links/${mine.id}`, token: user.token })).statusCode).toBe(200);
     expect((await api.request({ method: 'GET', url: `/api/links/${theirs.id}`, token: other.token })).statusCode).toBe(200);
   });

@@ -7,7 +7,9 @@ import { createApiHarness, type ApiHarness } from './harness.js';
 let api: ApiHarness;
 let user: { token: string };
 beforeAll(async () => {
-  api = await createApiHarness({ env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_ANONYMOUS_MAX: '3', RATE_LIMIT_AUTH_MAX: '4', RATE_LIMIT_WINDOW_SECONDS: '3600' } });
+  api = await createApiHarness({
+    env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_ANONYMOUS_MAX: '3', RATE_LIMIT_AUTH_MAX: '4', RATE_LIMIT_WINDOW_SECONDS: '3600' },
+  });
   user = await api.registerUser();
 });
 afterAll(() => api.close());
@@ -60,12 +62,22 @@ describe('rate limits', () => {
     const remoteAddress = '192.0.2.44';
     const codes: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const response = await api.request({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email: 'x@example.com', password: 'wrong-password' } });
+      const response = await api.request({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress,
+        payload: { email: 'x@example.com', password: 'wrong-password' },
+      });
       expect(response.headers['x-ratelimit-limit']).toBe('4');
       codes.push(response.statusCode);
     }
     expect(codes).toEqual([401, 401, 401, 401, 429]);
-    const register = await api.request({ method: 'POST', url: '/api/auth/register', remoteAddress, payload: { name: 'n', email: 'n@example.com', password: 'password123' } });
+    const register = await api.request({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress,
+      payload: { name: 'n', email: 'n@example.com', password: 'password123' },
+    });
     expect(register.statusCode).toBe(429);
   });
 
@@ -81,14 +93,26 @@ describe('request bodies', () => {
   it('refuses a body over 1 MiB with 413 in the envelope', async () => {
     const payload = JSON.stringify({ title: 'x'.repeat(1024 * 1024), defaultUrl: 'https://example.com' });
     const other = await api.registerUser();
-    const response = await api.request({ method: 'POST', url: '/api/links', token: other.token, headers: { 'content-type': 'application/json' }, payload });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: other.token,
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' } });
   });
 
   it('refuses a body that is not JSON', async () => {
     const other = await api.registerUser();
-    const response = await api.request({ method: 'POST', url: '/api/links', token: other.token, headers: { 'content-type': 'text/plain' }, payload: 'title=x' });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: other.token,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'title=x',
+    });
     expect(response.statusCode).toBe(415);
     expect(response.json().error.code).toBe('INVALID_REQUEST');
   });
@@ -97,11 +121,19 @@ describe('request bodies', () => {
 describe('rate limits without Redis', () => {
   it('let requests through, without limit headers, and say so in the log once', async () => {
     // A port nothing listens on: this client never connects.
-    const deadRedis = createRedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    const deadRedis = createRedis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => {});
     const lines: string[] = [];
     const app = await buildApi({
-      config: api.env.config, sql: api.env.sql, redis: deadRedis, subscriber: deadRedis,
+      config: api.env.config,
+      sql: api.env.sql,
+      redis: deadRedis,
+      subscriber: deadRedis,
       logger: createLogger('api', 'warn', { write: (line: string) => void lines.push(line) }),
     });
     try {

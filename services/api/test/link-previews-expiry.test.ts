@@ -11,7 +11,12 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const create = (payload: Record<string, unknown>) =>
-  api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Sale', defaultUrl: 'https://example.com/x', ...payload } });
+  api.request({
+    method: 'POST',
+    url: '/api/links',
+    token: owner.token,
+    payload: { title: 'Sale', defaultUrl: 'https://example.com/x', ...payload },
+  });
 const cached = async (url: string) => JSON.parse((await api.env.redis.get(`${api.env.config.REDIS_PREFIX}link:${url.split('/').pop()}`))!);
 
 describe('expiredUrl and socialPreview', () => {
@@ -25,7 +30,9 @@ describe('expiredUrl and socialPreview', () => {
     expect(await cached(link.url)).toMatchObject({ expiredUrl: 'https://example.com/over', socialPreview: preview });
 
     const patched = await api.request({
-      method: 'PUT', url: `/api/links/${link.id}`, token: owner.token,
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
       payload: { socialPreview: { description: null, title: 'Summer sale' }, expiredUrl: null },
     });
     expect(patched.statusCode, patched.body).toBe(200);
@@ -36,7 +43,12 @@ describe('expiredUrl and socialPreview', () => {
     expect(record.socialPreview).toEqual({ title: 'Summer sale', imageUrl: 'https://cdn.example.com/s.png' });
     expect(record).not.toHaveProperty('expiredUrl');
 
-    const cleared = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { socialPreview: null } });
+    const cleared = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { socialPreview: null },
+    });
     expect(cleared.json().data.link).not.toHaveProperty('socialPreview');
   });
 
@@ -59,7 +71,10 @@ describe('expiredUrl and socialPreview', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       const error = response.json().error;
       expect(error.code).toBe('INVALID_REQUEST');
-      expect(error.details.map((detail: { field: string }) => detail.field), JSON.stringify(payload)).toContain(field);
+      expect(
+        error.details.map((detail: { field: string }) => detail.field),
+        JSON.stringify(payload),
+      ).toContain(field);
     }
   });
 });

@@ -9,7 +9,8 @@ afterAll(() => api.close());
 
 const bulk = (token: string, links: unknown[]) => api.request({ method: 'POST', url: '/api/links/bulk', token, payload: { links } });
 const cached = (code: string) => api.env.redis.get(`${api.env.config.REDIS_PREFIX}link:${code}`);
-const countLinks = async (userId: string) => (await api.env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE user_id = ${userId}`)[0]!.n;
+const countLinks = async (userId: string) =>
+  (await api.env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE user_id = ${userId}`)[0]!.n;
 const item = (n: number, extra: Record<string, unknown> = {}) => ({ title: `Link ${n}`, defaultUrl: `https://example.com/${n}`, ...extra });
 
 describe('POST /links/bulk', () => {
@@ -30,7 +31,12 @@ describe('POST /links/bulk', () => {
 
   it('creates nothing, in the database or the cache, when one link is invalid, naming it by index', async () => {
     const user = await api.registerUser();
-    const response = await bulk(user.token, [item(0, { slug: 'bulk-good-0' }), item(1, { slug: 'bulk-good-1' }), item(2), item(3, { defaultUrl: 'javascript:alert(1)' })]);
+    const response = await bulk(user.token, [
+      item(0, { slug: 'bulk-good-0' }),
+      item(1, { slug: 'bulk-good-1' }),
+      item(2),
+      item(3, { defaultUrl: 'javascript:alert(1)' }),
+    ]);
     expect(response.statusCode).toBe(400);
     expect(response.json().error.code).toBe('INVALID_REQUEST');
     expect(response.json().error.details).toEqual([{ field: 'links.3.defaultUrl', message: expect.any(String) }]);
@@ -57,7 +63,14 @@ describe('POST /links/bulk', () => {
   it('refuses an empty list, more than 100 links and a destination too long with its parameters', async () => {
     const user = await api.registerUser();
     expect((await bulk(user.token, [])).json().error.details[0].field).toBe('links');
-    expect((await bulk(user.token, Array.from({ length: 101 }, (_, n) => item(n)))).json().error.details[0].field).toBe('links');
+    expect(
+      (
+        await bulk(
+          user.token,
+          Array.from({ length: 101 }, (_, n) => item(n)),
+        )
+      ).json().error.details[0].field,
+    ).toBe('links');
     const long = item(1, { defaultUrl: `https://example.com/${'a'.repeat(1900)}`, customParameters: { q: 'b'.repeat(400) } });
     const response = await bulk(user.token, [item(0), long]);
     expect(response.statusCode).toBe(400);
@@ -76,7 +89,12 @@ describe('POST /links/bulk and the rate limit', () => {
   it('counts one request per link created', async () => {
     const user = await limited.registerUser();
     const send = (n: number) =>
-      limited.request({ method: 'POST', url: '/api/links/bulk', token: user.token, payload: { links: Array.from({ length: n }, (_, i) => item(i)) } });
+      limited.request({
+        method: 'POST',
+        url: '/api/links/bulk',
+        token: user.token,
+        payload: { links: Array.from({ length: n }, (_, i) => item(i)) },
+      });
     expect((await send(4)).statusCode).toBe(201);
     // 4 used; 3 more would make 7 of 6.
     const refused = await send(3);

@@ -12,7 +12,12 @@ afterAll(() => api.close());
 const fullLink = {
   title: 'Spring sale',
   defaultUrl: 'https://example.com/sale',
-  androidLink: { url: 'shop://sale', appPackageName: 'com.example.shop', minimumVersion: '2.1.0', fallbackUrl: 'https://example.com/android' },
+  androidLink: {
+    url: 'shop://sale',
+    appPackageName: 'com.example.shop',
+    minimumVersion: '2.1.0',
+    fallbackUrl: 'https://example.com/android',
+  },
   iosLink: { url: 'shop://sale', bundleId: 'com.example.shop', minimumVersion: '3.0', fallbackUrl: 'https://example.com/ios' },
   desktopUrl: 'https://example.com/desktop',
   customParameters: { utm_campaign: 'spring', utm_medium: 'email' },
@@ -65,12 +70,22 @@ describe('POST /api/links', () => {
     const link = await createLink(owner.token, { title: 't', defaultUrl: 'https://example.com', slug: 'spring-sale' });
     expect(link.url).toBe('http://127.0.0.1:8080/spring-sale');
 
-    const taken = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 't', defaultUrl: 'https://example.com', slug: 'spring-sale' } });
+    const taken = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 't', defaultUrl: 'https://example.com', slug: 'spring-sale' },
+    });
     expect(taken.statusCode).toBe(409);
     expect(taken.json().error).toMatchObject({ code: 'INVALID_REQUEST', details: [{ field: 'slug', message: 'is already taken' }] });
 
     for (const slug of ['healthz', 'readyz', 'metrics', 'api', 'API', 'ab', 'has space', 'a/b']) {
-      const response = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 't', defaultUrl: 'https://example.com', slug } });
+      const response = await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: owner.token,
+        payload: { title: 't', defaultUrl: 'https://example.com', slug },
+      });
       expect(response.statusCode, slug).toBe(400);
       expect(response.json().error.details[0].field).toBe('slug');
     }
@@ -78,12 +93,32 @@ describe('POST /api/links', () => {
 
   it('names missing and invalid fields with dotted paths', async () => {
     const response = await api.request({
-      method: 'POST', url: '/api/links', token: owner.token,
-      payload: { defaultUrl: 'ftp://example.com', androidLink: { url: 'shop://x' }, iosLink: { url: 'shop://x', bundleId: 'com.example', minimumVersion: 'v1' }, customParameters: { a: 1 }, expirationDate: 'soon', extra: true },
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: {
+        defaultUrl: 'ftp://example.com',
+        androidLink: { url: 'shop://x' },
+        iosLink: { url: 'shop://x', bundleId: 'com.example', minimumVersion: 'v1' },
+        customParameters: { a: 1 },
+        expirationDate: 'soon',
+        extra: true,
+      },
     });
     expect(response.statusCode).toBe(400);
-    const fields = response.json().error.details.map((d: { field: string }) => d.field).sort();
-    expect(fields).toEqual(['androidLink.appPackageName', 'customParameters.a', 'defaultUrl', 'expirationDate', 'extra', 'iosLink.minimumVersion', 'title']);
+    const fields = response
+      .json()
+      .error.details.map((d: { field: string }) => d.field)
+      .sort();
+    expect(fields).toEqual([
+      'androidLink.appPackageName',
+      'customParameters.a',
+      'defaultUrl',
+      'expirationDate',
+      'extra',
+      'iosLink.minimumVersion',
+      'title',
+    ]);
   });
 
   it.each([
@@ -95,16 +130,29 @@ describe('POST /api/links', () => {
     ['iosLink.fallbackUrl', { iosLink: { url: 'app://x', bundleId: 'com.example.app', fallbackUrl: 'vbscript:msgbox' } }],
     ['androidLink.url', { androidLink: { url: 'file:///etc/passwd', appPackageName: 'com.example.app' } }],
   ])('refuses a script or file destination in %s', async (field, override) => {
-    const response = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 't', defaultUrl: 'https://example.com', ...override } });
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 't', defaultUrl: 'https://example.com', ...override },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
   it('stores SQL-looking input verbatim', async () => {
     const title = "Robert'); DROP TABLE links;--";
-    const link = await createLink(owner.token, { title, defaultUrl: "https://example.com/?q=' OR 1=1 --", customParameters: { "x'": "'; DELETE FROM users; --" } });
+    const link = await createLink(owner.token, {
+      title,
+      defaultUrl: "https://example.com/?q=' OR 1=1 --",
+      customParameters: { "x'": "'; DELETE FROM users; --" },
+    });
     const fetched = await api.request({ method: 'GET', url: `/api/links/${link.id}`, token: owner.token });
-    expect(fetched.json().data.link).toMatchObject({ title, defaultUrl: "https://example.com/?q=' OR 1=1 --", customParameters: { "x'": "'; DELETE FROM users; --" } });
+    expect(fetched.json().data.link).toMatchObject({
+      title,
+      defaultUrl: "https://example.com/?q=' OR 1=1 --",
+      customParameters: { "x'": "'; DELETE FROM users; --" },
+    });
     const [count] = await api.env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM users`;
     expect(count!.n).toBeGreaterThan(0);
   });
@@ -151,7 +199,12 @@ describe("another user's link", () => {
 describe('PUT /api/links/:id', () => {
   it('changes only the fields sent and moves updatedAt, keeping id and createdAt', async () => {
     const link = await createLink(owner.token);
-    const response = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { title: 'Summer sale' } });
+    const response = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { title: 'Summer sale' },
+    });
     expect(response.statusCode).toBe(200);
     const updated = response.json().data.link;
     expect(updated).toEqual({ ...link, title: 'Summer sale', updatedAt: expect.any(String) });
@@ -161,8 +214,14 @@ describe('PUT /api/links/:id', () => {
   it('merges nested objects field by field', async () => {
     const link = await createLink(owner.token);
     const response = await api.request({
-      method: 'PUT', url: `/api/links/${link.id}`, token: owner.token,
-      payload: { androidLink: { minimumVersion: '3.0.0' }, iosLink: { fallbackUrl: 'https://example.com/ios-new' }, customParameters: { utm_medium: 'sms' } },
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: {
+        androidLink: { minimumVersion: '3.0.0' },
+        iosLink: { fallbackUrl: 'https://example.com/ios-new' },
+        customParameters: { utm_medium: 'sms' },
+      },
     });
     expect(response.statusCode).toBe(200);
     const updated = response.json().data.link;
@@ -174,8 +233,16 @@ describe('PUT /api/links/:id', () => {
   it('clears optional fields sent as null, nested ones included', async () => {
     const link = await createLink(owner.token);
     const response = await api.request({
-      method: 'PUT', url: `/api/links/${link.id}`, token: owner.token,
-      payload: { desktopUrl: null, expirationDate: null, iosLink: null, androidLink: { fallbackUrl: null }, customParameters: { utm_medium: null } },
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: {
+        desktopUrl: null,
+        expirationDate: null,
+        iosLink: null,
+        androidLink: { fallbackUrl: null },
+        customParameters: { utm_medium: null },
+      },
     });
     expect(response.statusCode).toBe(200);
     const updated = response.json().data.link;
@@ -190,17 +257,42 @@ describe('PUT /api/links/:id', () => {
 
   it('refuses null for required fields and a new nested object without its required fields', async () => {
     const link = await createLink(owner.token, { title: 'plain', defaultUrl: 'https://example.com' });
-    const nulls = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { title: null, defaultUrl: null } });
+    const nulls = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { title: null, defaultUrl: null },
+    });
     expect(nulls.statusCode).toBe(400);
-    expect(nulls.json().error.details.map((d: { field: string }) => d.field).sort()).toEqual(['defaultUrl', 'title']);
+    expect(
+      nulls
+        .json()
+        .error.details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['defaultUrl', 'title']);
 
-    const partial = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { androidLink: { url: 'app://x' } } });
+    const partial = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { androidLink: { url: 'app://x' } },
+    });
     expect(partial.statusCode).toBe(400);
     expect(partial.json().error.details).toEqual([{ field: 'androidLink.appPackageName', message: expect.any(String) }]);
 
-    const readOnly = await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { id: 'x', slug: 'new-slug' } });
+    const readOnly = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { id: 'x', slug: 'new-slug' },
+    });
     expect(readOnly.statusCode).toBe(400);
-    expect(readOnly.json().error.details.map((d: { field: string }) => d.field).sort()).toEqual(['id', 'slug']);
+    expect(
+      readOnly
+        .json()
+        .error.details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['id', 'slug']);
 
     const unchanged = await api.request({ method: 'GET', url: `/api/links/${link.id}`, token: owner.token });
     expect(unchanged.json().data.link).toEqual(link);
@@ -208,7 +300,12 @@ describe('PUT /api/links/:id', () => {
 
   it('writes the change through to Redis', async () => {
     const link = await createLink(owner.token);
-    await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { defaultUrl: 'https://example.org/new', desktopUrl: null } });
+    await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { defaultUrl: 'https://example.org/new', desktopUrl: null },
+    });
     const code = link.url.split('/').pop();
     const cached = JSON.parse((await api.env.redis.get(`${api.env.config.REDIS_PREFIX}link:${code}`))!);
     expect(cached.defaultUrl).toBe('https://example.org/new');
@@ -234,7 +331,8 @@ describe('GET /api/links', () => {
   const titles = ['delta', 'alpha', 'echo', 'charlie', 'bravo'];
   beforeAll(async () => {
     lister = await api.registerUser('Lister');
-    for (const title of titles) await createLink(lister.token, { title, defaultUrl: `https://${title}.example.com`, desktopUrl: 'https://d.example.com' });
+    for (const title of titles)
+      await createLink(lister.token, { title, defaultUrl: `https://${title}.example.com`, desktopUrl: 'https://d.example.com' });
   });
 
   it('pages with defaults page 1, limit 10, newest first, without platform fields', async () => {
@@ -247,8 +345,16 @@ describe('GET /api/links', () => {
   });
 
   it('sorts by an allowed field in either direction and pages through', async () => {
-    const page1 = await api.request({ method: 'GET', url: '/api/links?sortBy=title&sortDirection=asc&limit=2&page=1', token: lister.token });
-    const page3 = await api.request({ method: 'GET', url: '/api/links?sortBy=title&sortDirection=asc&limit=2&page=3', token: lister.token });
+    const page1 = await api.request({
+      method: 'GET',
+      url: '/api/links?sortBy=title&sortDirection=asc&limit=2&page=1',
+      token: lister.token,
+    });
+    const page3 = await api.request({
+      method: 'GET',
+      url: '/api/links?sortBy=title&sortDirection=asc&limit=2&page=3',
+      token: lister.token,
+    });
     expect(page1.json().data.links.map((l: { title: string }) => l.title)).toEqual(['alpha', 'bravo']);
     expect(page3.json().data.links.map((l: { title: string }) => l.title)).toEqual(['echo']);
     expect(page3.json().data.pagination).toEqual({ total: 5, page: 3, limit: 2, pages: 3 });
@@ -266,17 +372,41 @@ describe('GET /api/links', () => {
     const created = ['zebra', 'Banana', 'apple', 'Éclair', 'banana', 'Apple', 'cherry', 'same', 'same', 'same'];
     for (const title of created) await createLink(reader.token, { title, defaultUrl: 'https://example.com/' });
     const page = async (n: number, direction = 'asc') =>
-      (await api.request({ method: 'GET', url: `/api/links?sortBy=title&sortDirection=${direction}&limit=3&page=${n}`, token: reader.token })).json().data.links as { id: string; title: string }[];
+      (
+        await api.request({
+          method: 'GET',
+          url: `/api/links?sortBy=title&sortDirection=${direction}&limit=3&page=${n}`,
+          token: reader.token,
+        })
+      ).json().data.links as { id: string; title: string }[];
     const pages = [...(await page(1)), ...(await page(2)), ...(await page(3)), ...(await page(4))];
-    expect(pages.map((link) => link.title)).toEqual(['apple', 'Apple', 'banana', 'Banana', 'cherry', 'Éclair', 'same', 'same', 'same', 'zebra']);
+    expect(pages.map((link) => link.title)).toEqual([
+      'apple',
+      'Apple',
+      'banana',
+      'Banana',
+      'cherry',
+      'Éclair',
+      'same',
+      'same',
+      'same',
+      'zebra',
+    ]);
     expect(new Set(pages.map((link) => link.id)).size).toBe(created.length);
     const descending = [...(await page(1, 'desc')), ...(await page(2, 'desc')), ...(await page(3, 'desc')), ...(await page(4, 'desc'))];
     expect(descending.map((link) => link.id)).toEqual(pages.map((link) => link.id).reverse());
   });
 
   it.each([
-    ['page=0', 'page'], ['page=abc', 'page'], ['page=1.5', 'page'], ['limit=0', 'limit'], ['limit=101', 'limit'],
-    ['sortBy=password', 'sortBy'], ['sortBy=title;DROP TABLE links', 'sortBy'], ['sortDirection=up', 'sortDirection'], ['color=red', 'color'],
+    ['page=0', 'page'],
+    ['page=abc', 'page'],
+    ['page=1.5', 'page'],
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['sortBy=password', 'sortBy'],
+    ['sortBy=title;DROP TABLE links', 'sortBy'],
+    ['sortDirection=up', 'sortDirection'],
+    ['color=red', 'color'],
   ])('refuses %s with details naming %s', async (query, field) => {
     const response = await api.request({ method: 'GET', url: `/api/links?${query}`, token: lister.token });
     expect(response.statusCode).toBe(400);

@@ -12,13 +12,35 @@ import { createApiHarness, type ApiHarness } from './harness.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-interface Header { $ref?: string; required?: boolean; schema: object }
-interface DocResponse { headers?: Record<string, Header>; content?: Record<string, { schema: object }> }
-interface Operation { operationId?: string; security?: unknown[]; requestBody?: unknown; responses: Record<string, DocResponse> }
-interface Document { paths: Record<string, Record<string, Operation>>; components: { headers: Record<string, Header>; schemas: Record<string, object> } }
+interface Header {
+  $ref?: string;
+  required?: boolean;
+  schema: object;
+}
+interface DocResponse {
+  headers?: Record<string, Header>;
+  content?: Record<string, { schema: object }>;
+}
+interface Operation {
+  operationId?: string;
+  security?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, DocResponse>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { headers: Record<string, Header>; schemas: Record<string, object> };
+}
 
 type Answer = Awaited<ReturnType<ApiHarness['request']>>;
-interface Call { method: string; url: string; token?: string; payload?: unknown; headers?: Record<string, string>; status: number }
+interface Call {
+  method: string;
+  url: string;
+  token?: string;
+  payload?: unknown;
+  headers?: Record<string, string>;
+  status: number;
+}
 
 let api: ApiHarness;
 let dns: DnsServer;
@@ -38,14 +60,22 @@ const pointer = (...segments: string[]) => `openapi#/${segments.map((s) => s.rep
 function operationOf(method: string, url: string) {
   const path = url.split('?')[0]!;
   // Literal segments win over parameters (/links/bulk before /links/{id}).
-  const found = operations.filter((o) => o.method === method.toLowerCase() && o.pattern.test(path))
+  const found = operations
+    .filter((o) => o.method === method.toLowerCase() && o.pattern.test(path))
     .sort((a, b) => a.path.split('{').length - b.path.split('{').length)[0];
   if (!found) throw new Error(`${method} ${path} is not in the OpenAPI document`);
   return found;
 }
 
 /** Headers clients act on: an answer that carries one must have it documented. */
-const CONTRACT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'content-disposition', 'cache-control'];
+const CONTRACT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'content-disposition',
+  'cache-control',
+];
 
 /** Validates one answer against the document: its status is documented, its media type, body and headers match. */
 function validateAnswer(method: string, url: string, response: Answer): void {
@@ -99,18 +129,29 @@ beforeAll(async () => {
   api = await createApiHarness({ env: { DNS_SERVERS: dns.address } });
   doc = (await api.request({ method: 'GET', url: '/api/docs/json' })).json();
   ajv.addSchema(doc, 'openapi');
-  operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({
-    key: operationKey(method, path),
-    method,
-    path,
-    operation,
-    pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  })));
+  operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      key: operationKey(method, path),
+      method,
+      path,
+      operation,
+      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    })),
+  );
   const registered = await api.registerUser('Owner');
   owner = registered;
   other = await api.registerUser('Other');
-  othersLink = (await api.request({ method: 'POST', url: '/api/links', token: other.token, payload: { title: 'Theirs', defaultUrl: 'https://example.com/' } })).json().data.link;
-  othersDomain = (await api.request({ method: 'POST', url: '/api/domains', token: other.token, payload: { hostname: 'go.other.test' } })).json().data.domain;
+  othersLink = (
+    await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: other.token,
+      payload: { title: 'Theirs', defaultUrl: 'https://example.com/' },
+    })
+  ).json().data.link;
+  othersDomain = (
+    await api.request({ method: 'POST', url: '/api/domains', token: other.token, payload: { hostname: 'go.other.test' } })
+  ).json().data.domain;
 });
 afterAll(async () => {
   await api?.close();
@@ -131,57 +172,154 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
   });
 
   it('account: register, login, me, password, logout-all and API keys', async () => {
-    await call({ method: 'POST', url: '/api/auth/register', payload: { name: 'New', email: `new-${randomUUID()}@example.com`, password: 'long enough pw' }, status: 201 });
-    await call({ method: 'POST', url: '/api/auth/register', payload: { name: 'Again', email: owner.email, password: 'long enough pw' }, status: 409 });
+    await call({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'New', email: `new-${randomUUID()}@example.com`, password: 'long enough pw' },
+      status: 201,
+    });
+    await call({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: 'Again', email: owner.email, password: 'long enough pw' },
+      status: 409,
+    });
     await call({ method: 'POST', url: '/api/auth/register', payload: { name: '', email: 'not an email', password: 'x' }, status: 400 });
     await call({ method: 'POST', url: '/api/auth/login', payload: { email: owner.email, password: owner.password }, status: 200 });
     await call({ method: 'POST', url: '/api/auth/login', payload: { email: owner.email, password: 'wrong password' }, status: 401 });
     await call({ method: 'GET', url: '/api/auth/me', token: owner.token, status: 200 });
 
-    apiKey = (await call({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: { name: 'ci' }, status: 201 })).json().data.apiKey;
+    apiKey = (await call({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: { name: 'ci' }, status: 201 })).json()
+      .data.apiKey;
     await call({ method: 'POST', url: '/api/auth/api-keys', token: apiKey.key, payload: { name: 'minted by a key' }, status: 403 });
     await call({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: {}, status: 400 });
     await call({ method: 'GET', url: '/api/auth/api-keys', token: owner.token, status: 200 });
-    const spare = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: { name: 'spare' } })).json().data.apiKey;
+    const spare = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: { name: 'spare' } })).json()
+      .data.apiKey;
     await call({ method: 'DELETE', url: `/api/auth/api-keys/${spare.id}`, token: other.token, status: 403 });
     await call({ method: 'DELETE', url: `/api/auth/api-keys/${spare.id}`, token: owner.token, status: 200 });
 
     const login = await api.registerUser('Password changer');
-    const changed = await call({ method: 'POST', url: '/api/auth/password', token: login.token, payload: { currentPassword: login.password, newPassword: 'another long one' }, status: 200 });
-    await call({ method: 'POST', url: '/api/auth/password', token: changed.json().data.token, payload: { currentPassword: 'not it at all', newPassword: 'another long one' }, status: 400 });
+    const changed = await call({
+      method: 'POST',
+      url: '/api/auth/password',
+      token: login.token,
+      payload: { currentPassword: login.password, newPassword: 'another long one' },
+      status: 200,
+    });
+    await call({
+      method: 'POST',
+      url: '/api/auth/password',
+      token: changed.json().data.token,
+      payload: { currentPassword: 'not it at all', newPassword: 'another long one' },
+      status: 400,
+    });
     await call({ method: 'POST', url: '/api/auth/logout-all', token: apiKey.key, status: 403 });
     await call({ method: 'POST', url: '/api/auth/logout-all', token: changed.json().data.token, status: 200 });
   });
 
   it('links: create, bulk, list, tags, get, update, QR, delete', async () => {
-    link = (await call({ method: 'POST', url: '/api/links', token: owner.token, payload: {
-      title: 'Spring', defaultUrl: 'https://example.com/spring', slug: 'spring-sale', tags: ['spring'],
-      androidLink: { url: 'myapp://spring', appPackageName: 'com.example.app' }, customParameters: { utm_medium: 'email' },
-    }, status: 201 })).json().data.link;
-    await call({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Taken', defaultUrl: 'https://example.com/', slug: 'spring-sale' }, status: 409 });
-    await call({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Bad', defaultUrl: 'javascript:alert(1)' }, status: 400 });
-    const bulk = (await call({ method: 'POST', url: '/api/links/bulk', token: owner.token, payload: { links: [{ title: 'A', defaultUrl: 'https://example.com/a' }, { title: 'B', defaultUrl: 'https://example.com/b' }] }, status: 201 })).json().data.links;
-    await call({ method: 'POST', url: '/api/links/bulk', token: owner.token, payload: { links: [{ title: 'C', defaultUrl: 'https://example.com/c', slug: 'spring-sale' }] }, status: 409 });
+    link = (
+      await call({
+        method: 'POST',
+        url: '/api/links',
+        token: owner.token,
+        payload: {
+          title: 'Spring',
+          defaultUrl: 'https://example.com/spring',
+          slug: 'spring-sale',
+          tags: ['spring'],
+          androidLink: { url: 'myapp://spring', appPackageName: 'com.example.app' },
+          customParameters: { utm_medium: 'email' },
+        },
+        status: 201,
+      })
+    ).json().data.link;
+    await call({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 'Taken', defaultUrl: 'https://example.com/', slug: 'spring-sale' },
+      status: 409,
+    });
+    await call({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 'Bad', defaultUrl: 'javascript:alert(1)' },
+      status: 400,
+    });
+    const bulk = (
+      await call({
+        method: 'POST',
+        url: '/api/links/bulk',
+        token: owner.token,
+        payload: {
+          links: [
+            { title: 'A', defaultUrl: 'https://example.com/a' },
+            { title: 'B', defaultUrl: 'https://example.com/b' },
+          ],
+        },
+        status: 201,
+      })
+    ).json().data.links;
+    await call({
+      method: 'POST',
+      url: '/api/links/bulk',
+      token: owner.token,
+      payload: { links: [{ title: 'C', defaultUrl: 'https://example.com/c', slug: 'spring-sale' }] },
+      status: 409,
+    });
     await call({ method: 'POST', url: '/api/links/bulk-delete', token: owner.token, payload: { ids: [othersLink.id] }, status: 403 });
-    await call({ method: 'POST', url: '/api/links/bulk-delete', token: owner.token, payload: { ids: bulk.map((l: { id: string }) => l.id) }, status: 200 });
+    await call({
+      method: 'POST',
+      url: '/api/links/bulk-delete',
+      token: owner.token,
+      payload: { ids: bulk.map((l: { id: string }) => l.id) },
+      status: 200,
+    });
 
     await call({ method: 'GET', url: '/api/links', token: owner.token, status: 200 });
-    await call({ method: 'GET', url: '/api/links?page=1&limit=5&sortBy=title&sortDirection=asc&tag=spring&q=spr&include=clicks,tags', token: owner.token, status: 200 });
+    await call({
+      method: 'GET',
+      url: '/api/links?page=1&limit=5&sortBy=title&sortDirection=asc&tag=spring&q=spr&include=clicks,tags',
+      token: owner.token,
+      status: 200,
+    });
     await call({ method: 'GET', url: '/api/links?limit=1000', token: owner.token, status: 400 });
     await call({ method: 'GET', url: '/api/tags', token: owner.token, status: 200 });
 
     await call({ method: 'GET', url: `/api/links/${link.id}`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${othersLink.id}`, token: owner.token, status: 403 });
-    await call({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { title: 'Spring sale', desktopUrl: null }, status: 200 });
+    await call({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { title: 'Spring sale', desktopUrl: null },
+      status: 200,
+    });
     await call({ method: 'PUT', url: `/api/links/${othersLink.id}`, token: owner.token, payload: { title: 'Mine now' }, status: 403 });
-    await call({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { desktopURL: 'https://example.com' }, status: 400 });
+    await call({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { desktopURL: 'https://example.com' },
+      status: 400,
+    });
 
     await call({ method: 'GET', url: `/api/links/${link.id}/qr`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?format=png&size=128&margin=2`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?size=5`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/links/${othersLink.id}/qr`, token: owner.token, status: 403 });
 
-    const doomed = (await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Doomed', defaultUrl: 'https://example.com/' } })).json().data.link;
+    const doomed = (
+      await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: owner.token,
+        payload: { title: 'Doomed', defaultUrl: 'https://example.com/' },
+      })
+    ).json().data.link;
     await call({ method: 'DELETE', url: `/api/links/${othersLink.id}`, token: owner.token, status: 403 });
     await call({ method: 'DELETE', url: `/api/links/${doomed.id}`, token: owner.token, status: 200 });
   });
@@ -192,7 +330,12 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
       rollupClick(link.id, '2026-03-02T11:00:00Z', { ...IPHONE_SAFARI, country: 'US', visitor: 'visitor-2' }),
     ]);
     const range = 'startDate=2026-03-01&endDate=2026-03-03';
-    await call({ method: 'GET', url: `/api/analytics/links/${link.id}?${range}&timeBucket=day&timezone=Europe/Paris`, token: owner.token, status: 200 });
+    await call({
+      method: 'GET',
+      url: `/api/analytics/links/${link.id}?${range}&timeBucket=day&timezone=Europe/Paris`,
+      token: owner.token,
+      status: 200,
+    });
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}?timeBucket=minute`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}`, token: owner.token, status: 403 });
@@ -202,8 +345,18 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
 
     for (const format of ['csv', 'json']) {
       for (const layout of ['long', 'wide']) {
-        const one = await call({ method: 'GET', url: `/api/analytics/links/${link.id}/export?${range}&format=${format}&layout=${layout}`, token: owner.token, status: 200 });
-        const all = await call({ method: 'GET', url: `/api/analytics/export?${range}&format=${format}&layout=${layout}&tag=spring`, token: owner.token, status: 200 });
+        const one = await call({
+          method: 'GET',
+          url: `/api/analytics/links/${link.id}/export?${range}&format=${format}&layout=${layout}`,
+          token: owner.token,
+          status: 200,
+        });
+        const all = await call({
+          method: 'GET',
+          url: `/api/analytics/export?${range}&format=${format}&layout=${layout}&tag=spring`,
+          token: owner.token,
+          status: 200,
+        });
         for (const file of [one, all]) expect(file.body.length).toBeGreaterThan(100);
       }
     }
@@ -213,15 +366,44 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
   });
 
   it('apps and domains', async () => {
-    app = (await call({ method: 'POST', url: '/api/apps', token: owner.token, payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app', appStoreId: '123' }, status: 201 })).json().data.app;
-    await call({ method: 'POST', url: '/api/apps', token: owner.token, payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' }, status: 409 });
+    app = (
+      await call({
+        method: 'POST',
+        url: '/api/apps',
+        token: owner.token,
+        payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app', appStoreId: '123' },
+        status: 201,
+      })
+    ).json().data.app;
+    await call({
+      method: 'POST',
+      url: '/api/apps',
+      token: owner.token,
+      payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' },
+      status: 409,
+    });
     await call({ method: 'POST', url: '/api/apps', token: owner.token, payload: { platform: 'windows' }, status: 400 });
     await call({ method: 'GET', url: '/api/apps', token: owner.token, status: 200 });
-    const othersApp = (await api.request({ method: 'POST', url: '/api/apps', token: other.token, payload: { platform: 'android', packageName: 'com.other.app', sha256CertFingerprints: [Array(32).fill('AB').join(':')] } })).json().data.app;
+    const othersApp = (
+      await api.request({
+        method: 'POST',
+        url: '/api/apps',
+        token: other.token,
+        payload: { platform: 'android', packageName: 'com.other.app', sha256CertFingerprints: [Array(32).fill('AB').join(':')] },
+      })
+    ).json().data.app;
     await call({ method: 'DELETE', url: `/api/apps/${othersApp.id}`, token: owner.token, status: 403 });
     await call({ method: 'DELETE', url: `/api/apps/${app.id}`, token: owner.token, status: 200 });
 
-    domain = (await call({ method: 'POST', url: '/api/domains', token: owner.token, payload: { hostname: 'go.owner.test', notFoundUrl: 'https://owner.test/' }, status: 201 })).json().data.domain;
+    domain = (
+      await call({
+        method: 'POST',
+        url: '/api/domains',
+        token: owner.token,
+        payload: { hostname: 'go.owner.test', notFoundUrl: 'https://owner.test/' },
+        status: 201,
+      })
+    ).json().data.domain;
     await call({ method: 'POST', url: '/api/domains', token: owner.token, payload: { hostname: 'go.owner.test' }, status: 409 });
     await call({ method: 'POST', url: '/api/domains', token: owner.token, payload: { hostname: '127.0.0.1' }, status: 400 });
     await call({ method: 'GET', url: '/api/domains', token: owner.token, status: 200 });
@@ -231,34 +413,46 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'PUT', url: `/api/domains/${othersDomain.id}`, token: owner.token, payload: { notFoundUrl: null }, status: 403 });
     await call({ method: 'POST', url: `/api/domains/${domain.id}/verify`, token: owner.token, status: 200 });
     dns.records.set(domain.verification.name, [domain.verification.value]);
-    expect((await call({ method: 'POST', url: `/api/domains/${domain.id}/verify`, token: owner.token, status: 200 })).json().data.domain.status).toBe('active');
+    expect(
+      (await call({ method: 'POST', url: `/api/domains/${domain.id}/verify`, token: owner.token, status: 200 })).json().data.domain.status,
+    ).toBe('active');
     // The other account's claim on the same hostname, once this one holds it active.
-    const rival = (await api.request({ method: 'POST', url: '/api/domains', token: other.token, payload: { hostname: 'go.owner.test' } })).json().data.domain;
+    const rival = (
+      await api.request({ method: 'POST', url: '/api/domains', token: other.token, payload: { hostname: 'go.owner.test' } })
+    ).json().data.domain;
     dns.records.set(rival.verification.name, [rival.verification.value]);
     await call({ method: 'POST', url: `/api/domains/${rival.id}/verify`, token: other.token, status: 409 });
 
-    await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'On the domain', defaultUrl: 'https://example.com/', domain: 'go.owner.test' } });
+    await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 'On the domain', defaultUrl: 'https://example.com/', domain: 'go.owner.test' },
+    });
     await call({ method: 'DELETE', url: `/api/domains/${domain.id}`, token: owner.token, status: 409 });
     await call({ method: 'DELETE', url: `/api/domains/${othersDomain.id}`, token: owner.token, status: 403 });
-    const spare = (await api.request({ method: 'POST', url: '/api/domains', token: owner.token, payload: { hostname: 'spare.owner.test' } })).json().data.domain;
+    const spare = (
+      await api.request({ method: 'POST', url: '/api/domains', token: owner.token, payload: { hostname: 'spare.owner.test' } })
+    ).json().data.domain;
     await call({ method: 'DELETE', url: `/api/domains/${spare.id}`, token: owner.token, status: 200 });
   });
 });
 
 /** A body each operation that takes one accepts, so that only the condition under test fails. */
-const validBody = (operationId: string): unknown => ({
-  register: { name: 'Someone', email: `someone-${randomUUID()}@example.com`, password: 'long enough pw' },
-  login: { email: owner.email, password: owner.password },
-  changePassword: { currentPassword: owner.password, newPassword: owner.password },
-  createApiKey: { name: 'key' },
-  createLink: { title: 'Link', defaultUrl: 'https://example.com/' },
-  createLinks: { links: [{ title: 'Link', defaultUrl: 'https://example.com/' }] },
-  deleteLinks: { ids: [randomUUID()] },
-  updateLink: { title: 'Renamed' },
-  createApp: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.other' },
-  createDomain: { hostname: `x${Date.now()}.owner.test` },
-  updateDomain: { notFoundUrl: null },
-})[operationId];
+const validBody = (operationId: string): unknown =>
+  ({
+    register: { name: 'Someone', email: `someone-${randomUUID()}@example.com`, password: 'long enough pw' },
+    login: { email: owner.email, password: owner.password },
+    changePassword: { currentPassword: owner.password, newPassword: owner.password },
+    createApiKey: { name: 'key' },
+    createLink: { title: 'Link', defaultUrl: 'https://example.com/' },
+    createLinks: { links: [{ title: 'Link', defaultUrl: 'https://example.com/' }] },
+    deleteLinks: { ids: [randomUUID()] },
+    updateLink: { title: 'Renamed' },
+    createApp: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.other' },
+    createDomain: { hostname: `x${Date.now()}.owner.test` },
+    updateDomain: { notFoundUrl: null },
+  })[operationId];
 
 /** A real URL for an operation's path, its `{id}` filled with `id`. */
 const urlOf = (path: string, id = link.id) => path.replace(/\{[^}]+\}/g, id);
@@ -267,12 +461,17 @@ describe('what every operation shares', SWEEP, () => {
   it('refuses an unknown query parameter with 400 naming it, on every operation', async () => {
     for (const { method, path, operation } of operations) {
       const response = await call({
-        method, url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
-        token: owner.token, payload: validBody(operation.operationId!), status: 400,
+        method,
+        url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
+        token: owner.token,
+        payload: validBody(operation.operationId!),
+        status: 400,
       });
       const { error } = response.json();
       expect(error.code).toBe('INVALID_REQUEST');
-      expect(error.details, `${method} ${path}`).toEqual([{ field: path.includes('analytics') ? 'tags' : 'unknownParameter', message: 'is not a query parameter of this operation' }]);
+      expect(error.details, `${method} ${path}`).toEqual([
+        { field: path.includes('analytics') ? 'tags' : 'unknownParameter', message: 'is not a query parameter of this operation' },
+      ]);
     }
   });
 
@@ -280,10 +479,16 @@ describe('what every operation shares', SWEEP, () => {
     const documented = operations.flatMap(({ method, path, operation }) =>
       ((operation as { parameters?: { in: string; name: string; schema?: { default?: unknown; example?: unknown } }[] }).parameters ?? [])
         .filter((p) => p.in === 'query')
-        .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })));
+        .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })),
+    );
     expect(documented.length).toBeGreaterThanOrEqual(29);
     for (const { method, path, name, value } of documented) {
-      const response = await call({ method, url: `${urlOf(path)}?${name}=${encodeURIComponent(String(value))}`, token: owner.token, status: 200 });
+      const response = await call({
+        method,
+        url: `${urlOf(path)}?${name}=${encodeURIComponent(String(value))}`,
+        token: owner.token,
+        status: 200,
+      });
       expect(response.statusCode, `${method} ${path}?${name}`).toBe(200);
     }
   });
@@ -323,7 +528,12 @@ describe('rate limits', SWEEP, () => {
     const { token } = await limited.registerUser('Busy');
     await limited.request({ method: 'GET', url: '/api/auth/me', token });
     for (const { method, path, operation } of operations) {
-      const response = await limited.request({ method: method as 'GET', url: urlOf(path, randomUUID()), token, payload: validBody(operation.operationId!) as object });
+      const response = await limited.request({
+        method: method as 'GET',
+        url: urlOf(path, randomUUID()),
+        token,
+        payload: validBody(operation.operationId!) as object,
+      });
       expect(response.statusCode, `${method} ${path}`).toBe(429);
       validateAnswer(method, urlOf(path, randomUUID()), response);
     }
@@ -332,10 +542,12 @@ describe('rate limits', SWEEP, () => {
 
 describe('the document is exercised', () => {
   it('has a validated call with a success and with an error for every operation', () => {
-    const missing = operations.filter(({ key }) => {
-      const statuses = [...(exercised.get(key) ?? [])];
-      return !statuses.some((s) => s < 300) || !statuses.some((s) => s >= 400);
-    }).map(({ key }) => key);
+    const missing = operations
+      .filter(({ key }) => {
+        const statuses = [...(exercised.get(key) ?? [])];
+        return !statuses.some((s) => s < 300) || !statuses.some((s) => s >= 400);
+      })
+      .map(({ key }) => key);
     expect(operations.length).toBeGreaterThanOrEqual(30);
     expect(missing).toEqual([]);
   });

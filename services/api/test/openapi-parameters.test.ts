@@ -7,7 +7,13 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-interface Parameter { name: string; in: string; description?: string; example?: unknown; schema?: { example?: unknown; examples?: unknown[] } }
+interface Parameter {
+  name: string;
+  in: string;
+  description?: string;
+  example?: unknown;
+  schema?: { example?: unknown; examples?: unknown[] };
+}
 
 describe('OpenAPI document', () => {
   it('describes every path and query parameter, each with an example', async () => {
@@ -15,12 +21,15 @@ describe('OpenAPI document', () => {
     const parameters: [string, Parameter][] = [];
     for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Parameter[] }>>)) {
       for (const [method, operation] of Object.entries(operations)) {
-        for (const parameter of operation.parameters ?? []) parameters.push([`${method.toUpperCase()} ${path} ${parameter.in}:${parameter.name}`, parameter]);
+        for (const parameter of operation.parameters ?? [])
+          parameters.push([`${method.toUpperCase()} ${path} ${parameter.in}:${parameter.name}`, parameter]);
       }
     }
     expect(parameters.length).toBeGreaterThanOrEqual(17 + 13);
     const undescribed = parameters.filter(([, p]) => !p.description).map(([name]) => name);
-    const withoutExample = parameters.filter(([, p]) => p.example === undefined && p.schema?.example === undefined && !p.schema?.examples?.length).map(([name]) => name);
+    const withoutExample = parameters
+      .filter(([, p]) => p.example === undefined && p.schema?.example === undefined && !p.schema?.examples?.length)
+      .map(([name]) => name);
     expect(undescribed).toEqual([]);
     expect(withoutExample).toEqual([]);
   });

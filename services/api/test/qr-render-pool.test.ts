@@ -9,7 +9,9 @@ afterEach(() => pool?.close());
 describe('qrRenderPool', () => {
   it('draws PNGs on at most `threads` threads that a reader decodes', async () => {
     pool = qrRenderPool({ threads: 2, maxQueue: 8 });
-    const pngs = await Promise.all(['https://s.example/a', 'https://s.example/b', 'https://s.example/c'].map((text) => pool!.render(text, options)));
+    const pngs = await Promise.all(
+      ['https://s.example/a', 'https://s.example/b', 'https://s.example/c'].map((text) => pool!.render(text, options)),
+    );
     expect(pngs.map((png) => decodeQrPng(png).text)).toEqual(['https://s.example/a', 'https://s.example/b', 'https://s.example/c']);
     expect(pool.threads).toBe(2);
   });

@@ -9,7 +9,12 @@ let link: { id: string; url: string };
 beforeAll(async () => {
   api = await createApiHarness();
   owner = await api.registerUser('Owner');
-  const created = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 'Poster', defaultUrl: 'https://example.com/poster' } });
+  const created = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token: owner.token,
+    payload: { title: 'Poster', defaultUrl: 'https://example.com/poster' },
+  });
   link = created.json().data.link;
 });
 afterAll(() => api.close());
@@ -59,7 +64,14 @@ describe('large PNGs', () => {
 
   it("leave another account's requests fast while one account keeps asking for them", { timeout: 60_000 }, async () => {
     const printer = await api.registerUser('Printer');
-    const poster = (await api.request({ method: 'POST', url: '/api/links', token: printer.token, payload: { title: 'Big', defaultUrl: 'https://example.com/big' } })).json().data.link;
+    const poster = (
+      await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: printer.token,
+        payload: { title: 'Big', defaultUrl: 'https://example.com/big' },
+      })
+    ).json().data.link;
     const other = await api.registerUser('Other');
     let drawing = true;
     let drawn = 0;

@@ -53,7 +53,8 @@ describe('router errors', () => {
 
   it('counts unknown API paths against the rate limit, even beside the dashboard', async () => {
     const remoteAddress = newClient();
-    for (const url of ['/api/no-such-route', '/api/links/x/y/z']) expectEnvelope(await api.request({ method: 'GET', url, remoteAddress }), 404, 'NOT_FOUND');
+    for (const url of ['/api/no-such-route', '/api/links/x/y/z'])
+      expectEnvelope(await api.request({ method: 'GET', url, remoteAddress }), 404, 'NOT_FOUND');
     expectEnvelope(await api.request({ method: 'DELETE', url: '/api/no-such-route', remoteAddress }), 429, 'RATE_LIMITED');
     // The dashboard's pages stay outside the API's limits.
     expect((await api.request({ method: 'GET', url: '/links/abc', remoteAddress })).statusCode).toBe(200);
@@ -81,7 +82,7 @@ describe('router errors', () => {
 });
 
 describe('the API docs page', () => {
-  it('has the dashboard\'s strict headers: a CSP that forbids framing, nosniff, no Referer', async () => {
+  it("has the dashboard's strict headers: a CSP that forbids framing, nosniff, no Referer", async () => {
     for (const url of ['/api/docs', '/api/docs/static/index.html', '/api/docs/json']) {
       const response = await api.request({ method: 'GET', url, remoteAddress: newClient() });
       expect(response.statusCode, url).toBeLessThan(400);

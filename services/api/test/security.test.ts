@@ -66,7 +66,12 @@ describe('validation of dates and URLs', () => {
 
   it('answers 400, not 500, for the year 0000 anywhere a date is read', async () => {
     const responses = await Promise.all([
-      api.request({ method: 'POST', url: '/api/links', token, payload: { title: 'Y', defaultUrl: 'https://example.com/', expirationDate: '0000-01-01' } }),
+      api.request({
+        method: 'POST',
+        url: '/api/links',
+        token,
+        payload: { title: 'Y', defaultUrl: 'https://example.com/', expirationDate: '0000-01-01' },
+      }),
       api.request({ method: 'PUT', url: `/api/links/${linkId}`, token, payload: { expirationDate: '0000-06-01T00:00:00Z' } }),
       api.request({ method: 'GET', url: `/api/analytics/links/${linkId}?startDate=0000-01-01`, token }),
       api.request({ method: 'GET', url: `/api/analytics/links/${linkId}/export?endDate=0000-12-31`, token }),
@@ -89,7 +94,8 @@ describe('validation of dates and URLs', () => {
 describe('CSV exports', () => {
   it('escape cells a spreadsheet would run as a formula (OWASP), and leave numbers alone', () => {
     expect(csvField('=hyperlink("http://evil","x")')).toBe(`"'=hyperlink(""http://evil"",""x"")"`);
-    for (const cell of ['=1+2', '+1+1', '-2+3', '@SUM(A1)', '\tx', '\rx']) expect(csvField(cell).replace(/^"/, '').startsWith("'")).toBe(true);
+    for (const cell of ['=1+2', '+1+1', '-2+3', '@SUM(A1)', '\tx', '\rx'])
+      expect(csvField(cell).replace(/^"/, '').startsWith("'")).toBe(true);
     expect(csvField('example.com')).toBe('example.com');
     expect(csvField(-3)).toBe('-3');
   });
@@ -100,7 +106,12 @@ describe('client addresses behind a proxy', () => {
     const api = await createApiHarness({ env: { TRUST_PROXY: '1', RATE_LIMIT_AUTH_MAX: '3' } });
     try {
       const login = (spoofed: string) =>
-        api.request({ method: 'POST', url: '/api/auth/login', headers: { 'x-forwarded-for': `${spoofed}, 198.51.100.7` }, payload: { email: 'no@example.com', password: 'wrong password' } });
+        api.request({
+          method: 'POST',
+          url: '/api/auth/login',
+          headers: { 'x-forwarded-for': `${spoofed}, 198.51.100.7` },
+          payload: { email: 'no@example.com', password: 'wrong password' },
+        });
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await login(`203.0.113.${i}`)).statusCode);
       expect(statuses).toEqual([401, 401, 401, 429, 429]);
@@ -115,7 +126,8 @@ describe('credentials', () => {
     const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '5' } });
     try {
       const statuses = [];
-      for (let i = 0; i < 8; i++) statuses.push((await api.request({ method: 'GET', url: '/api/auth/me', token: `dlk_made-up-key-${i}` })).statusCode);
+      for (let i = 0; i < 8; i++)
+        statuses.push((await api.request({ method: 'GET', url: '/api/auth/me', token: `dlk_made-up-key-${i}` })).statusCode);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
     } finally {
       await api.close();
@@ -126,10 +138,13 @@ describe('credentials', () => {
     const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '3' } });
     try {
       const { token, email, password } = await api.registerUser();
-      for (let i = 0; i < 5; i++) expect((await api.request({ method: 'GET', url: '/healthz', token: `dlk_made-up-key-${i}` })).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await api.request({ method: 'GET', url: '/healthz', token: `dlk_made-up-key-${i}` })).statusCode).toBe(200);
       // Login has its own per-address limit (the same RATE_LIMIT_AUTH_MAX): stay under it.
       for (let i = 0; i < 2; i++) {
-        expect((await api.request({ method: 'POST', url: '/api/auth/login', token: 'not-a-token', payload: { email, password } })).statusCode).toBe(200);
+        expect(
+          (await api.request({ method: 'POST', url: '/api/auth/login', token: 'not-a-token', payload: { email, password } })).statusCode,
+        ).toBe(200);
       }
       expect((await api.request({ method: 'GET', url: '/api/auth/me', token })).statusCode).toBe(200);
 
@@ -149,7 +164,8 @@ describe('credentials', () => {
     try {
       const { token, email, password } = await api.registerUser();
       const me = (credential: string) => api.request({ method: 'GET', url: '/api/auth/me', token: credential });
-      const key = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token, payload: { name: 'ci' } })).json().data.apiKey.key as string;
+      const key = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token, payload: { name: 'ci' } })).json().data.apiKey
+        .key as string;
 
       // One client behind the shared address guesses keys until the address is over its budget.
       const guesses = [];
@@ -159,7 +175,8 @@ describe('credentials', () => {
       expect((await me(`${header}.${payload}.forged-signature`)).statusCode).toBe(429);
 
       // Its neighbours: a login token this process never saw (issued by another instance), and a key.
-      const fresh = (await sibling.request({ method: 'POST', url: '/api/auth/login', payload: { email, password } })).json().data.token as string;
+      const fresh = (await sibling.request({ method: 'POST', url: '/api/auth/login', payload: { email, password } })).json().data
+        .token as string;
       expect((await me(fresh)).statusCode).toBe(200);
       expect((await me(key)).statusCode).toBe(200);
       expect((await me(token)).statusCode).toBe(200);
@@ -175,9 +192,14 @@ describe('credentials', () => {
     const api = await createApiHarness({ env: { RATE_LIMIT_AUTH_MAX: '3', TRUST_PROXY: '1' } });
     try {
       const { token, password } = await api.registerUser();
-      const change = (currentPassword: string, from: string) => api.request({
-        method: 'POST', url: '/api/auth/password', token, headers: { 'x-forwarded-for': from }, payload: { currentPassword, newPassword: 'a brand new password' },
-      });
+      const change = (currentPassword: string, from: string) =>
+        api.request({
+          method: 'POST',
+          url: '/api/auth/password',
+          token,
+          headers: { 'x-forwarded-for': from },
+          payload: { currentPassword, newPassword: 'a brand new password' },
+        });
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await change(`wrong guess ${i}`, '198.51.100.1')).statusCode);
       expect(statuses).toEqual([400, 400, 400, 429]);
@@ -188,7 +210,9 @@ describe('credentials', () => {
       // …and from any other, since the account's own budget is spent too.
       expect((await change(password, '203.0.113.9')).statusCode).toBe(429);
       // The session itself keeps working.
-      expect((await api.request({ method: 'GET', url: '/api/auth/me', token, headers: { 'x-forwarded-for': '198.51.100.1' } })).statusCode).toBe(200);
+      expect(
+        (await api.request({ method: 'GET', url: '/api/auth/me', token, headers: { 'x-forwarded-for': '198.51.100.1' } })).statusCode,
+      ).toBe(200);
     } finally {
       await api.close();
     }
@@ -201,13 +225,19 @@ describe('credentials', () => {
       const users = usersRepository(api.env.sql);
       const keys = apiKeysRepository(api.env.sql);
       let lookups = 0;
-      const counted = { ...keys, findByHash: (hash: Buffer) => {
-        lookups++;
-        return keys.findByHash(hash);
-      } };
+      const counted = {
+        ...keys,
+        findByHash: (hash: Buffer) => {
+          lookups++;
+          return keys.findByHash(hash);
+        },
+      };
       const auth = authService({
-        users, apiKeys: counted, accounts: accountCache({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
-        jwtSecret: api.env.config.JWT_SECRET, jwtTtlSeconds: 60,
+        users,
+        apiKeys: counted,
+        accounts: accountCache({ users, redis: api.env.redis, subscriber, keys: redisKeys(api.env.config.REDIS_PREFIX), log: console }),
+        jwtSecret: api.env.config.JWT_SECRET,
+        jwtTtlSeconds: 60,
         failures: credentialFailures(api.env.redis, redisKeys(api.env.config.REDIS_PREFIX), { max: 100, windowSeconds: 60 }),
       });
       for (let i = 0; i < 20; i++) expect(await auth.authenticate('dlk_the-same-wrong-key')).toBeUndefined();
@@ -230,9 +260,19 @@ describe('credentials', () => {
       expect((await me(token)).statusCode).toBe(401);
 
       const third = (await api.request({ method: 'POST', url: '/api/auth/login', payload: { email, password } })).json().data.token;
-      const wrong = await api.request({ method: 'POST', url: '/api/auth/password', token: third, payload: { currentPassword: 'not it', newPassword: 'a new password' } });
+      const wrong = await api.request({
+        method: 'POST',
+        url: '/api/auth/password',
+        token: third,
+        payload: { currentPassword: 'not it', newPassword: 'a new password' },
+      });
       expect(wrong.statusCode).toBe(400);
-      const changed = await api.request({ method: 'POST', url: '/api/auth/password', token: third, payload: { currentPassword: password, newPassword: 'a new password' } });
+      const changed = await api.request({
+        method: 'POST',
+        url: '/api/auth/password',
+        token: third,
+        payload: { currentPassword: password, newPassword: 'a new password' },
+      });
       expect(changed.statusCode).toBe(200);
       expect((await me(third)).statusCode).toBe(401);
       expect((await me(changed.json().data.token)).statusCode).toBe(200);
@@ -246,9 +286,15 @@ describe('credentials', () => {
 describe('production configuration', () => {
   it('refuses the published development secrets, not only missing ones', () => {
     const dev = loadConfig({});
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: dev.JWT_SECRET, VISITOR_SALT: 'a-real-salt-0123456789' })).toThrow(/JWT_SECRET: a value published/);
-    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), VISITOR_SALT: dev.VISITOR_SALT })).toThrow(/VISITOR_SALT/);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), VISITOR_SALT: 'a-real-salt-0123456789' }).NODE_ENV).toBe('production');
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: dev.JWT_SECRET, VISITOR_SALT: 'a-real-salt-0123456789' })).toThrow(
+      /JWT_SECRET: a value published/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), VISITOR_SALT: dev.VISITOR_SALT })).toThrow(
+      /VISITOR_SALT/,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40), VISITOR_SALT: 'a-real-salt-0123456789' }).NODE_ENV).toBe(
+      'production',
+    );
   });
 });
 
@@ -256,7 +302,11 @@ describe('request logs', () => {
   it('hold no raw client address and no credential from the query string', async () => {
     const api = await createApiHarness({ captureLogs: true, env: { TRUST_PROXY: '1' } });
     try {
-      await api.request({ method: 'GET', url: '/api/links?token=super-secret-token&key=k-123&page=1', headers: { 'x-forwarded-for': '203.0.113.77' } });
+      await api.request({
+        method: 'GET',
+        url: '/api/links?token=super-secret-token&key=k-123&page=1',
+        headers: { 'x-forwarded-for': '203.0.113.77' },
+      });
       const logs = api.logs.join('\n');
       expect(logs).toContain('203.0.113.0/24');
       expect(logs).not.toContain('203.0.113.77');

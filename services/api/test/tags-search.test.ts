@@ -11,7 +11,12 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function createLink(token: string, body: Record<string, unknown>) {
-  const response = await api.request({ method: 'POST', url: '/api/links', token, payload: { defaultUrl: 'https://example.com/x', ...body } });
+  const response = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { defaultUrl: 'https://example.com/x', ...body },
+  });
   if (response.statusCode !== 201) throw new Error(`create failed: ${response.body}`);
   return response.json().data.link;
 }
@@ -43,7 +48,12 @@ describe('tags on a link', () => {
       [Array.from({ length: 11 }, (_, i) => `t${i}`), 'tags'],
     ];
     for (const [tags, field] of cases) {
-      const response = await api.request({ method: 'POST', url: '/api/links', token: owner.token, payload: { title: 't', defaultUrl: 'https://example.com', tags } });
+      const response = await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: owner.token,
+        payload: { title: 't', defaultUrl: 'https://example.com', tags },
+      });
       expect(response.statusCode, JSON.stringify(tags)).toBe(400);
       expect(response.json().error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
@@ -110,7 +120,11 @@ describe('GET /links with tag, q and include', () => {
   });
 
   it('searches title, defaultUrl and short code, case-insensitively, literally, with tags and paging', async () => {
-    expect(titles(await list(user.token, 'q=SALE&sortBy=title&sortDirection=asc'))).toEqual(['Autumn SALE', 'Spring sale email', 'Spring sale social']);
+    expect(titles(await list(user.token, 'q=SALE&sortBy=title&sortDirection=asc'))).toEqual([
+      'Autumn SALE',
+      'Spring sale email',
+      'Spring sale social',
+    ]);
     expect(titles(await list(user.token, 'q=ads.example&sortBy=title'))).toEqual(['Spring banner']);
     expect(titles(await list(user.token, 'q=sale&tag=email&sortBy=title&sortDirection=asc'))).toEqual(['Autumn SALE', 'Spring sale email']);
     // % and _ are literal characters, not wildcards.
@@ -128,7 +142,11 @@ describe('GET /links with tag, q and include', () => {
   });
 
   it('refuses bad filters, naming the parameter', async () => {
-    for (const [query, field] of [['tag=bad%20tag', 'tag.0'], ['include=clicks,views', 'include.1'], [`q=${'x'.repeat(201)}`, 'q']]) {
+    for (const [query, field] of [
+      ['tag=bad%20tag', 'tag.0'],
+      ['include=clicks,views', 'include.1'],
+      [`q=${'x'.repeat(201)}`, 'q'],
+    ]) {
       const response = await api.request({ method: 'GET', url: `/api/links?${query}`, token: user.token });
       expect(response.statusCode, query).toBe(400);
       expect(response.json().error.details[0].field, query).toBe(field);
@@ -137,7 +155,13 @@ describe('GET /links with tag, q and include', () => {
 
   it('adds tags on request, [] for links without', async () => {
     const page = await list(user.token, 'include=tags&sortBy=title&sortDirection=asc');
-    expect(page.links.map((link) => link.tags)).toEqual([['autumn', 'email'], [], ['spring', 'email', 'banner'], ['spring', 'email'], ['spring', 'social']]);
+    expect(page.links.map((link) => link.tags)).toEqual([
+      ['autumn', 'email'],
+      [],
+      ['spring', 'email', 'banner'],
+      ['spring', 'email'],
+      ['spring', 'social'],
+    ]);
     expect(page.links[0]).not.toHaveProperty('clicks');
   });
 });
@@ -163,16 +187,22 @@ describe('include=clicks', () => {
 });
 
 describe('GET /tags', () => {
-  it('lists the caller\'s tags with link counts, by name', async () => {
+  it("lists the caller's tags with link counts, by name", async () => {
     const user = await api.registerUser('Tag counts');
-    expect((await api.request({ method: 'GET', url: '/api/tags', token: user.token })).json()).toEqual({ success: true, data: { tags: [] } });
+    expect((await api.request({ method: 'GET', url: '/api/tags', token: user.token })).json()).toEqual({
+      success: true,
+      data: { tags: [] },
+    });
     await createLink(user.token, { title: 'a', tags: ['spring', 'email'] });
     await createLink(user.token, { title: 'b', tags: ['spring'] });
     await createLink(user.token, { title: 'c' });
     const other = await api.registerUser();
     await createLink(other.token, { title: 'x', tags: ['spring', 'other'] });
     const response = await api.request({ method: 'GET', url: '/api/tags', token: user.token });
-    expect(response.json().data.tags).toEqual([{ name: 'email', links: 1 }, { name: 'spring', links: 2 }]);
+    expect(response.json().data.tags).toEqual([
+      { name: 'email', links: 1 },
+      { name: 'spring', links: 2 },
+    ]);
     expect((await api.request({ method: 'GET', url: '/api/tags' })).statusCode).toBe(401);
   });
 });

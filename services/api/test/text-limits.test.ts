@@ -37,14 +37,23 @@ describe('text no column can store, in every free-text field', () => {
   const NOT_UNICODE = 'must be valid Unicode text (no unpaired surrogate)';
 
   it('refuses NUL with 400 naming the field: registration name, API key name, app name, social preview', async () => {
-    const register = await api.request({ method: 'POST', url: '/api/auth/register', payload: { name: NUL, email: `nul-${Date.now()}@example.com`, password: 'correct horse battery' } });
+    const register = await api.request({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { name: NUL, email: `nul-${Date.now()}@example.com`, password: 'correct horse battery' },
+    });
     expect(register.statusCode).toBe(400);
     expect(register.json().error.details).toEqual([{ field: 'name', message: 'must not contain NUL characters' }]);
     const user = await api.registerUser();
     const key = await api.request({ method: 'POST', url: '/api/auth/api-keys', token: user.token, payload: { name: NUL } });
     expect(key.statusCode).toBe(400);
     expect(key.json().error.details).toEqual([{ field: 'name', message: 'must not contain NUL characters' }]);
-    const app = await api.request({ method: 'POST', url: '/api/apps', token: user.token, payload: { platform: 'ios', name: NUL, teamId: 'ABCDE12345', bundleId: 'com.example.nul' } });
+    const app = await api.request({
+      method: 'POST',
+      url: '/api/apps',
+      token: user.token,
+      payload: { platform: 'ios', name: NUL, teamId: 'ABCDE12345', bundleId: 'com.example.nul' },
+    });
     expect(app.statusCode).toBe(400);
     expect(app.json().error.details).toEqual([{ field: 'name', message: 'must not contain NUL characters' }]);
     for (const field of ['title', 'description']) {
@@ -67,14 +76,28 @@ describe('text no column can store, in every free-text field', () => {
     ];
     for (const [fields, field, message = NOT_UNICODE] of cases) {
       // JSON.stringify escapes a lone surrogate as \ud800, exactly as a client would send it.
-      for (const [method, url, payload] of [['POST', '/api/links', item(21, fields)], ['PUT', `/api/links/${link.id}`, fields]] as const) {
-        const response = await api.request({ method, url, token: user.token, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+      for (const [method, url, payload] of [
+        ['POST', '/api/links', item(21, fields)],
+        ['PUT', `/api/links/${link.id}`, fields],
+      ] as const) {
+        const response = await api.request({
+          method,
+          url,
+          token: user.token,
+          payload: JSON.stringify(payload),
+          headers: { 'content-type': 'application/json' },
+        });
         expect(response.statusCode, `${method} ${JSON.stringify(fields)}`).toBe(400);
         expect(response.json().error.details).toContainEqual({ field, message });
       }
     }
     // Surrogate pairs (emoji) are ordinary text.
-    const emoji = await api.request({ method: 'POST', url: '/api/links', token: user.token, payload: item(22, { title: 'Spring 😀', socialPreview: { title: '😀' }, customParameters: { '😀': '😀' } }) });
+    const emoji = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: user.token,
+      payload: item(22, { title: 'Spring 😀', socialPreview: { title: '😀' }, customParameters: { '😀': '😀' } }),
+    });
     expect(emoji.statusCode).toBe(201);
     expect(emoji.json().data.link.customParameters).toEqual({ '😀': '😀' });
   });
@@ -84,20 +107,38 @@ describe('dates at the edges of the calendar', () => {
   it('answers endDate=0001-01-01 without startDate with 400 naming endDate, on the report, the summary and both exports', async () => {
     const user = await api.registerUser();
     const link = (await api.request({ method: 'POST', url: '/api/links', token: user.token, payload: item(30) })).json().data.link;
-    for (const path of [`/api/analytics/links/${link.id}`, '/api/analytics/summary', `/api/analytics/links/${link.id}/export`, '/api/analytics/export']) {
+    for (const path of [
+      `/api/analytics/links/${link.id}`,
+      '/api/analytics/summary',
+      `/api/analytics/links/${link.id}/export`,
+      '/api/analytics/export',
+    ]) {
       const response = await api.request({ method: 'GET', url: `${path}?endDate=0001-01-01`, token: user.token });
       expect(response.statusCode, path).toBe(400);
-      expect(response.json().error.details, path).toEqual([{ field: 'endDate', message: 'is too early: the default range of 30 days before it would start before the year 1; give startDate too' }]);
+      expect(response.json().error.details, path).toEqual([
+        {
+          field: 'endDate',
+          message: 'is too early: the default range of 30 days before it would start before the year 1; give startDate too',
+        },
+      ]);
     }
   });
 
   it('answers a range starting before the year 1 in the chosen zone with 400 naming startDate', async () => {
     const user = await api.registerUser();
     const link = (await api.request({ method: 'POST', url: '/api/links', token: user.token, payload: item(31) })).json().data.link;
-    const response = await api.request({ method: 'GET', url: `/api/analytics/links/${link.id}?startDate=0001-01-01&endDate=0001-01-02&timezone=Etc/GMT-10`, token: user.token });
+    const response = await api.request({
+      method: 'GET',
+      url: `/api/analytics/links/${link.id}?startDate=0001-01-01&endDate=0001-01-02&timezone=Etc/GMT-10`,
+      token: user.token,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details).toEqual([{ field: 'startDate', message: 'must not be before 0001-01-01T00:00:00Z' }]);
-    const first = await api.request({ method: 'GET', url: `/api/analytics/links/${link.id}?startDate=0001-01-01&endDate=0001-01-02`, token: user.token });
+    const first = await api.request({
+      method: 'GET',
+      url: `/api/analytics/links/${link.id}?startDate=0001-01-01&endDate=0001-01-02`,
+      token: user.token,
+    });
     expect(first.statusCode).toBe(200);
     expect(first.json().data.analytics.range.startDate).toBe('0001-01-01T00:00:00.000Z');
   });

@@ -24,7 +24,17 @@ function route(path: string): { title: string; page: preact.JSX.Element } {
   if ((params = matchPath('/links/:id/edit', path))) return { title: 'Edit link', page: <LinkFormPage id={params.id!} /> };
   if ((params = matchPath('/links/:id', path))) return { title: 'Link', page: <LinkPage id={params.id!} /> };
   if (path === '/api-keys') return { title: 'API keys', page: <ApiKeysPage /> };
-  return { title: 'Not found', page: <section><h1>Page not found</h1><p><AppLink href="/">Go to the overview</AppLink></p></section> };
+  return {
+    title: 'Not found',
+    page: (
+      <section>
+        <h1>Page not found</h1>
+        <p>
+          <AppLink href="/">Go to the overview</AppLink>
+        </p>
+      </section>
+    ),
+  };
 }
 
 export function App() {
@@ -34,37 +44,60 @@ export function App() {
 
   if (!session) {
     document.title = 'Sign in · Deep links';
-    return <main id="main" class="narrow"><p class="brand">Deep links</p><SignInPage /></main>;
+    return (
+      <main id="main" class="narrow">
+        <p class="brand">Deep links</p>
+        <SignInPage />
+      </main>
+    );
   }
   const { title, page } = route(path);
   document.title = `${title} · Deep links`;
   const section = path === '/' ? '/' : NAV.find((item) => item.href !== '/' && path.startsWith(item.href))?.href;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <nav aria-label="Main">
-          <AppLink href="/" class="brand">Deep links</AppLink>
+          <AppLink href="/" class="brand">
+            Deep links
+          </AppLink>
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>
-                <a href={item.href} aria-current={section === item.href ? 'page' : undefined} onClick={(event) => {
-                  event.preventDefault();
-                  navigate(item.href);
-                }}>{item.label}</a>
+                <a
+                  href={item.href}
+                  aria-current={section === item.href ? 'page' : undefined}
+                  onClick={(event) => {
+                    event.preventDefault();
+                    navigate(item.href);
+                  }}
+                >
+                  {item.label}
+                </a>
               </li>
             ))}
           </ul>
         </nav>
         <div class="account">
           <span class="muted who">{session.user.email}</span>
-          <button type="button" class="secondary small" onClick={() => {
-            signOut();
-            navigate('/', { replace: true });
-          }}>Sign out</button>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => {
+              signOut();
+              navigate('/', { replace: true });
+            }}
+          >
+            Sign out
+          </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>{page}</main>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
     </>
   );
 }

@@ -3,7 +3,10 @@ import { accountDailyClicks, breakdownRows, bucketLabel, countryName, platformNa
 
 describe('chart data', () => {
   it('turns the time series into uPlot columns: Unix seconds, clicks and unique clicks', () => {
-    const [xs, ys, unique] = seriesData([{ date: '2026-01-01T00:00:00.000Z', clicks: 3, uniqueClicks: 2 }, { date: '2026-01-01T01:00:00.000Z', clicks: 0, uniqueClicks: 0 }]);
+    const [xs, ys, unique] = seriesData([
+      { date: '2026-01-01T00:00:00.000Z', clicks: 3, uniqueClicks: 2 },
+      { date: '2026-01-01T01:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+    ]);
     expect([...xs]).toEqual([1767225600, 1767229200]);
     expect([...ys]).toEqual([3, 0]);
     expect([...unique]).toEqual([2, 0]);
@@ -11,7 +14,10 @@ describe('chart data', () => {
 
   it('shapes a year by hour (8,760 points) without loss', () => {
     const start = Date.parse('2026-01-01T00:00:00.000Z');
-    const points = Array.from({ length: 8760 }, (_, hour) => ({ date: new Date(start + hour * 3_600_000).toISOString(), clicks: hour % 7 }));
+    const points = Array.from({ length: 8760 }, (_, hour) => ({
+      date: new Date(start + hour * 3_600_000).toISOString(),
+      clicks: hour % 7,
+    }));
     const [xs, ys] = seriesData(points);
     expect(xs.length).toBe(8760);
     expect(xs[8759]! - xs[0]!).toBe(8759 * 3600);
@@ -19,12 +25,17 @@ describe('chart data', () => {
   });
 
   it("adds the account export's rows (one per link and day) up by day, in order", () => {
-    expect(accountDailyClicks([
-      { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 4 },
-      { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 1 },
-      { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 2 },
-      { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 0 },
-    ])).toEqual([{ date: '2026-03-01T23:00:00.000Z', clicks: 1 }, { date: '2026-03-02T23:00:00.000Z', clicks: 6 }]);
+    expect(
+      accountDailyClicks([
+        { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 4 },
+        { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 1 },
+        { bucket_start: '2026-03-02T23:00:00.000Z', clicks: 2 },
+        { bucket_start: '2026-03-01T23:00:00.000Z', clicks: 0 },
+      ]),
+    ).toEqual([
+      { date: '2026-03-01T23:00:00.000Z', clicks: 1 },
+      { date: '2026-03-02T23:00:00.000Z', clicks: 6 },
+    ]);
     expect(accountDailyClicks([])).toEqual([]);
   });
 

@@ -31,60 +31,114 @@ describe('updateInput: only what changed, by the PUT merge rules', () => {
   });
 
   it('sends a changed top-level field alone, and null for a cleared optional one', () => {
-    expect(updateInput(link, edit((values) => {
-      values.title = ' Summer sale ';
-      values.desktopUrl = '';
-      values.expirationDate = '';
-      values.expiredUrl = '';
-    }))).toEqual({ title: 'Summer sale', desktopUrl: null, expirationDate: null, expiredUrl: null });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.title = ' Summer sale ';
+          values.desktopUrl = '';
+          values.expirationDate = '';
+          values.expiredUrl = '';
+        }),
+      ),
+    ).toEqual({ title: 'Summer sale', desktopUrl: null, expirationDate: null, expiredUrl: null });
   });
 
   it('sends only the changed fields of a platform, null for a cleared optional one, and the required ones empty so the API names them', () => {
-    expect(updateInput(link, edit((values) => {
-      values.android.minimumVersion = '';
-      values.android.fallbackUrl = 'https://example.com/android';
-    }))).toEqual({ androidLink: { minimumVersion: null, fallbackUrl: 'https://example.com/android' } });
-    expect(updateInput(link, edit((values) => {
-      values.ios.bundleId = '';
-    }))).toEqual({ iosLink: { bundleId: '' } });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.android.minimumVersion = '';
+          values.android.fallbackUrl = 'https://example.com/android';
+        }),
+      ),
+    ).toEqual({ androidLink: { minimumVersion: null, fallbackUrl: 'https://example.com/android' } });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.ios.bundleId = '';
+        }),
+      ),
+    ).toEqual({ iosLink: { bundleId: '' } });
   });
 
   it('sends the social preview like a platform: changed fields, null for a cleared description, null when emptied', () => {
-    expect(updateInput(link, edit((values) => {
-      values.preview.description = '';
-      values.preview.imageUrl = 'https://example.com/card.png';
-    }))).toEqual({ socialPreview: { description: null, imageUrl: 'https://example.com/card.png' } });
-    expect(updateInput(link, edit((values) => {
-      values.preview = { title: '', description: '', imageUrl: '' };
-    }))).toEqual({ socialPreview: null });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.preview.description = '';
+          values.preview.imageUrl = 'https://example.com/card.png';
+        }),
+      ),
+    ).toEqual({ socialPreview: { description: null, imageUrl: 'https://example.com/card.png' } });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.preview = { title: '', description: '', imageUrl: '' };
+        }),
+      ),
+    ).toEqual({ socialPreview: null });
   });
 
   it('removes a platform whose fields were all cleared, and sends a new platform whole', () => {
     const bare = { ...link, androidLink: undefined };
-    expect(updateInput(link, edit((values) => {
-      values.android = { url: '', appPackageName: '', minimumVersion: '', fallbackUrl: '' };
-    }))).toEqual({ androidLink: null });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.android = { url: '', appPackageName: '', minimumVersion: '', fallbackUrl: '' };
+        }),
+      ),
+    ).toEqual({ androidLink: null });
     const values = formValues(bare);
     values.android = { url: 'shop://x', appPackageName: 'com.x', minimumVersion: '', fallbackUrl: '' };
     expect(updateInput(bare, values)).toEqual({ androidLink: { url: 'shop://x', appPackageName: 'com.x' } });
   });
 
   it('sends custom parameters by key: added or changed with their value, removed as null; all removed as null', () => {
-    expect(updateInput(link, edit((values) => {
-      values.parameters = [{ key: 'utm_source', value: 'newsletter' }, { key: 'ref', value: 'x' }, { key: '', value: 'ignored' }];
-    }))).toEqual({ customParameters: { utm_source: 'newsletter', ref: 'x', utm_campaign: null } });
-    expect(updateInput(link, edit((values) => {
-      values.parameters = [];
-    }))).toEqual({ customParameters: null });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.parameters = [
+            { key: 'utm_source', value: 'newsletter' },
+            { key: 'ref', value: 'x' },
+            { key: '', value: 'ignored' },
+          ];
+        }),
+      ),
+    ).toEqual({ customParameters: { utm_source: 'newsletter', ref: 'x', utm_campaign: null } });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.parameters = [];
+        }),
+      ),
+    ).toEqual({ customParameters: null });
   });
 
   it('replaces the tags when they change, null when none are left', () => {
-    expect(updateInput(link, edit((values) => {
-      values.tags = 'Spring, email, promo';
-    }))).toEqual({ tags: ['spring', 'email', 'promo'] });
-    expect(updateInput(link, edit((values) => {
-      values.tags = ' ';
-    }))).toEqual({ tags: null });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.tags = 'Spring, email, promo';
+        }),
+      ),
+    ).toEqual({ tags: ['spring', 'email', 'promo'] });
+    expect(
+      updateInput(
+        link,
+        edit((values) => {
+          values.tags = ' ';
+        }),
+      ),
+    ).toEqual({ tags: null });
   });
 });
 
@@ -101,8 +155,12 @@ describe('createInput', () => {
     values.ios = { url: 'shop://sale', bundleId: '', minimumVersion: '', fallbackUrl: '' };
     const input = createInput(values);
     expect(input).toMatchObject({
-      androidLink: link.androidLink, iosLink: { url: 'shop://sale' }, customParameters: link.customParameters, tags: ['spring', 'email'],
-      expiredUrl: link.expiredUrl, socialPreview: link.socialPreview,
+      androidLink: link.androidLink,
+      iosLink: { url: 'shop://sale' },
+      customParameters: link.customParameters,
+      tags: ['spring', 'email'],
+      expiredUrl: link.expiredUrl,
+      socialPreview: link.socialPreview,
     });
     expect(input.expirationDate).toBe(link.expirationDate);
   });
@@ -114,11 +172,13 @@ describe('form helpers', () => {
   });
 
   it("maps the API's field errors to the form's fields", () => {
-    expect(fieldErrors([
-      { field: 'androidLink.appPackageName', message: 'is required' },
-      { field: 'customParameters.a b', message: 'bad key' },
-      { field: 'tags.2', message: 'too long' },
-      { field: 'title', message: 'is required' },
-    ])).toEqual({ 'androidLink.appPackageName': 'is required', customParameters: 'bad key', tags: 'too long', title: 'is required' });
+    expect(
+      fieldErrors([
+        { field: 'androidLink.appPackageName', message: 'is required' },
+        { field: 'customParameters.a b', message: 'bad key' },
+        { field: 'tags.2', message: 'too long' },
+        { field: 'title', message: 'is required' },
+      ]),
+    ).toEqual({ 'androidLink.appPackageName': 'is required', customParameters: 'bad key', tags: 'too long', title: 'is required' });
   });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { allowedBuckets, defaultBucket, defaultTimeZone, isWholeHourZone, PRESETS, rangeQuery, reportTimeZones, resolveRange } from '../src/lib/ranges.js';
+import {
+  allowedBuckets,
+  defaultBucket,
+  defaultTimeZone,
+  isWholeHourZone,
+  PRESETS,
+  rangeQuery,
+  reportTimeZones,
+  resolveRange,
+} from '../src/lib/ranges.js';
 
 const now = new Date('2026-11-24T11:20:30.000Z');
 
@@ -14,9 +23,17 @@ describe('range presets', () => {
 
   it('go to the API with the last included instant as endDate (the API includes a date-time endDate), a custom range as its dates', () => {
     const range = resolveRange('24h', now);
-    expect(rangeQuery(range, 'Europe/Paris')).toEqual({ startDate: range.startDate, endDate: new Date('2026-11-24T11:59:59.999Z'), timezone: 'Europe/Paris' });
+    expect(rangeQuery(range, 'Europe/Paris')).toEqual({
+      startDate: range.startDate,
+      endDate: new Date('2026-11-24T11:59:59.999Z'),
+      timezone: 'Europe/Paris',
+    });
     const custom = { from: '2026-03-01', to: '2026-03-31' };
-    expect(rangeQuery(resolveRange('custom', now, custom), 'UTC', custom)).toEqual({ startDate: '2026-03-01', endDate: '2026-03-31', timezone: 'UTC' });
+    expect(rangeQuery(resolveRange('custom', now, custom), 'UTC', custom)).toEqual({
+      startDate: '2026-03-01',
+      endDate: '2026-03-31',
+      timezone: 'UTC',
+    });
   });
 
   it('at the turn of an hour still include the hour that just began', () => {
@@ -25,7 +42,11 @@ describe('range presets', () => {
 
   it('have sensible default buckets: hours for a day or a week, days beyond', () => {
     expect(PRESETS.map((preset) => [preset.id, defaultBucket(preset.id, resolveRange(preset.id, now))])).toEqual([
-      ['24h', 'hour'], ['7d', 'hour'], ['30d', 'day'], ['90d', 'day'], ['1y', 'day'],
+      ['24h', 'hour'],
+      ['7d', 'hour'],
+      ['30d', 'day'],
+      ['90d', 'day'],
+      ['1y', 'day'],
     ]);
   });
 

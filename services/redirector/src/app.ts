@@ -1,4 +1,13 @@
-import { clientAddressResolver, type Config, deadEndPages, detectPlatform, isExpired, isPreviewCrawler, PAGE_CSP, redisKeys } from '@deeplink/core';
+import {
+  clientAddressResolver,
+  type Config,
+  deadEndPages,
+  detectPlatform,
+  isExpired,
+  isPreviewCrawler,
+  PAGE_CSP,
+  redisKeys,
+} from '@deeplink/core';
 import type { Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } from '@deeplink/core/runtime';
@@ -92,7 +101,10 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     maxBytes: config.CLICK_SPOOL_MAX_BYTES,
     onWriteError: (error) => {
       metrics.spoolWriteFailures++;
-      errorSpool({ err: error, dir: config.CLICK_SPOOL_DIR, held: clicks.size() }, 'click spool write failed; click batches stay in memory until the queue or the spool takes them');
+      errorSpool(
+        { err: error, dir: config.CLICK_SPOOL_DIR, held: clicks.size() },
+        'click spool write failed; click batches stay in memory until the queue or the spool takes them',
+      );
     },
   });
   const metrics: Metrics = new Metrics({
@@ -144,7 +156,14 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   const PAGE = { notFound: wire(pages.notFound), gone: wire(pages.gone), unavailable: wire(pages.unavailable) };
 
   /** Ends a response; HEAD gets the same headers and length without the body. */
-  function send(res: HttpResponse, status: number, type: RecognizedString, body: RecognizedString, head: boolean, headers: [string, string][] = []): void {
+  function send(
+    res: HttpResponse,
+    status: number,
+    type: RecognizedString,
+    body: RecognizedString,
+    head: boolean,
+    headers: [string, string][] = [],
+  ): void {
     res.writeStatus(STATUS[status]!).writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
     if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
     for (const [name, value] of headers) res.writeHeader(name, value);
@@ -220,7 +239,12 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
    * no account holds active. A Host no domain can have is answered 400 here. Reads the header:
    * call before any await (uWS rule).
    */
-  function withSite(res: HttpResponse, req: HttpRequest, head: boolean, then: (site: DomainAnswers | null, now: number, hostname: string) => void) {
+  function withSite(
+    res: HttpResponse,
+    req: HttpRequest,
+    head: boolean,
+    then: (site: DomainAnswers | null, now: number, hostname: string) => void,
+  ) {
     const now = Date.now();
     const hostname = hostnames.custom(req.getHeader(HEADER.host));
     if (hostname === '') return then(defaultSite, now, hostname);
@@ -238,17 +262,20 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       aborted = true;
     });
     inFlight++;
-    domains.load(hostname).then(
-      (entry) => {
-        if (entry.answers === null) misses.spend(address, Date.now());
-        if (!aborted) res.cork(() => then(entry.answers, Date.now(), hostname));
-      },
-      (error: unknown) => {
-        warnLookup({ err: error }, 'domain lookup failed');
-        metrics.response(503);
-        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
-      },
-    ).finally(() => inFlight--);
+    domains
+      .load(hostname)
+      .then(
+        (entry) => {
+          if (entry.answers === null) misses.spend(address, Date.now());
+          if (!aborted) res.cork(() => then(entry.answers, Date.now(), hostname));
+        },
+        (error: unknown) => {
+          warnLookup({ err: error }, 'domain lookup failed');
+          metrics.response(503);
+          if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, head, [['Retry-After', '5']]));
+        },
+      )
+      .finally(() => inFlight--);
   }
 
   function shortLink(res: HttpResponse, req: HttpRequest, head: boolean) {
@@ -283,17 +310,20 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       aborted = true;
     });
     inFlight++;
-    lookup.load(id).then(
-      (entry) => {
-        if (entry.link === null) misses.spend(address, Date.now());
-        if (!aborted) res.cork(() => answer(res, id, visit, site, entry, Date.now()));
-      },
-      (error: unknown) => {
-        warnLookup({ err: error }, 'link lookup failed');
-        metrics.response(503);
-        if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, visit.head, [['Retry-After', '5']]));
-      },
-    ).finally(() => inFlight--);
+    lookup
+      .load(id)
+      .then(
+        (entry) => {
+          if (entry.link === null) misses.spend(address, Date.now());
+          if (!aborted) res.cork(() => answer(res, id, visit, site, entry, Date.now()));
+        },
+        (error: unknown) => {
+          warnLookup({ err: error }, 'link lookup failed');
+          metrics.response(503);
+          if (!aborted) res.cork(() => send(res, 503, TYPE.html, PAGE.unavailable, visit.head, [['Retry-After', '5']]));
+        },
+      )
+      .finally(() => inFlight--);
   }
 
   /** Public readiness, for load balancers: the status alone, never which dependency is down. */
@@ -319,25 +349,23 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   const androidAssociation = associationFile('android');
 
   /** A bug must cost one request, not the process. */
-  const guarded =
-    (handler: (res: HttpResponse, req: HttpRequest) => void, head: boolean) =>
-    (res: HttpResponse, req: HttpRequest) => {
+  const guarded = (handler: (res: HttpResponse, req: HttpRequest) => void, head: boolean) => (res: HttpResponse, req: HttpRequest) => {
+    try {
+      handler(res, req);
+    } catch (error) {
+      logger.error({ err: error, path: req.getUrl() }, 'request failed');
       try {
-        handler(res, req);
-      } catch (error) {
-        logger.error({ err: error, path: req.getUrl() }, 'request failed');
-        try {
-          send(res, 500, TYPE.text, 'Internal Server Error\n', head);
-        } catch {
-          // Already answered (or aborted): nothing more to say.
-        }
+        send(res, 500, TYPE.text, 'Internal Server Error\n', head);
+      } catch {
+        // Already answered (or aborted): nothing more to say.
       }
-    };
+    }
+  };
 
   // uWebSockets.js matches method and path natively; exact paths win over the wildcard.
   for (const head of [false, true]) {
     const route = (path: string, handler: (res: HttpResponse, req: HttpRequest) => void) =>
-      (head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head)));
+      head ? app.head(path, guarded(handler, head)) : app.get(path, guarded(handler, head));
     route('/healthz', (res) => send(res, 200, TYPE.json, '{"status":"ok"}', head));
     route('/readyz', (res) => publicReadiness(res, head));
     route('/.well-known/apple-app-site-association', (res, req) => appleAssociation(res, req, head));

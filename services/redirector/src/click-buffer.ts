@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { CLICK_BATCH_JOB, CLICK_JOB_OPTIONS, CLICK_QUEUE, type Config, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
+import {
+  CLICK_BATCH_JOB,
+  CLICK_JOB_OPTIONS,
+  CLICK_QUEUE,
+  type Config,
+  PACKED_FIELDS,
+  type PackedClickBatch,
+  PackedClickBatchBuilder,
+} from '@deeplink/core';
 import { type RedisClient, replicaConfirmation } from '@deeplink/core/redis';
 import { isConnectionError, type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
 import type { ClickSpool } from './click-spool.js';
@@ -98,7 +106,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
         await queue.queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId });
         if (confirm && !(await replicated())) {
           metrics.unreplicatedBatches++;
-          warnUnreplicated({ batchId: batch.batchId, rewriteInMs: rewriteAfterMs }, 'click batch written, but no replica confirmed it in time; it will be written again');
+          warnUnreplicated(
+            { batchId: batch.batchId, rewriteInMs: rewriteAfterMs },
+            'click batch written, but no replica confirmed it in time; it will be written again',
+          );
           if (unconfirmed.length >= MAX_UNCONFIRMED) {
             warnUnreplicated({ held: MAX_UNCONFIRMED }, 'too many unconfirmed click batches; the oldest will not be written again');
             unconfirmed.shift();
@@ -141,7 +152,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
 
   function markUp(replayed?: { batches: number; clicks: number; skipped: number }): void {
     if (!queueDown && !replayed?.batches) return;
-    logger.info({ ...outage, replayedBatches: replayed?.batches ?? 0, replayedClicks: replayed?.clicks ?? 0, skippedLines: replayed?.skipped ?? 0 }, 'click queue reachable; spool replayed');
+    logger.info(
+      { ...outage, replayedBatches: replayed?.batches ?? 0, replayedClicks: replayed?.clicks ?? 0, skippedLines: replayed?.skipped ?? 0 },
+      'click queue reachable; spool replayed',
+    );
     queueDown = false;
     outage = { spooled: 0, dropped: 0 };
   }
@@ -194,7 +208,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
         if (!spool.append(batch)) {
           const count = clicksOf(batch);
           metrics.clicksDropped += count;
-          warnDropped({ count, droppedTotal: metrics.clicksDropped }, 'an unconfirmed click batch could be neither written again nor spooled; dropping it');
+          warnDropped(
+            { count, droppedTotal: metrics.clicksDropped },
+            'an unconfirmed click batch could be neither written again nor spooled; dropping it',
+          );
         }
       });
     }
@@ -240,7 +257,10 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
       if (held >= config.CLICK_BUFFER_MAX) {
         metrics.clicksDropped++;
         outage.dropped++;
-        warnDropped({ max: config.CLICK_BUFFER_MAX, droppedTotal: metrics.clicksDropped, spoolBytes: spool.bytes() }, 'click buffer and spool full; dropping clicks');
+        warnDropped(
+          { max: config.CLICK_BUFFER_MAX, droppedTotal: metrics.clicksDropped, spoolBytes: spool.bytes() },
+          'click buffer and spool full; dropping clicks',
+        );
         return;
       }
       filling.add(linkId, ts, ip, userAgent, referrer);
@@ -282,7 +302,8 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
       }
       const lost = held;
       if (lost > 0) logger.error({ lost }, 'clicks neither queued nor spooled at shutdown');
-      else if (spool.bytes() > 0) logger.warn({ spoolBytes: spool.bytes() }, 'click batches left in the spool; the next start replays them');
+      else if (spool.bytes() > 0)
+        logger.warn({ spoolBytes: spool.bytes() }, 'click batches left in the spool; the next start replays them');
       await withTimeout(queue.queue.close(), 1_000, 'click queue close').catch(() => {});
       return lost;
     },

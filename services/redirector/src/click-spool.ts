@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, createReadStream, mkdirSync, readdirSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  createReadStream,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PACKED_FIELDS, type PackedClickBatch } from '@deeplink/core';
@@ -114,7 +124,9 @@ export function createClickSpool({ dir, maxBytes, onWriteError }: ClickSpoolOpti
       }
       const result = { batches: 0, clicks: 0, skipped: 0 };
       try {
-        for (const name of files().filter((file) => file !== CURRENT).sort()) {
+        for (const name of files()
+          .filter((file) => file !== CURRENT)
+          .sort()) {
           const path = join(dir, name);
           const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
           for await (const line of lines) {

@@ -75,6 +75,10 @@ function fallbackPeer(res: HttpResponse): string {
  * rightmost X-Forwarded-For entry no trusted proxy added. The peer is read only when needed: that
  * read is the dearest step of a cached redirect.
  */
-export function clientAddress(res: HttpResponse, forwardedFor: string, resolve: (peer: () => string, forwardedFor: string) => string): string {
+export function clientAddress(
+  res: HttpResponse,
+  forwardedFor: string,
+  resolve: (peer: () => string, forwardedFor: string) => string,
+): string {
   return resolve(() => socketAddress(res), forwardedFor);
 }

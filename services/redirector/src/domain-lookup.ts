@@ -1,5 +1,13 @@
 import type { RecognizedString } from 'uws-bundled';
-import { appleAppSiteAssociation, assetLinks, type AssociatedApp, BoundedMap, type Config, MISSING_LINK, type RedisKeys } from '@deeplink/core';
+import {
+  appleAppSiteAssociation,
+  assetLinks,
+  type AssociatedApp,
+  BoundedMap,
+  type Config,
+  MISSING_LINK,
+  type RedisKeys,
+} from '@deeplink/core';
 import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
@@ -51,7 +59,8 @@ export function domainEntryBytes(entry: DomainEntry, hostname: string): number {
 }
 
 /** The in-process cache of hostnames, known or unknown, bounded by entries and by bytes. */
-export const createDomainCache = (maxBytes = DOMAIN_CACHE_MAX_BYTES) => new BoundedMap<string, DomainEntry>(DOMAIN_CACHE_MAX, maxBytes, domainEntryBytes);
+export const createDomainCache = (maxBytes = DOMAIN_CACHE_MAX_BYTES) =>
+  new BoundedMap<string, DomainEntry>(DOMAIN_CACHE_MAX, maxBytes, domainEntryBytes);
 
 export interface DomainLookupDeps {
   config: Pick<Config, 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS'>;
@@ -78,7 +87,9 @@ export function createDomainLookup({ config, keys, redis, subscriber, sql, logge
     pending.delete(hostname);
   };
   subscriber.on('message', onMessage);
-  subscriber.subscribe(keys.domainInvalidations).catch((error: unknown) => logger.error({ err: error }, 'domain invalidation subscribe failed'));
+  subscriber
+    .subscribe(keys.domainInvalidations)
+    .catch((error: unknown) => logger.error({ err: error }, 'domain invalidation subscribe failed'));
 
   async function fetchText(hostname: string): Promise<string> {
     try {
@@ -90,7 +101,9 @@ export function createDomainLookup({ config, keys, redis, subscriber, sql, logge
     const record = await withTimeout(domains.cachedDomain(hostname), DB_TIMEOUT_MS, 'database domain lookup');
     const text = record ? JSON.stringify(record) : MISSING_LINK;
     const ttl = record ? REFILL_TTL_SECONDS : config.NEGATIVE_CACHE_TTL_SECONDS;
-    redis.set(keys.domain(hostname), text, 'EX', ttl, 'NX').catch((error: unknown) => warn({ err: error }, 'redis domain cache fill failed'));
+    redis
+      .set(keys.domain(hostname), text, 'EX', ttl, 'NX')
+      .catch((error: unknown) => warn({ err: error }, 'redis domain cache fill failed'));
     return text;
   }
 

@@ -24,7 +24,8 @@ export function createHostnames(shortUrlBase: string) {
     if (host.startsWith('[')) {
       const bracket = host.indexOf(']');
       const port = host.slice(bracket + 1);
-      const valid = bracket > 0 && isIP(host.slice(1, bracket)) === 6 && (port === '' || (port.startsWith(':') && PORT.test(port.slice(1))));
+      const valid =
+        bracket > 0 && isIP(host.slice(1, bracket)) === 6 && (port === '' || (port.startsWith(':') && PORT.test(port.slice(1))));
       return valid ? '' : null;
     }
     const colon = host.lastIndexOf(':');

@@ -19,7 +19,13 @@ export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
 }
 
 /** No answer built yet; every slot from the start, so all entries share one object shape. */
-export const noAnswers = (): LinkAnswers => ({ android: undefined, ios: undefined, desktop: undefined, expired: undefined, preview: undefined });
+export const noAnswers = (): LinkAnswers => ({
+  android: undefined,
+  ios: undefined,
+  desktop: undefined,
+  expired: undefined,
+  preview: undefined,
+});
 
 /**
  * Every answer at once, as the link cache keeps them: built when a record enters the cache (a
@@ -30,7 +36,9 @@ export function buildAnswers(link: CachedLink, shortUrl: string, brand: string =
   const expired = parseWebUrl(link.expiredUrl)?.href;
   const desktop = routeFor(link, 'desktop');
   const preview =
-    link.socialPreview && desktop.kind === 'redirect' ? renderPreviewPage(link.socialPreview, desktop.location, shortUrl, brand) : undefined;
+    link.socialPreview && desktop.kind === 'redirect'
+      ? renderPreviewPage(link.socialPreview, desktop.location, shortUrl, brand)
+      : undefined;
   return {
     android: build(link, 'android', brand),
     ios: build(link, 'ios', brand),

@@ -16,7 +16,16 @@ const DB_TIMEOUT_MS = 3_000;
 const REFRESH_RETRY_MS = 1_000;
 
 export interface LinkLookupDeps {
-  config: Pick<Config, 'BRAND_NAME' | 'SHORT_URL_BASE' | 'LINK_CACHE_MAX' | 'LINK_CACHE_MAX_BYTES' | 'LINK_CACHE_TTL_MS' | 'NEGATIVE_CACHE_TTL_SECONDS' | 'NEGATIVE_CACHE_MAX'>;
+  config: Pick<
+    Config,
+    | 'BRAND_NAME'
+    | 'SHORT_URL_BASE'
+    | 'LINK_CACHE_MAX'
+    | 'LINK_CACHE_MAX_BYTES'
+    | 'LINK_CACHE_TTL_MS'
+    | 'NEGATIVE_CACHE_TTL_SECONDS'
+    | 'NEGATIVE_CACHE_MAX'
+  >;
   keys: RedisKeys;
   /** Commands; should fail fast (no offline queue) so a dead Redis falls through to PostgreSQL. */
   redis: RedisClient;
@@ -137,7 +146,9 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
     if (!load.invalidated) {
       // NX: never overwrite what the API wrote in the meantime. Best effort; the answer does not wait.
       const ttl = record ? REFILL_TTL_SECONDS : config.NEGATIVE_CACHE_TTL_SECONDS;
-      redis.set(keys.link(code), text, 'EX', ttl, 'NX').catch((error: unknown) => warnRedis({ err: error }, 'redis link cache fill failed'));
+      redis
+        .set(keys.link(code), text, 'EX', ttl, 'NX')
+        .catch((error: unknown) => warnRedis({ err: error }, 'redis link cache fill failed'));
     }
     return text;
   }
@@ -166,7 +177,12 @@ export function createLinkLookup({ config, keys, redis, subscriber, sql, metrics
         }
         const fresh = (): LinkEntry => {
           const link = parseCachedLink(text);
-          return { link, answers: link ? buildAnswers(link, shortUrlOf(code), config.BRAND_NAME) : noAnswers(), text, freshUntil: freshUntil() };
+          return {
+            link,
+            answers: link ? buildAnswers(link, shortUrlOf(code), config.BRAND_NAME) : noAnswers(),
+            text,
+            freshUntil: freshUntil(),
+          };
         };
         // Answered, but not cached: the link changed while it was being read.
         if (load.invalidated) return fresh();

@@ -1,5 +1,18 @@
 import { createDatabase } from '@deeplink/core/db';
-import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, gracefulShutdown, listenOn, loadConfigOrExit, untilReady, whenReady } from '@deeplink/core/runtime';
+import {
+  checkQueueDurability,
+  closeServer,
+  connectRedis,
+  createLogger,
+  createMetricsRegistry,
+  createOpsServer,
+  createRedisOutageLog,
+  gracefulShutdown,
+  listenOn,
+  loadConfigOrExit,
+  untilReady,
+  whenReady,
+} from '@deeplink/core/runtime';
 import { createRedirector } from './app.js';
 import { checkSpoolWritable } from './click-spool.js';
 import { uws, uwsImplementation } from './uws.js';
@@ -20,7 +33,10 @@ logger[implementation === 'native' ? 'info' : 'warn'](build, 'uWebSockets.js loa
 try {
   checkSpoolWritable(config.CLICK_SPOOL_DIR);
 } catch (error) {
-  logger.fatal({ err: error, dir: config.CLICK_SPOOL_DIR }, 'CLICK_SPOOL_DIR cannot be written; refusing to start (it must be a writable directory on local disk)');
+  logger.fatal(
+    { err: error, dir: config.CLICK_SPOOL_DIR },
+    'CLICK_SPOOL_DIR cannot be written; refusing to start (it must be a writable directory on local disk)',
+  );
   process.exit(1);
 }
 
@@ -42,7 +58,11 @@ const { shutdown, handleSignals, handleProcessErrors } = gracefulShutdown(
     closeConnections: async () => {
       const { clicksFlushed, clicksDropped } = redirector.metrics;
       logger.info({ clicksFlushed, clicksDropped }, 'clicks flushed');
-      await Promise.all([closeServer(ops), ...[queueConnection, subscriber, redis].map((connection) => connection.quit().catch(() => connection.disconnect())), sql.end({ timeout: 5 })]);
+      await Promise.all([
+        closeServer(ops),
+        ...[queueConnection, subscriber, redis].map((connection) => connection.quit().catch(() => connection.disconnect())),
+        sql.end({ timeout: 5 }),
+      ]);
     },
   },
   { logger },

@@ -86,29 +86,110 @@ export class Metrics {
 
     // Every status from the start, zeros included, so rate() sees a series' first answers too.
     counter('redirector_responses_total', 'Short-link answers by HTTP status.', ['status'], () =>
-      STATUSES.map((status) => [{ status }, this.responses[status]!]));
-    counter('redirector_link_cache_hits_total', 'Link lookups answered by a layer (including negative entries).', ['layer'], byLayer(this.hits));
-    counter('redirector_link_cache_misses_total', 'Link lookups a layer could not answer; db misses are unknown codes.', ['layer'], byLayer(this.misses));
+      STATUSES.map((status) => [{ status }, this.responses[status]!]),
+    );
+    counter(
+      'redirector_link_cache_hits_total',
+      'Link lookups answered by a layer (including negative entries).',
+      ['layer'],
+      byLayer(this.hits),
+    );
+    counter(
+      'redirector_link_cache_misses_total',
+      'Link lookups a layer could not answer; db misses are unknown codes.',
+      ['layer'],
+      byLayer(this.misses),
+    );
     counter('redirector_link_lookup_errors_total', 'Lookups that failed at a layer.', ['layer'], byLayer(this.lookupErrors));
-    counter('redirector_link_refresh_errors_total', 'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.', [], one(() => this.refreshErrors));
+    counter(
+      'redirector_link_refresh_errors_total',
+      'Background refreshes of an LRU entry past its TTL that failed; the entry keeps answering.',
+      [],
+      one(() => this.refreshErrors),
+    );
     gauge('redirector_link_cache_entries', 'Entries in the in-process link cache.', () => this.gauges.lruSize());
-    gauge('redirector_link_cache_bytes', 'Bytes of records and prepared answers in the in-process link cache.', () => this.gauges.lruBytes());
-    gauge('redirector_domain_cache_entries', 'Hostnames, known or unknown, in the in-process domain cache.', () => this.gauges.domainCacheSize());
-    gauge('redirector_domain_cache_bytes', 'Bytes of hostnames and prepared answers in the in-process domain cache.', () => this.gauges.domainCacheBytes());
-    counter('redirector_lookups_throttled_total', 'Codes in no cache answered 404 without a lookup: the address spent its budget for unknown codes.', [], one(() => this.lookupsThrottled));
-    counter('redirector_clicks_buffered_total', 'Clicks accepted into the in-memory buffer.', [], one(() => this.clicksBuffered));
-    counter('redirector_clicks_flushed_total', 'Clicks written to the queue.', [], one(() => this.clicksFlushed));
-    counter('redirector_clicks_dropped_total', 'Clicks dropped: memory held CLICK_BUFFER_MAX and the spool took no more.', [], one(() => this.clicksDropped));
-    counter('redirector_clicks_spooled_total', 'Clicks written to the spool on disk while the queue was unreachable, or at shutdown.', [], one(() => this.clicksSpooled));
-    counter('redirector_clicks_replayed_total', 'Clicks sent from the spool to the queue.', [], one(() => this.clicksReplayed));
+    gauge('redirector_link_cache_bytes', 'Bytes of records and prepared answers in the in-process link cache.', () =>
+      this.gauges.lruBytes(),
+    );
+    gauge('redirector_domain_cache_entries', 'Hostnames, known or unknown, in the in-process domain cache.', () =>
+      this.gauges.domainCacheSize(),
+    );
+    gauge('redirector_domain_cache_bytes', 'Bytes of hostnames and prepared answers in the in-process domain cache.', () =>
+      this.gauges.domainCacheBytes(),
+    );
+    counter(
+      'redirector_lookups_throttled_total',
+      'Codes in no cache answered 404 without a lookup: the address spent its budget for unknown codes.',
+      [],
+      one(() => this.lookupsThrottled),
+    );
+    counter(
+      'redirector_clicks_buffered_total',
+      'Clicks accepted into the in-memory buffer.',
+      [],
+      one(() => this.clicksBuffered),
+    );
+    counter(
+      'redirector_clicks_flushed_total',
+      'Clicks written to the queue.',
+      [],
+      one(() => this.clicksFlushed),
+    );
+    counter(
+      'redirector_clicks_dropped_total',
+      'Clicks dropped: memory held CLICK_BUFFER_MAX and the spool took no more.',
+      [],
+      one(() => this.clicksDropped),
+    );
+    counter(
+      'redirector_clicks_spooled_total',
+      'Clicks written to the spool on disk while the queue was unreachable, or at shutdown.',
+      [],
+      one(() => this.clicksSpooled),
+    );
+    counter(
+      'redirector_clicks_replayed_total',
+      'Clicks sent from the spool to the queue.',
+      [],
+      one(() => this.clicksReplayed),
+    );
     gauge('redirector_click_spool_bytes', 'Bytes of click batches waiting in the spool.', () => this.gauges.spoolBytes());
-    gauge('redirector_click_spooling', '1 while the queue is unreachable and click batches go to the spool, else 0.', () => (this.gauges.spooling() ? 1 : 0));
-    counter('redirector_click_spool_write_failures_total', 'Appends to the spool that the disk refused (full, read-only, gone); those batches stay in memory.', [], one(() => this.spoolWriteFailures));
-    counter('redirector_click_batches_flushed_total', 'Batch jobs written to the queue.', [], one(() => this.batchesFlushed));
-    counter('redirector_click_batches_unreplicated_total', 'Batch jobs (Redis Cluster) written without a replica confirming them in time.', [], one(() => this.unreplicatedBatches));
-    counter('redirector_click_batches_rewritten_total', 'Unconfirmed batch jobs (Redis Cluster) written once more, after a failover would have ended.', [], one(() => this.batchesRewritten));
-    counter('redirector_queue_flush_errors_total', 'Failed attempts to write a batch to the queue.', [], one(() => this.flushErrors));
+    gauge('redirector_click_spooling', '1 while the queue is unreachable and click batches go to the spool, else 0.', () =>
+      this.gauges.spooling() ? 1 : 0,
+    );
+    counter(
+      'redirector_click_spool_write_failures_total',
+      'Appends to the spool that the disk refused (full, read-only, gone); those batches stay in memory.',
+      [],
+      one(() => this.spoolWriteFailures),
+    );
+    counter(
+      'redirector_click_batches_flushed_total',
+      'Batch jobs written to the queue.',
+      [],
+      one(() => this.batchesFlushed),
+    );
+    counter(
+      'redirector_click_batches_unreplicated_total',
+      'Batch jobs (Redis Cluster) written without a replica confirming them in time.',
+      [],
+      one(() => this.unreplicatedBatches),
+    );
+    counter(
+      'redirector_click_batches_rewritten_total',
+      'Unconfirmed batch jobs (Redis Cluster) written once more, after a failover would have ended.',
+      [],
+      one(() => this.batchesRewritten),
+    );
+    counter(
+      'redirector_queue_flush_errors_total',
+      'Failed attempts to write a batch to the queue.',
+      [],
+      one(() => this.flushErrors),
+    );
     gauge('redirector_click_buffer_size', 'Clicks held in memory, waiting for the queue.', () => this.gauges.bufferedClicks());
-    gauge('redirector_uws_native', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', () => (this.gauges.native ? 1 : 0));
+    gauge('redirector_uws_native', '1 when the native uWebSockets.js addon is in use, 0 on the JS fallback.', () =>
+      this.gauges.native ? 1 : 0,
+    );
   }
 }

@@ -40,7 +40,9 @@ export function loadUws(load: NodeJS.Require = createRequire(import.meta.url), e
   try {
     return { module: load(OFFICIAL), build: 'official', reason: '' };
   } catch (error) {
-    reason = isMissing(error, OFFICIAL) ? 'no official uWebSockets.js build installed' : `the official uWebSockets.js build did not load: ${firstLine(error)}`;
+    reason = isMissing(error, OFFICIAL)
+      ? 'no official uWebSockets.js build installed'
+      : `the official uWebSockets.js build did not load: ${firstLine(error)}`;
   }
   // The bundled package's own entry would fall back to its imitation silently, printing to the
   // console; loading its binary here makes that choice visible and ours.

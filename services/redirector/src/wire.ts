@@ -18,5 +18,4 @@ export function wire(text: string): RecognizedString {
 }
 
 /** Bytes a text of `wire` takes on the wire (for a HEAD answer's Content-Length). */
-export const byteLength = (value: RecognizedString): number =>
-  typeof value === 'string' ? Buffer.byteLength(value) : value.byteLength;
+export const byteLength = (value: RecognizedString): number => (typeof value === 'string' ? Buffer.byteLength(value) : value.byteLength);

@@ -17,14 +17,20 @@ describe('association files on the default domain', () => {
     const apple = await visit(`${redirector.url}/.well-known/apple-app-site-association`);
     expect(apple.status).toBe(200);
     expect(apple.headers.get('content-type')).toBe('application/json');
-    const association = JSON.parse(await apple.text()) as { applinks: { details: { appIDs: string[]; components: Record<string, unknown>[] }[] } };
+    const association = JSON.parse(await apple.text()) as {
+      applinks: { details: { appIDs: string[]; components: Record<string, unknown>[] }[] };
+    };
     expect(Object.keys(association)).toEqual(['applinks']);
     expect(association.applinks.details).toHaveLength(1);
     const [detail] = association.applinks.details;
     expect(detail!.appIDs).toEqual(['ABCDE12345.com.example.shop']);
     // Components are matched in order: the service's own paths are excluded before the catch-all.
     expect(detail!.components.at(-1)).toMatchObject({ '/': '/*' });
-    expect(detail!.components.filter((component) => component.exclude === true).map((component) => component['/'])).toEqual(['/healthz', '/readyz', '/.well-known/*']);
+    expect(detail!.components.filter((component) => component.exclude === true).map((component) => component['/'])).toEqual([
+      '/healthz',
+      '/readyz',
+      '/.well-known/*',
+    ]);
 
     const google = await visit(`${redirector.url}/.well-known/assetlinks.json`);
     expect(google.status).toBe(200);

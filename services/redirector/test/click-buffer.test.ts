@@ -20,7 +20,10 @@ describe('click batches no replica confirmed', () => {
 
   beforeAll(async () => {
     env = await createTestEnvironment();
-    queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection: env.redis.duplicate({ maxRetriesPerRequest: null }), prefix: env.config.QUEUE_PREFIX });
+    queue = new Queue<ClickJobData>(CLICK_QUEUE, {
+      connection: env.redis.duplicate({ maxRetriesPerRequest: null }),
+      prefix: env.config.QUEUE_PREFIX,
+    });
     spoolDir = mkdtempSync(join(tmpdir(), 'deeplink-unconfirmed-'));
   });
   afterAll(async () => {
@@ -32,7 +35,16 @@ describe('click batches no replica confirmed', () => {
   it('are written once more after the delay, without asking a replica again, and spooled at shutdown', async () => {
     const connection = env.redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: false });
     const spool = createClickSpool({ dir: spoolDir, maxBytes: 1_000_000 });
-    const metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => 0, lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => spool.bytes(), spooling: () => false, native: true });
+    const metrics = new Metrics({
+      bufferedClicks: () => 0,
+      lruSize: () => 0,
+      lruBytes: () => 0,
+      domainCacheSize: () => 0,
+      domainCacheBytes: () => 0,
+      spoolBytes: () => spool.bytes(),
+      spooling: () => false,
+      native: true,
+    });
     let confirmations = 0;
     const buffer = createClickBuffer({
       config: { ...env.config, CLICK_FLUSH_MS: 20 },

@@ -15,7 +15,10 @@ const newDir = () => {
   return dir;
 };
 const batch = (id: string, clicks = 2): PackedClickBatch =>
-  packClickBatch({ batchId: id, clicks: Array.from({ length: clicks }, (_, i) => ({ linkId: 'l', ts: 1_000 + i, ip: `10.0.0.${i}`, userAgent: 'ua', referrer: '' })) });
+  packClickBatch({
+    batchId: id,
+    clicks: Array.from({ length: clicks }, (_, i) => ({ linkId: 'l', ts: 1_000 + i, ip: `10.0.0.${i}`, userAgent: 'ua', referrer: '' })),
+  });
 
 describe('the click spool', () => {
   it('replays what it took, oldest first, across a restart, and is empty afterwards', async () => {
@@ -51,9 +54,11 @@ describe('the click spool', () => {
     appendFileSync(join(dir, 'spool.jsonl'), '{"batchId":"torn","clicks":[1,'); // a crash mid-write…
     const restarted = createClickSpool({ dir, maxBytes: 1_000_000 }); // …and the next start
     let calls = 0;
-    await expect(restarted.replay(async () => {
-      if (++calls === 2) throw new Error('Redis went away');
-    })).rejects.toThrow('Redis went away');
+    await expect(
+      restarted.replay(async () => {
+        if (++calls === 2) throw new Error('Redis went away');
+      }),
+    ).rejects.toThrow('Redis went away');
     expect(restarted.bytes()).toBeGreaterThan(0);
     const sent: string[] = [];
     expect(await restarted.replay(async (b) => void sent.push(b.batchId))).toMatchObject({ batches: 2, skipped: 1 });

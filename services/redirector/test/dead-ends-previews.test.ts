@@ -125,7 +125,11 @@ describe('social previews', () => {
     for (const imageUrl of images) {
       const link = await createLink(env.sql, userId, { defaultUrl: 'https://example.com/spring' });
       const code = newCode();
-      const cached: CachedLink = { id: link.id, defaultUrl: 'https://example.com/spring', socialPreview: { title: 'Spring sale', imageUrl } };
+      const cached: CachedLink = {
+        id: link.id,
+        defaultUrl: 'https://example.com/spring',
+        socialPreview: { title: 'Spring sale', imageUrl },
+      };
       await env.redis.set(keys.link(linkCacheId(code, hostname)), JSON.stringify(cached));
       const response = await visitAs(`${redirector.url}/${code}`, hostname, { 'user-agent': PREVIEW_CRAWLERS[0].example });
       expect(response.status, imageUrl).toBe(200);

@@ -8,7 +8,9 @@ describe('the domain cache', () => {
     const apps = [{ platform: 'ios' as const, teamId: 'ABCDE12345', bundleId: 'com.acme.shop' }];
     const known: DomainEntry = { answers: domainAnswers(apps, 'https://example.com/not-found'), freshUntil: Infinity };
     expect(domainEntryBytes(unknownHost, 'a'.repeat(253))).toBeGreaterThanOrEqual(2 * 253);
-    expect(domainEntryBytes(known, 'go.acme.com')).toBeGreaterThan(domainEntryBytes(unknownHost, 'go.acme.com') + 'https://example.com/not-found'.length);
+    expect(domainEntryBytes(known, 'go.acme.com')).toBeGreaterThan(
+      domainEntryBytes(unknownHost, 'go.acme.com') + 'https://example.com/not-found'.length,
+    );
   });
 
   it('holds no more than its byte bound, however many hosts arrive', () => {

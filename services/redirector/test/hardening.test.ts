@@ -33,9 +33,9 @@ describe('redirector hardening', () => {
       // A new address of the same /64 each time, as a client holding the whole network could send.
       const forwardedFor = `2001:db8:aa:bb:${(i + 1).toString(16)}::${(i * 7 + 3).toString(16)}`;
       const response =
-        i % 2 === 0 ?
-          await visit(`${redirector.url}/scan${i}x${newCode()}`, { 'x-forwarded-for': forwardedFor })
-        : await visitAs(`${redirector.url}/${newCode()}`, `h${i}x${newCode()}.example.net`, { 'x-forwarded-for': forwardedFor });
+        i % 2 === 0
+          ? await visit(`${redirector.url}/scan${i}x${newCode()}`, { 'x-forwarded-for': forwardedFor })
+          : await visitAs(`${redirector.url}/${newCode()}`, `h${i}x${newCode()}.example.net`, { 'x-forwarded-for': forwardedFor });
       statuses.push(response.status);
     }
     expect(new Set(statuses)).toEqual(new Set([404]));
@@ -97,7 +97,10 @@ describe('redirector hardening', () => {
     const { env, redirector, userId } = await redirectorWith({ LINK_CACHE_MAX_BYTES: '20000' });
     // Links near the size limit (stored directly, as an old or imported link could be).
     for (let i = 0; i < 20; i++) {
-      const link = await createLink(env.sql, userId, { defaultUrl: `https://example.com/${'p'.repeat(1800)}${i}`, customParameters: { utm_campaign: 'c'.repeat(200) } });
+      const link = await createLink(env.sql, userId, {
+        defaultUrl: `https://example.com/${'p'.repeat(1800)}${i}`,
+        customParameters: { utm_campaign: 'c'.repeat(200) },
+      });
       expect((await visit(`${redirector.url}/${link.code}`)).status).toBe(302);
     }
     expect(await metric(redirector.metricsUrl, 'redirector_link_cache_bytes')).toBeLessThanOrEqual(20_000);

@@ -5,7 +5,17 @@ describe('createHostnames', () => {
   const hostnames = createHostnames('https://go.example.com');
 
   it("takes SHORT_URL_BASE's host, IP addresses, localhost and no Host for the default domain", () => {
-    for (const host of ['go.example.com', 'GO.Example.com:8443', 'go.example.com.', '', '127.0.0.1:8080', '10.1.2.3', '[::1]:8080', '[2001:db8::1]', 'localhost:3000']) {
+    for (const host of [
+      'go.example.com',
+      'GO.Example.com:8443',
+      'go.example.com.',
+      '',
+      '127.0.0.1:8080',
+      '10.1.2.3',
+      '[::1]:8080',
+      '[2001:db8::1]',
+      'localhost:3000',
+    ]) {
       expect(hostnames.custom(host), host).toBe('');
     }
   });

@@ -27,7 +27,10 @@ describe('linkAnswer', () => {
     expect(answers.desktop).toBe(desktop);
     expect(linkAnswer(record, answers, 'desktop')).toBe(desktop);
     expect(answers.android).toBeUndefined();
-    expect(readable(linkAnswer(record, answers, 'android'))).toEqual({ kind: 'redirect', location: 'https://example.com/landing?utm_source=mail' });
+    expect(readable(linkAnswer(record, answers, 'android'))).toEqual({
+      kind: 'redirect',
+      location: 'https://example.com/landing?utm_source=mail',
+    });
   });
 
   it('renders the iOS app page once, with the app and fallback URLs', () => {

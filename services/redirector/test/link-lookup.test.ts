@@ -19,8 +19,25 @@ describe('createLinkLookup refreshes', () => {
   beforeAll(async () => {
     env = await createTestEnvironment();
     subscriber = createRedis(env.config.REDIS_URL);
-    metrics = new Metrics({ bufferedClicks: () => 0, lruSize: () => lookup.size(), lruBytes: () => 0, domainCacheSize: () => 0, domainCacheBytes: () => 0, spoolBytes: () => 0, spooling: () => false, native: true });
-    lookup = createLinkLookup({ config: env.config, keys: keys(), redis: env.redis, subscriber, sql: env.sql, metrics, logger: createLogger('redirector', 'silent') });
+    metrics = new Metrics({
+      bufferedClicks: () => 0,
+      lruSize: () => lookup.size(),
+      lruBytes: () => 0,
+      domainCacheSize: () => 0,
+      domainCacheBytes: () => 0,
+      spoolBytes: () => 0,
+      spooling: () => false,
+      native: true,
+    });
+    lookup = createLinkLookup({
+      config: env.config,
+      keys: keys(),
+      redis: env.redis,
+      subscriber,
+      sql: env.sql,
+      metrics,
+      logger: createLogger('redirector', 'silent'),
+    });
     userId = await createUser(env.sql);
   });
 
@@ -62,7 +79,11 @@ describe('createLinkLookup refreshes', () => {
     expect(after?.link?.defaultUrl).toBe('https://example.com/new');
     // Answers are built with the entry: the new record's, not the old one's.
     expect(after?.answers.desktop).toMatchObject({ kind: 'redirect' });
-    expect(Buffer.from(after!.answers.desktop!.kind === 'redirect' ? (after!.answers.desktop!.location as ArrayBuffer) : new ArrayBuffer(0)).toString()).toBe('https://example.com/new');
+    expect(
+      Buffer.from(
+        after!.answers.desktop!.kind === 'redirect' ? (after!.answers.desktop!.location as ArrayBuffer) : new ArrayBuffer(0),
+      ).toString(),
+    ).toBe('https://example.com/new');
   });
 
   // Time is passed to peek(): a visit "later" is a peek with a later now, no waiting.

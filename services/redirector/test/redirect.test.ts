@@ -52,8 +52,7 @@ describe('redirector over HTTP', () => {
     await env?.close();
   });
 
-  const get = (code: string, userAgent: string, method = 'GET') =>
-    visit(`${redirector.url}/${code}`, { 'user-agent': userAgent }, method);
+  const get = (code: string, userAgent: string, method = 'GET') => visit(`${redirector.url}/${code}`, { 'user-agent': userAgent }, method);
 
   it('sends Android Chrome to an intent URL with package, fallback and minimum version', async () => {
     const res = await get(full.code, UA.androidChrome);
@@ -133,7 +132,8 @@ describe('redirector over HTTP', () => {
       expect(viaHead.headers.get('location')).toBe(viaGet.headers.get('location'));
       expect(viaHead.headers.get('content-type')).toBe(viaGet.headers.get('content-type'));
       // Node's http server, under the JS fallback, leaves Content-Length out of a bodiless HEAD answer.
-      if (uwsImplementation() === 'native' || getBody !== '') expect(viaHead.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
+      if (uwsImplementation() === 'native' || getBody !== '')
+        expect(viaHead.headers.get('content-length')).toBe(String(Buffer.byteLength(getBody)));
       expect(await viaHead.text()).toBe('');
     }
   });

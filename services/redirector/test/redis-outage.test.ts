@@ -44,14 +44,25 @@ describe('redirector while its Redis is down', () => {
   it('keeps redirecting, bounds the click buffer, and flushes the backlog when Redis returns', async () => {
     const go = (code: string, referer: string) => visit(`${redirector.url}/${code}`, { referer });
     expect((await go(cached.code, 'warm-up')).headers.get('location')).toBe('https://example.com/cached');
-    await expect.poll(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1, { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await metric(redirector.metricsUrl, 'redirector_clicks_flushed_total')) === 1, { timeout: 5_000 })
+      .toBe(true);
 
     await redisServer.kill();
     // Still ready: PostgreSQL and the in-process cache answer visitors; the detail says Redis is down.
-    await expect.poll(async () => ((await (await visit(`${redirector.metricsUrl}/readyz`)).json()) as { checks: Record<string, string> }).checks.redis, { timeout: 5_000 }).toBe('down');
+    await expect
+      .poll(
+        async () => ((await (await visit(`${redirector.metricsUrl}/readyz`)).json()) as { checks: Record<string, string> }).checks.redis,
+        { timeout: 5_000 },
+      )
+      .toBe('down');
     const ready = await visit(`${redirector.metricsUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' }, detail: { spoolBytes: 0, cachedLinks: 1 } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      checks: { redis: 'down', postgres: 'ok', accepting: 'ok', spool: 'ok' },
+      detail: { spoolBytes: 0, cachedLinks: 1 },
+    });
     expect((await visit(`${redirector.url}/readyz`)).status).toBe(200);
 
     // From the LRU, and from PostgreSQL for a link this process has not seen yet.
@@ -69,7 +80,9 @@ describe('redirector while its Redis is down', () => {
     // Five clicks held (CLICK_BUFFER_MAX; the spool takes none), the other four dropped and counted.
     expect(await metric(redirector.metricsUrl, 'redirector_click_buffer_size')).toBe(5);
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(4);
-    await expect.poll(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0, { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await metric(redirector.metricsUrl, 'redirector_queue_flush_errors_total')) > 0, { timeout: 5_000 })
+      .toBe(true);
     expect(redirector.output.some((line) => line.includes('click buffer and spool full'))).toBe(true);
 
     // Same port, empty memory: the warm-up job is gone, so the queue holds exactly the backlog.
@@ -90,9 +103,14 @@ describe('redirector while its Redis is down', () => {
     const keys = redisKeys(env.config.REDIS_PREFIX);
     const updated = await linksRepository(env.sql).update(cached.id, { title: 't', defaultUrl: 'https://example.com/after' });
     // The subscription comes back with the connection; publish until this process has it.
-    await expect.poll(async () => {
-      await cacheLink(env.redis, keys, updated!);
-      return (await visit(`${redirector.url}/${cached.code}`)).headers.get('location') === 'https://example.com/after';
-    }, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await cacheLink(env.redis, keys, updated!);
+          return (await visit(`${redirector.url}/${cached.code}`)).headers.get('location') === 'https://example.com/after';
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
   });
 });

@@ -45,7 +45,10 @@ describe('the uWebSockets.js build', () => {
     // The official package's layout: uws.js requiring the binary beside it.
     const load = projectWith((folder) => {
       cpSync(join(bundled, 'binaries', binary), join(folder, binary));
-      writeFileSync(join(folder, 'uws.js'), `module.exports = require('./uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node');\n`);
+      writeFileSync(
+        join(folder, 'uws.js'),
+        `module.exports = require('./uws_' + process.platform + '_' + process.arch + '_' + process.versions.modules + '.node');\n`,
+      );
     });
     const picked = loadUws(load, {});
     expect(picked.build).toBe('official');
@@ -56,11 +59,16 @@ describe('the uWebSockets.js build', () => {
   it('passes over an official build that does not load, and says why', () => {
     // What the official package throws on a Node or libc it has no binary for.
     const load = projectWith((folder) => {
-      writeFileSync(join(folder, 'uws.js'), `throw new Error('This version of uWS.js supports only Node.js versions 20, 22, 24 on (glibc 2.38+) Linux\\nmore detail');\n`);
+      writeFileSync(
+        join(folder, 'uws.js'),
+        `throw new Error('This version of uWS.js supports only Node.js versions 20, 22, 24 on (glibc 2.38+) Linux\\nmore detail');\n`,
+      );
     });
     const picked = loadUws(load, {});
     expect(picked.build).toBe(hasBundledBinary ? 'bundled' : 'fallback');
-    expect(picked.reason).toContain('the official uWebSockets.js build did not load: This version of uWS.js supports only Node.js versions 20, 22, 24');
+    expect(picked.reason).toContain(
+      'the official uWebSockets.js build did not load: This version of uWS.js supports only Node.js versions 20, 22, 24',
+    );
     expect(picked.reason).not.toContain('more detail');
   });
 

@@ -21,7 +21,9 @@ describe('uWebSockets.js JS fallback', () => {
     const link = await createLink(env.sql, await createUser(env.sql), { defaultUrl: 'https://example.com/slow' });
     const redirector = await startRedirector({ ...env.env, UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: '1' });
     try {
-      expect(logLines(redirector.output)).toContainEqual(expect.objectContaining({ level: 'warn', service: 'redirector', msg: 'uWebSockets.js loaded', uws: 'fallback' }));
+      expect(logLines(redirector.output)).toContainEqual(
+        expect.objectContaining({ level: 'warn', service: 'redirector', msg: 'uWebSockets.js loaded', uws: 'fallback' }),
+      );
       expect(await metric(redirector.metricsUrl, 'redirector_uws_native')).toBe(0);
       const res = await visit(`${redirector.url}/${link.code}?x=1`);
       expect(res.status).toBe(302);

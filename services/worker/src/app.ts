@@ -93,7 +93,9 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       parseUserAgent: createUserAgentParser(),
       visitorSalt: config.VISITOR_SALT,
     }),
-    writer: createRollupWriter(rollupsRepository(sql, { timeouts: rollupTimeouts(config.WORKER_STALL_INTERVAL_MS) }), { onTransaction: metrics.transaction }),
+    writer: createRollupWriter(rollupsRepository(sql, { timeouts: rollupTimeouts(config.WORKER_STALL_INTERVAL_MS) }), {
+      onTransaction: metrics.transaction,
+    }),
   });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
@@ -149,7 +151,10 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     const poison = error.message.startsWith(POISON_REASON);
     if (poison) {
       metrics.failed(true);
-      log.error({ jobId: job?.id, err: error }, 'batch failed for good: it cannot be read (kept in the failed set, client addresses removed)');
+      log.error(
+        { jobId: job?.id, err: error },
+        'batch failed for good: it cannot be read (kept in the failed set, client addresses removed)',
+      );
       if (job) void keepForInspection(job).catch(() => {});
       return;
     }
@@ -167,7 +172,10 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   worker.on('stalled', (jobId) => {
     if (stalled.push(jobId) > 1) return;
     setImmediate(() => {
-      log.warn({ batches: stalled.length, jobIds: stalled.slice(0, 10) }, 'stalled batches taken back: their worker stopped renewing their locks');
+      log.warn(
+        { batches: stalled.length, jobIds: stalled.slice(0, 10) },
+        'stalled batches taken back: their worker stopped renewing their locks',
+      );
       stalled = [];
     });
   });

@@ -15,9 +15,19 @@ export type CountryRecord = CountryResponse & { country_code?: string };
 // masks: net.BlockList allocates an address object per call, which shows at tens of thousands a second.
 const NOT_ROUTABLE_V4 = (
   [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-    ['203.0.113.0', 24], ['224.0.0.0', 3],
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 3],
   ] as const
 ).map(([network, bits]) => {
   const mask = (~0 << (32 - bits)) >>> 0;
@@ -36,7 +46,7 @@ function ipv4ToInt(ip: string): number {
 const isRoutable = (ip: string, family: number): boolean => {
   if (family === 6) return !NOT_ROUTABLE_V6.test(ip);
   const value = ipv4ToInt(ip);
-  return !NOT_ROUTABLE_V4.some(({ network, mask }) => ((value & mask) >>> 0) === network);
+  return !NOT_ROUTABLE_V4.some(({ network, mask }) => (value & mask) >>> 0 === network);
 };
 
 const CACHE_SIZE = 200_000;

@@ -1,6 +1,21 @@
 import { usesDevelopmentSecrets } from '@deeplink/core';
 import { createDatabase, migrate } from '@deeplink/core/db';
-import { checkQueueDurability, closeServer, connectRedis, createLogger, createMetricsRegistry, createOpsServer, createRedisOutageLog, dependencyReadiness, gracefulShutdown, isDatabaseUnavailable, listenOn, loadConfigOrExit, retryUntil, whenReady } from '@deeplink/core/runtime';
+import {
+  checkQueueDurability,
+  closeServer,
+  connectRedis,
+  createLogger,
+  createMetricsRegistry,
+  createOpsServer,
+  createRedisOutageLog,
+  dependencyReadiness,
+  gracefulShutdown,
+  isDatabaseUnavailable,
+  listenOn,
+  loadConfigOrExit,
+  retryUntil,
+  whenReady,
+} from '@deeplink/core/runtime';
 import { createWorker, type ClickWorker } from './app.js';
 
 const SERVICE = 'worker';
@@ -42,7 +57,11 @@ whenReady(redis, () =>
 );
 
 try {
-  await retryUntil(() => migrate(sql, (line) => logger.info(line)), { what: 'migrating the database', logger, retryIf: isDatabaseUnavailable });
+  await retryUntil(() => migrate(sql, (line) => logger.info(line)), {
+    what: 'migrating the database',
+    logger,
+    retryIf: isDatabaseUnavailable,
+  });
   app = await createWorker({ config, sql, redis, log: logger, registry, outage });
   const port = await listenOn(ops, config.WORKER_PORT, config.WORKER_HOST);
   logger.info({ concurrency: config.WORKER_CONCURRENCY, healthPort: port, metricsPort: port }, 'worker started');

@@ -8,7 +8,14 @@ import cron, { type RunCoordinator, type ScheduledTask } from 'node-cron';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const CRON_SETTINGS = ['CRON_RECONCILE', 'CRON_PRUNE_BATCHES', 'CRON_QUEUE_REPORT', 'CRON_PARTITIONS', 'CRON_RETRY_FAILED', 'CRON_DOMAIN_CHECK'] as const;
+const CRON_SETTINGS = [
+  'CRON_RECONCILE',
+  'CRON_PRUNE_BATCHES',
+  'CRON_QUEUE_REPORT',
+  'CRON_PARTITIONS',
+  'CRON_RETRY_FAILED',
+  'CRON_DOMAIN_CHECK',
+] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
 export function assertValidSchedules(config: Config): void {
@@ -64,7 +71,15 @@ export const retryDelayMs = (retries: number): number => Math.min(60_000 * 2 ** 
  * logged and counted, and it stays in the failed set for inspection until the retention removes it.
  */
 export async function retryFailedBatches(
-  deps: { queue: Queue; redis: RedisClient; key: (jobId: string) => string; maxRetries: number; retentionSeconds: number; log: Logger; onFailedForGood?: () => void },
+  deps: {
+    queue: Queue;
+    redis: RedisClient;
+    key: (jobId: string) => string;
+    maxRetries: number;
+    retentionSeconds: number;
+    log: Logger;
+    onFailedForGood?: () => void;
+  },
   now = Date.now(),
 ): Promise<{ retried: number; waiting: number; poison: number; failedForGood: number }> {
   const { queue, redis, key, maxRetries, log } = deps;
@@ -85,7 +100,10 @@ export async function retryFailedBatches(
       await job.updateData(scrubClickJob(job.data));
       await setRetries(job.id, maxRetries + 1);
       deps.onFailedForGood?.();
-      log.error({ jobId: job.id, retries, reason: job.failedReason }, 'batch failed for good after every retry (kept in the failed set, client addresses hashed)');
+      log.error(
+        { jobId: job.id, retries, reason: job.failedReason },
+        'batch failed for good after every retry (kept in the failed set, client addresses hashed)',
+      );
       result.failedForGood++;
       continue;
     }
@@ -213,10 +231,7 @@ export interface Maintenance {
 }
 
 /** Schedules the tasks with node-cron (UTC); a failing run is logged and retried at the next slot. */
-export function scheduleMaintenance(
-  tasks: MaintenanceTask[],
-  deps: { redis: RedisClient; prefix: string; log: Logger },
-): Maintenance {
+export function scheduleMaintenance(tasks: MaintenanceTask[], deps: { redis: RedisClient; prefix: string; log: Logger }): Maintenance {
   const { log } = deps;
   const runCoordinator = redisRunCoordinator(deps.redis, deps.prefix);
   const cronLogger = {

@@ -13,7 +13,13 @@ const UNHELD_STATES = ['waiting', 'prioritized', 'delayed', 'paused'] as const;
  * previous look, which no worker held, are lost. Of several workers, the first to look after
  * the loss sets the key again and is the one that reports it.
  */
-export function watchQueueRedis({ queue, redis, intervalMs, log, onLost }: {
+export function watchQueueRedis({
+  queue,
+  redis,
+  intervalMs,
+  log,
+  onLost,
+}: {
   queue: Queue;
   /** A connection to the queue's Redis. */
   redis: RedisClient;
@@ -30,7 +36,10 @@ export function watchQueueRedis({ queue, redis, intervalMs, log, onLost }: {
   const look = async () => {
     const emptied = (await redis.set(key, String(Date.now()), 'NX')) === 'OK' && waiting !== undefined;
     if (emptied) {
-      log.error({ batchesLost: waiting }, 'the click queue\'s Redis came back empty (restarted without its append-only file, flushed or evicting): the batches waiting at the last look are lost');
+      log.error(
+        { batchesLost: waiting },
+        "the click queue's Redis came back empty (restarted without its append-only file, flushed or evicting): the batches waiting at the last look are lost",
+      );
       onLost(waiting!);
     }
     const counts = await queue.getJobCounts(...UNHELD_STATES);

@@ -61,7 +61,13 @@ export function createRollupWriter(rollups: RollupsRepository, { onTransaction =
       const started = performance.now();
       try {
         // The ids are all the transaction needs besides the sums: recordBatches reads no clicks when given `rows`.
-        settle(entries, await rollups.recordBatches(entries.map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] })), rows));
+        settle(
+          entries,
+          await rollups.recordBatches(
+            entries.map(({ batchId, receivedClicks }) => ({ batchId, receivedClicks, clicks: [] })),
+            rows,
+          ),
+        );
         onTransaction((performance.now() - started) / 1000);
       } catch (error) {
         // A timeout is about the locks, not the batches: written one by one, each could wait as

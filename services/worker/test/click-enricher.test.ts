@@ -27,7 +27,18 @@ describe('GeoIP', () => {
   });
 
   it('labels private, reserved and malformed addresses Unknown', () => {
-    const unroutable = ['10.1.2.3', '192.168.1.1', '172.16.5.4', '100.64.1.1', '127.0.0.1', '203.0.113.9', '224.0.0.1', '::1', 'fd00::1', 'fe80::1'];
+    const unroutable = [
+      '10.1.2.3',
+      '192.168.1.1',
+      '172.16.5.4',
+      '100.64.1.1',
+      '127.0.0.1',
+      '203.0.113.9',
+      '224.0.0.1',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+    ];
     for (const ip of [...unroutable, '', 'not-an-ip']) {
       expect(geoip.country(ip)).toBe(UNKNOWN_COUNTRY);
     }
@@ -113,9 +124,17 @@ describe('click enrichment', () => {
 
   it('caches referrer hosts without changing them, within its bound', () => {
     const referrers = [
-      'https://News.Example.com:8443/a/b?utm=1#x', 'android-app://com.google.android.gm/', 'nonsense', 'about:blank',
-      'https://www.google.com/', 'http://[::1]:8080/', 'https://xn--bcher-kva.example/', 'https://bücher.example/',
-      `https://long.example.com/${'p'.repeat(300)}`, 'https://t.co/x', ' https://padded.example.com/ ',
+      'https://News.Example.com:8443/a/b?utm=1#x',
+      'android-app://com.google.android.gm/',
+      'nonsense',
+      'about:blank',
+      'https://www.google.com/',
+      'http://[::1]:8080/',
+      'https://xn--bcher-kva.example/',
+      'https://bücher.example/',
+      `https://long.example.com/${'p'.repeat(300)}`,
+      'https://t.co/x',
+      ' https://padded.example.com/ ',
     ];
     const cache = new BoundedMap<string, string>(4);
     const cached = cachedReferrerHost(cache);
@@ -133,12 +152,22 @@ describe('click enrichment', () => {
 
   it('computes the visitor hash as HMAC-SHA256 of address and agent, whatever the salt and input', () => {
     const salts = [
-      'salt-one-0123456789', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), 'a much longer salt than one SHA-256 block of sixty-four bytes, so HMAC hashes it',
-      'sälz-mit-ümlauten-0123', '\u0000\u007f control bytes 0123456789',
+      'salt-one-0123456789',
+      'x'.repeat(63),
+      'y'.repeat(64),
+      'z'.repeat(65),
+      'a much longer salt than one SHA-256 block of sixty-four bytes, so HMAC hashes it',
+      'sälz-mit-ümlauten-0123',
+      '\u0000\u007f control bytes 0123456789',
     ];
     const inputs: [string, string][] = [
-      ['8.8.4.4', UA.windowsChrome], ['2001:4860:4860::8888', UA.iphoneSafari], ['', ''], ['::ffff:81.2.69.142', 'Mozilla/5.0 (Linux; U; Android 4.4; ру-RU) 😀'],
-      ['1.2.3.4', 'lone surrogate \ud800 here'], ['1.2.3.4', 'x'.repeat(5000)], ['1.2.3.4\n', UA.curl],
+      ['8.8.4.4', UA.windowsChrome],
+      ['2001:4860:4860::8888', UA.iphoneSafari],
+      ['', ''],
+      ['::ffff:81.2.69.142', 'Mozilla/5.0 (Linux; U; Android 4.4; ру-RU) 😀'],
+      ['1.2.3.4', 'lone surrogate \ud800 here'],
+      ['1.2.3.4', 'x'.repeat(5000)],
+      ['1.2.3.4\n', UA.curl],
     ];
     for (const salt of salts) {
       const visitorHash = createVisitorHash(salt);
@@ -155,9 +184,11 @@ describe('click enrichment', () => {
     const one = enrich(click(LINK, { ip: '8.8.4.4' }))!;
     const again = enrich(click(LINK, { ip: '8.8.4.4', ts: Date.now() }))!;
     const otherAgent = enrich(click(LINK, { ip: '8.8.4.4', userAgent: UA.linuxFirefox }))!;
-    const otherSalt = createClickEnricher({ geoip: await openGeoIp(), parseUserAgent: createUserAgentParser(), visitorSalt: 'salt-two-0123456789' })(
-      click(LINK, { ip: '8.8.4.4' }),
-    )!;
+    const otherSalt = createClickEnricher({
+      geoip: await openGeoIp(),
+      parseUserAgent: createUserAgentParser(),
+      visitorSalt: 'salt-two-0123456789',
+    })(click(LINK, { ip: '8.8.4.4' }))!;
     expect(one.visitor).toBe(again.visitor);
     expect(one.visitor).not.toBe(otherAgent.visitor);
     expect(one.visitor).not.toBe(otherSalt.visitor);
@@ -198,7 +229,8 @@ describe('click enrichment', () => {
     expect(groups.clicks).toEqual([3, 1]);
     expect(groups.visitors.map((list) => list.split(' ').length)).toEqual([2, 1]);
     const countries = values.dimension.flatMap((dimension, i) =>
-      dimension === 'country' && values.group[i] === 1 ? [[values.value[i], values.clicks[i]]] : []);
+      dimension === 'country' && values.group[i] === 1 ? [[values.value[i], values.clicks[i]]] : [],
+    );
     expect(countries).toEqual([
       ['US', 2],
       ['GB', 1],

@@ -43,10 +43,18 @@ async function activeDomain(hostname: string): Promise<DomainRecord> {
 }
 
 /** The worker's task as `config` describes it. */
-async function recheckTask<T>(config: typeof env.config, log: ReturnType<typeof capturingLogger>['log'], use: (task: MaintenanceTask) => Promise<T> | T): Promise<T> {
+async function recheckTask<T>(
+  config: typeof env.config,
+  log: ReturnType<typeof capturingLogger>['log'],
+  use: (task: MaintenanceTask) => Promise<T> | T,
+): Promise<T> {
   const producer = clickProducer(env);
   try {
-    return await use(maintenanceTasks({ config, sql: env.sql, redis: env.redis, queue: producer.queue, log }).find((task) => task.name === 'recheck-domains')!);
+    return await use(
+      maintenanceTasks({ config, sql: env.sql, redis: env.redis, queue: producer.queue, log }).find(
+        (task) => task.name === 'recheck-domains',
+      )!,
+    );
   } finally {
     await producer.close();
   }
@@ -61,7 +69,12 @@ describe('recheck-domains', () => {
   it('records a lost record, keeps serving through the grace period, then unverifies the domain and drops it and its links from the caches', async () => {
     const kept = await activeDomain('kept.example.test');
     const lost = await activeDomain('lost.example.test');
-    const link = await linksRepository(env.sql).create(userId, 'spring', { title: 'Spring', defaultUrl: 'https://example.com/spring' }, lost.id);
+    const link = await linksRepository(env.sql).create(
+      userId,
+      'spring',
+      { title: 'Spring', defaultUrl: 'https://example.com/spring' },
+      lost.id,
+    );
     await cacheLink(env.redis, keys, link);
     dns.records.delete(challengeName(lost.hostname));
 
@@ -73,9 +86,15 @@ describe('recheck-domains', () => {
     expect(inGrace.lastCheckedAt).not.toBeNull();
     expect((await stored(kept.id)).verificationLostAt).toBeNull();
     expect(await env.redis.exists(keys.domain(lost.hostname), keys.link('lost.example.test/spring'))).toBe(2);
-    expect(first.lines).toContainEqual(expect.objectContaining({
-      level: 'warn', msg: expect.stringContaining('verification record lost'), hostname: lost.hostname, userId, domainId: lost.id,
-    }));
+    expect(first.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: expect.stringContaining('verification record lost'),
+        hostname: lost.hostname,
+        userId,
+        domainId: lost.id,
+      }),
+    );
 
     // A second miss inside the grace period keeps the first loss's time.
     await recheck();
@@ -90,7 +109,9 @@ describe('recheck-domains', () => {
     const released = await stored(lost.id);
     expect(released.verifiedAt).toBeNull();
     expect(released.verificationLostAt).not.toBeNull();
-    expect(last.lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('custom domain unverified'), hostname: lost.hostname }));
+    expect(last.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: expect.stringContaining('custom domain unverified'), hostname: lost.hostname }),
+    );
     // Nothing serves it any more: no cached records, no record from PostgreSQL, and the redirectors were told.
     expect(await env.redis.exists(keys.domain(lost.hostname), keys.link('lost.example.test/spring'))).toBe(0);
     expect(await domainsRepository(env.sql).cachedDomain(lost.hostname)).toBeUndefined();
@@ -104,7 +125,14 @@ describe('recheck-domains', () => {
     const domain = await activeDomain('back.example.test');
     const record = dns.records.get(challengeName(domain.hostname))!;
     dns.records.set(challengeName(domain.hostname), ['v=spf1 -all']);
-    const checks = domainChecks({ sql: env.sql, redis: env.redis, keys, lookupTxt: txtLookup([dns.address]), graceHours: 2, log: capturingLogger().log });
+    const checks = domainChecks({
+      sql: env.sql,
+      redis: env.redis,
+      keys,
+      lookupTxt: txtLookup([dns.address]),
+      graceHours: 2,
+      log: capturingLogger().log,
+    });
     await checks.recheckAll();
     expect((await stored(domain.id)).verificationLostAt).not.toBeNull();
 
@@ -114,7 +142,9 @@ describe('recheck-domains', () => {
     const after = await stored(domain.id);
     expect(after.verificationLostAt).toBeNull();
     expect(after.verifiedAt).not.toBeNull();
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'custom domain verification record found again', hostname: domain.hostname }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'info', msg: 'custom domain verification record found again', hostname: domain.hostname }),
+    );
   });
 
   it('decides nothing when DNS does not answer', async () => {
@@ -124,7 +154,14 @@ describe('recheck-domains', () => {
     const gone = await startDnsServer();
     await gone.close();
     const { log, lines } = capturingLogger();
-    const result = await domainChecks({ sql: env.sql, redis: env.redis, keys, lookupTxt: txtLookup([gone.address]), graceHours: 2, log }).recheckAll();
+    const result = await domainChecks({
+      sql: env.sql,
+      redis: env.redis,
+      keys,
+      lookupTxt: txtLookup([gone.address]),
+      graceHours: 2,
+      log,
+    }).recheckAll();
     expect(result).toMatchObject({ checked: 0, missing: 0, released: 0 });
     expect(result.failed).toBeGreaterThanOrEqual(1);
     // Its loss is past the grace period, yet without an answer it stays active.

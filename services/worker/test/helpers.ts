@@ -30,4 +30,11 @@ export const click = (linkId: string, overrides: Partial<ClickEvent> = {}): Clic
 });
 
 export { capturingLogger };
-export { clickProducer, type ClickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle } from '../../../test/support/clicks.js';
+export {
+  clickProducer,
+  type ClickProducer,
+  dimensionTotals,
+  rolledUpClicks,
+  uniqueVisitors,
+  waitForIdle,
+} from '../../../test/support/clicks.js';

@@ -3,12 +3,27 @@ import type { Redis } from 'ioredis';
 import cron from 'node-cron';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { loadConfig, MISSING_LINK, packClickBatch, POISON_REASON, redisKeys } from '@deeplink/core';
-import { appsRepository, domainsRepository, type LinkRecord, linksRepository, rollupsRepository, toCachedDomain, usersRepository } from '@deeplink/core/db';
+import {
+  appsRepository,
+  domainsRepository,
+  type LinkRecord,
+  linksRepository,
+  rollupsRepository,
+  toCachedDomain,
+  usersRepository,
+} from '@deeplink/core/db';
 import { cacheDomain, parseCachedLink, reconcileDomainCache, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
 import { startDnsServer } from '../../../test/support/dns-server.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker } from '../src/app.js';
-import { maintenanceTasks, pruneProcessedBatches, redisRunCoordinator, reportQueue, retryDelayMs, retryFailedBatches } from '../src/maintenance.js';
+import {
+  maintenanceTasks,
+  pruneProcessedBatches,
+  redisRunCoordinator,
+  reportQueue,
+  retryDelayMs,
+  retryFailedBatches,
+} from '../src/maintenance.js';
 import { capturingLogger, click, clickProducer, createLinks } from './helpers.js';
 
 describe('maintenance tasks', () => {
@@ -47,7 +62,10 @@ describe('maintenance tasks', () => {
       await env.redis.set(keys.link(expired!.code), JSON.stringify(toCachedLink(expired!)));
       await env.redis.set(keys.link(expiredMarker!.code), MISSING_LINK);
       // A record for a code PostgreSQL no longer has, and a negative marker for an unknown code.
-      await env.redis.set(keys.link('gone123'), JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }));
+      await env.redis.set(
+        keys.link('gone123'),
+        JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', defaultUrl: 'https://gone.example' }),
+      );
       await env.redis.set(keys.link('unknown'), MISSING_LINK, 'EX', 60);
       invalidations.length = 0;
 
@@ -68,7 +86,7 @@ describe('maintenance tasks', () => {
   });
 
   describe('reconcileDomainCache', () => {
-    it("writes missing and stale domain records, removes those of domains no longer active, and leaves negative markers", async () => {
+    it('writes missing and stale domain records, removes those of domains no longer active, and leaves negative markers', async () => {
       const user = await usersRepository(env.sql).create({ name: 'Domains', email: 'domains@example.com', passwordHash: 'x' });
       const domains = domainsRepository(env.sql);
       const add = async (hostname: string) => (await domains.activate((await domains.create(user!.id, hostname, 't', undefined)).id))!;
@@ -145,17 +163,27 @@ describe('maintenance tasks', () => {
     const config = loadConfig({ ...env.env, HOURLY_RETENTION_MONTHS: '2', DAILY_RETENTION_MONTHS: '24' });
     const producer = clickProducer(env);
     try {
-      const task = maintenanceTasks({ config, sql: env.sql, redis: env.redis, queue: producer.queue, log: capturingLogger().log, now: () => now })
-        .find((t) => t.name === 'rollup-partitions')!;
+      const task = maintenanceTasks({
+        config,
+        sql: env.sql,
+        redis: env.redis,
+        queue: producer.queue,
+        log: capturingLogger().log,
+        now: () => now,
+      }).find((t) => t.name === 'rollup-partitions')!;
       expect(task.purpose).toMatch(/hourly rollups 2 months, daily 24 months/);
       const first = await task.run();
-      expect(first.created).toEqual(expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_p2030_07', 'click_daily_p2030']));
+      expect(first.created).toEqual(
+        expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_p2030_07', 'click_daily_p2030']),
+      );
       expect(first.created).not.toContain('click_hourly_p2030_08');
       // Four months on, May and June 2030 are more than two whole months back.
       now = new Date('2030-09-01T00:00:00Z');
       const later = await task.run();
       expect(later.created).toEqual(expect.arrayContaining(['click_hourly_p2030_09', 'click_hourly_p2030_10', 'click_hourly_p2030_11']));
-      expect(later.dropped).toEqual(expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_dimensions_p2030_06']));
+      expect(later.dropped).toEqual(
+        expect.arrayContaining(['click_hourly_p2030_05', 'click_hourly_p2030_06', 'click_hourly_dimensions_p2030_06']),
+      );
       expect(later.dropped).not.toContain('click_hourly_p2030_07');
       expect(later.dropped).not.toContain('click_daily_p2030');
     } finally {
@@ -176,7 +204,9 @@ describe('maintenance tasks', () => {
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
     const registered = () =>
-      [...cron.getTasks().values()].filter((task) => app.maintenance!.scheduled.includes(task)).map((task) => [task.name, task.getPattern()]);
+      [...cron.getTasks().values()]
+        .filter((task) => app.maintenance!.scheduled.includes(task))
+        .map((task) => [task.name, task.getPattern()]);
     try {
       expect(registered().sort()).toEqual([
         ['prune-processed-batches', '3 4 * * *'],
@@ -215,11 +245,22 @@ describe('maintenance tasks', () => {
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
     try {
       await expect.poll(async () => (await env.redis.exists(keys.link(code))) === 1, { timeout: 10_000 }).toBe(true);
-      await expect.poll(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(async () => (await env.sql`SELECT 1 FROM processed_batches WHERE batch_id = 'cron-old'`).length === 0, { timeout: 10_000 })
+        .toBe(true);
       await expect.poll(() => lines.some((l) => l.msg === 'click queue'), { timeout: 10_000 }).toBe(true);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
       await expect.poll(() => finished().size === 6, { timeout: 10_000 }).toBe(true);
-      expect(finished()).toEqual(new Set(['reconcile-link-cache', 'prune-processed-batches', 'report-queue', 'retry-failed-batches', 'rollup-partitions', 'recheck-domains']));
+      expect(finished()).toEqual(
+        new Set([
+          'reconcile-link-cache',
+          'prune-processed-batches',
+          'report-queue',
+          'retry-failed-batches',
+          'rollup-partitions',
+          'recheck-domains',
+        ]),
+      );
       expect(lines.some((l) => l.level === 'error')).toBe(false);
     } finally {
       await app.close();
@@ -240,12 +281,24 @@ describe('retry-failed-batches', () => {
     const keys = redisKeys(env.config.REDIS_PREFIX);
     const { log, lines } = capturingLogger();
     let failedForGood = 0;
-    const deps = { queue: producer.queue, redis: env.redis, key: keys.failedBatchRetries, maxRetries: 2, retentionSeconds: 60, log, onFailedForGood: () => failedForGood++ };
+    const deps = {
+      queue: producer.queue,
+      redis: env.redis,
+      key: keys.failedBatchRetries,
+      maxRetries: 2,
+      retentionSeconds: 60,
+      log,
+      onFailedForGood: () => failedForGood++,
+    };
     /** Fails every waiting batch as a worker would: poison-x as poison, the others for a transient reason. */
     const failWaiting = async (failed: number) => {
-      const worker = new Worker(producer.queue.name, async (job) => {
-        throw job.id === 'poison-x' ? new UnrecoverableError(`${POISON_REASON} test`) : new Error('database unreachable');
-      }, { connection: { url: env.env.REDIS_URL!, maxRetriesPerRequest: null }, prefix: env.config.QUEUE_PREFIX });
+      const worker = new Worker(
+        producer.queue.name,
+        async (job) => {
+          throw job.id === 'poison-x' ? new UnrecoverableError(`${POISON_REASON} test`) : new Error('database unreachable');
+        },
+        { connection: { url: env.env.REDIS_URL!, maxRetriesPerRequest: null }, prefix: env.config.QUEUE_PREFIX },
+      );
       try {
         await expect.poll(async () => (await producer.queue.getFailedCount()) === failed, { timeout: 10_000 }).toBe(true);
       } finally {

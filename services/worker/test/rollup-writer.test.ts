@@ -57,7 +57,15 @@ describe('rollup writer', () => {
     const writer = createRollupWriter(rollupsRepository(env.sql));
     const release = await blockRollupWrites();
     const first = writer.write(batchFor('join-0', link!, 1));
-    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (
+            await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          ).length > 0,
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     const rest = [1, 2, 3, 4].map((i) => writer.write(batchFor(`join-${i}`, link!, 10)));
     await release();
     expect(await Promise.all([first, ...rest])).toEqual([true, true, true, true, true]);
@@ -74,7 +82,15 @@ describe('rollup writer', () => {
     const writer = createRollupWriter(rollupsRepository(env.sql));
     const release = await blockRollupWrites();
     const first = writer.write(batchFor('twice-0', link!, 1));
-    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (
+            await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          ).length > 0,
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     const copies = [writer.write(batchFor('twice-1', link!, 5)), writer.write(batchFor('twice-1', link!, 5))];
     await release();
     expect(await Promise.all([first, ...copies])).toEqual([true, true, false]);
@@ -87,9 +103,20 @@ describe('rollup writer', () => {
     expect(await writer.write(batchFor('again-0', link!, 7))).toBe(true);
     const release = await blockRollupWrites();
     const first = writer.write(batchFor('again-1', link!, 1));
-    await expect.poll(async () => (await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).length > 0, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (
+            await env.sql`SELECT 1 FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+          ).length > 0,
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     // Written together in the next transaction: the batch delivered a second time and three new ones.
-    const together = [writer.write(batchFor('again-0', link!, 7)), ...[2, 3, 4].map((i) => writer.write(batchFor(`again-${i}`, link!, 10)))];
+    const together = [
+      writer.write(batchFor('again-0', link!, 7)),
+      ...[2, 3, 4].map((i) => writer.write(batchFor(`again-${i}`, link!, 10))),
+    ];
     await release();
     expect(await Promise.all([first, ...together])).toEqual([true, false, true, true, true]);
     expect(await rolledUpClicks(env.sql, link!)).toBe(7 + 1 + 30);
@@ -99,16 +126,21 @@ describe('rollup writer', () => {
     const [link] = await createLinks(env.sql, 1);
     const rollups = rollupsRepository(env.sql, { timeouts: { idleInTransaction: 5_000, lock: 200, statement: 5_000 } });
     let transactions = 0;
-    const writer = createRollupWriter({ ...rollups, recordBatches: (...args) => {
-      transactions++;
-      return rollups.recordBatches(...args);
-    } });
+    const writer = createRollupWriter({
+      ...rollups,
+      recordBatches: (...args) => {
+        transactions++;
+        return rollups.recordBatches(...args);
+      },
+    });
     const release = await blockRollupWrites();
     try {
       const first = writer.write(batchFor('timeout-0', link!, 1));
       const rest = [1, 2, 3, 4, 5].map((i) => writer.write(batchFor(`timeout-${i}`, link!, 2)));
       const outcomes = await Promise.allSettled([first, ...rest]);
-      expect(outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code)).toEqual(Array(6).fill('55P03'));
+      expect(outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code)).toEqual(
+        Array(6).fill('55P03'),
+      );
       expect(transactions).toBe(2); // the first batch alone, then the five that came meanwhile, together
     } finally {
       await release();

@@ -78,14 +78,19 @@ describe('click batch worker under failure', () => {
     const jobs = 40;
     const perJob = 50;
     for (let i = 0; i < jobs; i++) {
-      await producer.add({ batchId: `close-${i}`, clicks: Array.from({ length: perJob }, (_, n) => click(link!, { ip: `8.8.${i}.${n}` })) });
+      await producer.add({
+        batchId: `close-${i}`,
+        clicks: Array.from({ length: perJob }, (_, n) => click(link!, { ip: `8.8.${i}.${n}` })),
+      });
     }
 
     // Hold every rollup write behind a table lock so batches are provably mid-transaction at close.
     const lock = await holdTableLock(env.sql, 'click_hourly');
 
     const app = await createWorker({ config: env.config, sql: env.sql, redis: env.redis, log: capturingLogger().log, schedule: false });
-    await expect.poll(async () => (await producer.queue.getActiveCount()) === env.config.WORKER_CONCURRENCY, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => (await producer.queue.getActiveCount()) === env.config.WORKER_CONCURRENCY, { timeout: 20_000 })
+      .toBe(true);
     const closing = app.close();
     let closed = false;
     void closing.then(() => (closed = true));

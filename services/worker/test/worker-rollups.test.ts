@@ -3,7 +3,19 @@ import { CLICK_BATCH_JOB, packClickBatch, PREVIEW_CRAWLERS } from '@deeplink/cor
 import { analyticsRepository, linksRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { createWorker, type ClickWorker } from '../src/app.js';
-import { HOUR, UA, capturingLogger, click, clickProducer, createLinks, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './helpers.js';
+import {
+  HOUR,
+  UA,
+  capturingLogger,
+  click,
+  clickProducer,
+  createLinks,
+  dimensionTotals,
+  rolledUpClicks,
+  uniqueVisitors,
+  waitForIdle,
+  type ClickProducer,
+} from './helpers.js';
 
 describe('click batch worker', () => {
   let env: TestEnvironment;
@@ -38,7 +50,11 @@ describe('click batch worker', () => {
     await start();
     await producer.add({
       batchId: 'previews-1',
-      clicks: [...crawlers, click(link!, { ts: hour + HOUR, userAgent: PREVIEW_CRAWLERS[0].example }), click(link!, { ts: hour + 5, userAgent: UA.iphoneSafari })],
+      clicks: [
+        ...crawlers,
+        click(link!, { ts: hour + HOUR, userAgent: PREVIEW_CRAWLERS[0].example }),
+        click(link!, { ts: hour + 5, userAgent: UA.iphoneSafari }),
+      ],
     });
     await waitForIdle(producer.queue);
 
@@ -50,7 +66,9 @@ describe('click batch worker', () => {
     ]);
     expect(await rolledUpClicks(env.sql, link!)).toBe(1);
     const report = await analyticsRepository(env.sql).linkReport(
-      link!, { start: new Date(hour), end: new Date(hour + HOUR), timeBucket: 'hour' }, ['platform'],
+      link!,
+      { start: new Date(hour), end: new Date(hour + HOUR), timeBucket: 'hour' },
+      ['platform'],
     );
     expect(report.previews).toBe(PREVIEW_CRAWLERS.length);
     expect(report.totalClicks).toBe(1);

@@ -56,7 +56,10 @@ export function assetLinks(apps: readonly AssociatedApp[]): string {
  */
 export function parseDefaultDomainApps(value: string): AssociatedApp[] | undefined {
   const apps: AssociatedApp[] = [];
-  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(':');
     const platform = entry.slice(0, colon);
     const rest = entry.slice(colon + 1);

@@ -156,7 +156,13 @@ export function analyticsRepository(sql: Sql) {
 
   /** Dimension counts of one link in the range; the dimension is a key column, so it is part of every scan's condition. */
   const dimensionRows = (linkId: string, dimensions: readonly ClickDimension[], range: ReportRange, days: WholeDays) =>
-    rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'], sql`link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[])`, range, days);
+    rangeRows(
+      DIMENSIONS,
+      ['dimension', 'value', 'clicks'],
+      sql`link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[])`,
+      range,
+      days,
+    );
 
   return {
     /** Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. */
@@ -183,12 +189,14 @@ export function analyticsRepository(sql: Sql) {
           // so do the days of a zone other than UTC. Unique visitors: the bucket's sketches merged.
           tx<{ starts: number[] | null; clicks: number[] | null; uniques: number[] | null }[]>`
             SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(clicks) AS clicks, array_agg(uniques) AS uniques
-            FROM (${timeBucket === 'hour'
-              ? sql`SELECT bucket, clicks, round(hll_cardinality(visitors))::bigint AS uniques
+            FROM (${
+              timeBucket === 'hour'
+                ? sql`SELECT bucket, clicks, round(hll_cardinality(visitors))::bigint AS uniques
                     FROM click_hourly WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`
-              : sql`SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks,
+                : sql`SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks,
                            coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS uniques
-                    FROM (${totalRows(linkId, ['clicks', 'visitors'], range, bucketedDaysOf(range))}) r GROUP BY 1`}) b`,
+                    FROM (${totalRows(linkId, ['clicks', 'visitors'], range, bucketedDaysOf(range))}) r GROUP BY 1`
+            }) b`,
           tx<DimensionTotal[]>`
             SELECT dimension, value, sum(clicks)::bigint AS clicks
             FROM (${dimensionRows(linkId, dimensions, range, days)}) r
@@ -254,13 +262,21 @@ export function analyticsRepository(sql: Sql) {
     },
 
     /** Clicks per value of `dimensions` over the range, summed over several links (whole UTC days from daily rows). */
-    async dimensionTotals(linkIds: readonly string[], range: Pick<ReportRange, 'start' | 'end'>, dimensions: readonly ClickDimension[]): Promise<DimensionTotal[]> {
+    async dimensionTotals(
+      linkIds: readonly string[],
+      range: Pick<ReportRange, 'start' | 'end'>,
+      dimensions: readonly ClickDimension[],
+    ): Promise<DimensionTotal[]> {
       if (linkIds.length === 0) return [];
       return sql<DimensionTotal[]>`
         SELECT dimension, value, sum(clicks)::bigint AS clicks
-        FROM (${rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'],
+        FROM (${rangeRows(
+          DIMENSIONS,
+          ['dimension', 'value', 'clicks'],
           sql`link_id = ANY(${linkIds as string[]}::uuid[]) AND dimension = ANY(${dimensions as string[]}::text[])`,
-          { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r
+          { ...range, timeBucket: 'day' },
+          wholeDaysOf(range),
+        )}) r
         GROUP BY dimension, value`;
     },
 
@@ -268,7 +284,10 @@ export function analyticsRepository(sql: Sql) {
      * Link counts, clicks and the five most-clicked links of one user, from one snapshot: of the
      * links carrying `filter.tag` when given, clicks within `filter.range` when given (else all time).
      */
-    async accountSummary(userId: string, filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {}): Promise<AccountSummaryData> {
+    async accountSummary(
+      userId: string,
+      filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {},
+    ): Promise<AccountSummaryData> {
       const { tag, range } = filter;
       const clicks = range
         ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(TOTALS, ['clicks'], sql`link_id = l.id`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`

@@ -11,8 +11,7 @@ export interface ApiKeyRecord {
   lastUsedAt: Date | null;
 }
 
-const columns = (sql: Sql) =>
-  sql`id, user_id AS "userId", name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
+const columns = (sql: Sql) => sql`id, user_id AS "userId", name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 
 /** API keys, stored only as the SHA-256 of the secret (and its first characters, for recognition). */
 export function apiKeysRepository(sql: Sql) {

@@ -39,13 +39,27 @@ export function appsRepository(sql: Sql) {
     async create(userId: string, app: CreateAppInput): Promise<AppRecord> {
       const values =
         app.platform === 'ios'
-          ? { user_id: userId, platform: 'ios', name: app.name ?? null, team_id: app.teamId, bundle_id: app.bundleId, app_store_id: app.appStoreId ?? null }
-          : { user_id: userId, platform: 'android', name: app.name ?? null, package_name: app.packageName, sha256_cert_fingerprints: app.sha256CertFingerprints };
+          ? {
+              user_id: userId,
+              platform: 'ios',
+              name: app.name ?? null,
+              team_id: app.teamId,
+              bundle_id: app.bundleId,
+              app_store_id: app.appStoreId ?? null,
+            }
+          : {
+              user_id: userId,
+              platform: 'android',
+              name: app.name ?? null,
+              package_name: app.packageName,
+              sha256_cert_fingerprints: app.sha256CertFingerprints,
+            };
       try {
         const [row] = await sql<AppRecord[]>`INSERT INTO apps ${sql(values)} RETURNING ${columns(sql)}`;
         return row!;
       } catch (error) {
-        if (isUniqueViolation(error, 'apps_user_bundle_key') || isUniqueViolation(error, 'apps_user_package_key')) throw new AppTakenError();
+        if (isUniqueViolation(error, 'apps_user_bundle_key') || isUniqueViolation(error, 'apps_user_package_key'))
+          throw new AppTakenError();
         throw error;
       }
     },

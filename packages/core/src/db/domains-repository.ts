@@ -154,7 +154,9 @@ export function domainsRepository(sql: Sql) {
 
     /** The redirector's record of an active hostname, or undefined when no account holds it active. */
     async cachedDomain(hostname: string): Promise<CachedDomain | undefined> {
-      const [domain] = await sql<DomainRecord[]>`SELECT ${columns(sql)} FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL`;
+      const [domain] = await sql<
+        DomainRecord[]
+      >`SELECT ${columns(sql)} FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL`;
       if (!domain) return undefined;
       return toCachedDomain(domain, await appsRepository(sql).listByUser(domain.userId));
     },

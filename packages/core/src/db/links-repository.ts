@@ -84,10 +84,14 @@ export interface NewLink {
  */
 const sortKey = (sql: Sql, field: LinkSortField) => {
   switch (field) {
-    case 'createdAt': return sql`created_at`;
-    case 'updatedAt': return sql`updated_at`;
-    case 'title': return sql`title COLLATE "und-x-icu"`;
-    case 'defaultUrl': return sql`default_url`;
+    case 'createdAt':
+      return sql`created_at`;
+    case 'updatedAt':
+      return sql`updated_at`;
+    case 'title':
+      return sql`title COLLATE "und-x-icu"`;
+    case 'defaultUrl':
+      return sql`default_url`;
   }
 };
 
@@ -105,7 +109,6 @@ const UUID_ARRAY = 2950;
 
 /** `text` matched literally inside an ILIKE pattern. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
-
 
 /** Links: the management rows. SQL for links lives here and nowhere else. */
 export function linksRepository(sql: Sql) {
@@ -157,7 +160,8 @@ export function linksRepository(sql: Sql) {
         const [row] = await sql<LinkRecord[]>`INSERT INTO links ${sql(values)} RETURNING ${columns(sql)}`;
         return row!;
       } catch (error) {
-        if (isUniqueViolation(error, 'links_code_key') || isUniqueViolation(error, 'links_domain_code_key')) throw new ShortCodeTakenError(code);
+        if (isUniqueViolation(error, 'links_code_key') || isUniqueViolation(error, 'links_domain_code_key'))
+          throw new ShortCodeTakenError(code);
         throw error;
       }
     },
@@ -176,7 +180,12 @@ export function linksRepository(sql: Sql) {
             const { code } = links[index]!;
             return typeof code === 'string' ? code : code();
           });
-          const rows = pending.map((index, i) => ({ user_id: userId, code: codes[i]!, domain_id: links[index]!.domainId, ...fieldValues(links[index]!.fields) }));
+          const rows = pending.map((index, i) => ({
+            user_id: userId,
+            code: codes[i]!,
+            domain_id: links[index]!.domainId,
+            ...fieldValues(links[index]!.fields),
+          }));
           // DO NOTHING instead of an error: a conflict would abort the whole transaction, and a
           // taken code (or the same code twice on one domain in the batch) only needs another draw.
           // No conflict target: codes are unique per domain through two partial indexes.
@@ -213,9 +222,10 @@ export function linksRepository(sql: Sql) {
 
     /** The link of a code on the default domain, or on the active custom domain `hostname`. */
     async findByCode(code: string, hostname?: string): Promise<LinkRecord | undefined> {
-      const [row] = hostname === undefined
-        ? await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE code = ${code} AND domain_id IS NULL`
-        : await sql<LinkRecord[]>`
+      const [row] =
+        hostname === undefined
+          ? await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE code = ${code} AND domain_id IS NULL`
+          : await sql<LinkRecord[]>`
             SELECT ${columns(sql)} FROM links
             WHERE code = ${code} AND domain_id = (SELECT id FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL)`;
       return row;
@@ -264,7 +274,10 @@ export function linksRepository(sql: Sql) {
         const foreign = rows.filter((row) => row.userId !== userId).map((row) => row.id);
         // Throwing rolls the whole transaction back: the caller's own links stay too.
         if (foreign.length > 0) throw new ForeignLinksError(foreign);
-        await deleteRollups(tx, rows.map((row) => row.id));
+        await deleteRollups(
+          tx,
+          rows.map((row) => row.id),
+        );
         return rows.map((row) => linkCacheId(row.code, row.domain));
       });
     },

@@ -3,8 +3,18 @@ import type { AnalyticsRepository } from './analytics-repository.js';
 
 /** Node's socket errors and postgres.js' own connection errors. */
 const CONNECTION_ERRORS = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
 ]);
 
 /**
@@ -103,7 +113,9 @@ export function analyticsWithReplica(
         if (!onReplica || !fellBack(error)) throw error;
         // A cursor on a replica that does not answer is left to end when it does.
         const abandoned = iterator;
-        Promise.resolve().then(() => abandoned.return?.()).catch(() => {});
+        Promise.resolve()
+          .then(() => abandoned.return?.())
+          .catch(() => {});
         iterator = query(primary)[Symbol.asyncIterator]();
         first = await iterator.next();
       }

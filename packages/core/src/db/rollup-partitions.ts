@@ -59,7 +59,10 @@ export function rollupPartitions(sql: Sql) {
       SELECT DISTINCT ensure_rollup_partition(p.parent, p.period, a.at) AS name
       FROM unnest(${tables.map((t) => t.table)}::text[], ${tables.map((t) => t.period)}::text[]) AS p(parent, period),
            unnest(${at.map((d) => d.toISOString())}::timestamptz[]) AS a(at)`;
-    return rows.map((row) => row.name).filter((name) => !before.has(name)).sort();
+    return rows
+      .map((row) => row.name)
+      .filter((name) => !before.has(name))
+      .sort();
   };
 
   /** Names of every partition of the rollup tables. */

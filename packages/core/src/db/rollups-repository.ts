@@ -223,7 +223,10 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
     // Only batches with crawler visits add the statement for them (most have none).
-    const previewRows = previews.links.length === 0 ? tx`` : tx`, previews AS (
+    const previewRows =
+      previews.links.length === 0
+        ? tx``
+        : tx`, previews AS (
         INSERT INTO link_previews_hourly AS t (link_id, bucket, previews)
         SELECT p.link_id, timestamptz 'epoch' + p.hour * interval '1 hour', p.previews
         FROM unnest(${pgArray.strings(previews.links)}::uuid[], ${pgArray.numbers(previews.hours)}::int[], ${pgArray.numbers(previews.counts)}::bigint[])
@@ -322,7 +325,11 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         // roll the claims back rather than record ids without their clicks.
         if (summedByCaller) throw new BatchesRecordedBefore(unique.length - claimed.size);
         const fresh = unique.filter((batch) => claimed.has(batch.batchId));
-        await claimAndAdd(tx, [], fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows()));
+        await claimAndAdd(
+          tx,
+          [],
+          fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows()),
+        );
       }
       return claimed;
     });

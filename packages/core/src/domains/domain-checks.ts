@@ -32,7 +32,14 @@ export interface DomainRecheckResult {
  * `graceHours` the domain turns pending, its records leave the redirectors' caches and the hostname
  * is free for whichever account proves it next. A failed lookup decides nothing.
  */
-export function domainChecks(deps: { sql: Sql; redis: RedisClient; keys: RedisKeys; lookupTxt: TxtLookup; graceHours: number; log: Pick<Logger, 'info' | 'warn'> }) {
+export function domainChecks(deps: {
+  sql: Sql;
+  redis: RedisClient;
+  keys: RedisKeys;
+  lookupTxt: TxtLookup;
+  graceHours: number;
+  log: Pick<Logger, 'info' | 'warn'>;
+}) {
   const domains = domainsRepository(deps.sql);
   const links = linksRepository(deps.sql);
   const graceSeconds = deps.graceHours * 60 * 60;
@@ -67,11 +74,17 @@ export function domainChecks(deps: { sql: Sql; redis: RedisClient; keys: RedisKe
     }
     const releaseAt = new Date(checked.verificationLostAt!.getTime() + graceSeconds * 1000);
     if (!domain.verificationLostAt) {
-      deps.log.warn({ ...about(domain), releaseAt }, 'custom domain verification record lost; the domain stops being active unless it returns before releaseAt');
+      deps.log.warn(
+        { ...about(domain), releaseAt },
+        'custom domain verification record lost; the domain stops being active unless it returns before releaseAt',
+      );
     }
     const released = await domains.releaseLost(domain.id, graceSeconds);
     if (!released) return checked;
-    deps.log.warn({ ...about(domain), lostAt: released.verificationLostAt }, 'custom domain unverified: its verification record was missing for the whole grace period');
+    deps.log.warn(
+      { ...about(domain), lostAt: released.verificationLostAt },
+      'custom domain unverified: its verification record was missing for the whole grace period',
+    );
     await stopServing(released);
     return released;
   };

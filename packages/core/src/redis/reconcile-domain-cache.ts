@@ -24,7 +24,10 @@ export async function reconcileDomainCache(sql: Sql, redis: RedisClient, keys: R
   const apps = appsRepository(sql);
   const appsOf = new Map<string, AppRecord[]>();
   const result: DomainReconcileResult = { domains: active.length, restored: 0, removed: 0 };
-  const cached = await getMany(redis, active.map((domain) => keys.domain(domain.hostname)));
+  const cached = await getMany(
+    redis,
+    active.map((domain) => keys.domain(domain.hostname)),
+  );
   for (const [index, domain] of active.entries()) {
     let owned = appsOf.get(domain.userId);
     if (!owned) appsOf.set(domain.userId, (owned = await apps.listByUser(domain.userId)));
@@ -38,7 +41,10 @@ export async function reconcileDomainCache(sql: Sql, redis: RedisClient, keys: R
   for await (const found of scanKeys(redis, keys.domainPattern)) {
     const stale = found.map((key) => key.slice(start)).filter((hostname) => !hostnames.has(hostname));
     if (stale.length === 0) continue;
-    const values = await getMany(redis, stale.map((hostname) => keys.domain(hostname)));
+    const values = await getMany(
+      redis,
+      stale.map((hostname) => keys.domain(hostname)),
+    );
     for (const [index, hostname] of stale.entries()) {
       if (values[index] === null || values[index] === MISSING_LINK) continue;
       await uncacheDomain(redis, keys, hostname);

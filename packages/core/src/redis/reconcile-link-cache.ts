@@ -24,18 +24,16 @@ const PAGE_SIZE = 500;
  * evicts expired links, and removes records of deleted links, publishing an invalidation for each
  * change. Safe to run from several processes at once; run it at start-up and on a schedule.
  */
-export async function reconcileLinkCache(
-  sql: Sql,
-  redis: RedisClient,
-  keys: RedisKeys,
-  now: Date = new Date(),
-): Promise<ReconcileResult> {
+export async function reconcileLinkCache(sql: Sql, redis: RedisClient, keys: RedisKeys, now: Date = new Date()): Promise<ReconcileResult> {
   const links = linksRepository(sql);
   const result: ReconcileResult = { links: 0, restored: 0, evicted: 0, removed: 0 };
   const existing = new Set<string>();
 
   for await (const page of links.allInBatches(PAGE_SIZE)) {
-    const cached = await getMany(redis, page.map((link) => keys.link(linkCacheId(link.code, link.domain))));
+    const cached = await getMany(
+      redis,
+      page.map((link) => keys.link(linkCacheId(link.code, link.domain))),
+    );
     await Promise.all(
       page.map(async (link, index) => {
         const id = linkCacheId(link.code, link.domain);
@@ -62,7 +60,10 @@ export async function reconcileLinkCache(
   for await (const found of scanKeys(redis, keys.linkPattern)) {
     const unknown = found.map((key) => key.slice(codeStart)).filter((code) => !existing.has(code));
     if (unknown.length === 0) continue;
-    const values = await getMany(redis, unknown.map((code) => keys.link(code)));
+    const values = await getMany(
+      redis,
+      unknown.map((code) => keys.link(code)),
+    );
     for (const [index, code] of unknown.entries()) {
       const value = values[index] ?? null;
       if (value === null || value === MISSING_LINK) continue;

@@ -100,7 +100,12 @@ export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPage
  * destination's card instead. The image is checked again, like a destination: only an http(s)
  * URL is shown, whatever the record says.
  */
-export function renderPreviewPage(preview: SocialPreview, destination: string, shortUrl: string, brand: string = DEFAULT_BRAND_NAME): string {
+export function renderPreviewPage(
+  preview: SocialPreview,
+  destination: string,
+  shortUrl: string,
+  brand: string = DEFAULT_BRAND_NAME,
+): string {
   const meta = (attribute: 'property' | 'name', name: string, value: string | undefined) =>
     value === undefined ? '' : `<meta ${attribute}="${name}" content="${escapeHtml(value)}">`;
   const imageUrl = parseWebUrl(preview.imageUrl) ? preview.imageUrl : undefined;

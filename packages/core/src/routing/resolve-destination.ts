@@ -12,8 +12,7 @@ export type Route =
 /** Query parameter carrying minimumVersion to the app (intent extra on Android, query on iOS). */
 export const MIN_VERSION_PARAM = 'min_version';
 
-const playStoreUrl = (appPackage: string) =>
-  `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
+const playStoreUrl = (appPackage: string) => `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
 const appStoreUrl = (appStoreId: string | undefined) =>
   appStoreId === undefined ? undefined : `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
@@ -103,16 +102,22 @@ export function oversizedDestinations(link: CachedLink, maxBytes: number): { fie
   const problems = new Map<string, string>();
   const check = (field: string, url: string | undefined) => {
     if (url !== undefined && Buffer.byteLength(url) > maxBytes) {
-      problems.set(field, `is longer than ${maxBytes} bytes as a destination, with customParameters added (${Buffer.byteLength(url)} bytes)`);
+      problems.set(
+        field,
+        `is longer than ${maxBytes} bytes as a destination, with customParameters added (${Buffer.byteLength(url)} bytes)`,
+      );
     }
   };
   for (const platform of ['android', 'ios', 'desktop'] as const) {
     const route = routeFor(link, platform);
     const field =
-      platform === 'android' && link.androidLink ? 'androidLink'
-      : platform === 'ios' && link.iosLink ? 'iosLink'
-      : platform === 'desktop' && link.desktopUrl ? 'desktopUrl'
-      : 'defaultUrl';
+      platform === 'android' && link.androidLink
+        ? 'androidLink'
+        : platform === 'ios' && link.iosLink
+          ? 'iosLink'
+          : platform === 'desktop' && link.desktopUrl
+            ? 'desktopUrl'
+            : 'defaultUrl';
     if (route.kind === 'redirect') check(field, route.location);
     if (route.kind === 'app-page') {
       check(field, route.appUrl);

@@ -58,7 +58,12 @@ export function createLogger(service: string, level: LevelWithSilent, destinatio
       base: { service },
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      serializers: { err: serializeError, error: serializeError, req: serializeRequest, res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }) },
+      serializers: {
+        err: serializeError,
+        error: serializeError,
+        req: serializeRequest,
+        res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
+      },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
     // Written synchronously: a service exits right after its last line ("stopped"), and a buffered

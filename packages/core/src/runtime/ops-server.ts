@@ -24,10 +24,13 @@ export function createOpsServer({ registry, readiness, logger }: OpsServerDeps):
     if (request.method !== 'GET' && request.method !== 'HEAD') return reply(405, 'text/plain', 'Method Not Allowed\n');
     const path = request.url?.split('?')[0];
     const answer =
-      path === '/metrics' ? registry.metrics().then((body) => reply(200, registry.contentType, body))
-      : path === '/readyz' ? readiness().then((report) => reply(readinessStatus(report), 'application/json', JSON.stringify(report)))
-      : path === '/healthz' ? Promise.resolve(reply(200, 'application/json', LIVENESS_BODY))
-      : Promise.resolve(reply(404, 'text/plain', 'Not Found\n'));
+      path === '/metrics'
+        ? registry.metrics().then((body) => reply(200, registry.contentType, body))
+        : path === '/readyz'
+          ? readiness().then((report) => reply(readinessStatus(report), 'application/json', JSON.stringify(report)))
+          : path === '/healthz'
+            ? Promise.resolve(reply(200, 'application/json', LIVENESS_BODY))
+            : Promise.resolve(reply(404, 'text/plain', 'Not Found\n'));
     answer.catch((error: unknown) => {
       logger.error({ err: error, path }, 'ops request failed');
       if (!response.headersSent) reply(500, 'text/plain', 'Internal Server Error\n');
@@ -53,7 +56,7 @@ function registerReadinessMetrics(registry: Registry, readiness: () => Promise<R
   });
   new Gauge({
     name: 'deeplink_dependency_up',
-    help: 'Each readiness check: 1 when it passes, else 0 (redis, postgres, and the service\'s own).',
+    help: "Each readiness check: 1 when it passes, else 0 (redis, postgres, and the service's own).",
     labelNames: ['dependency'],
     registers: [registry],
     async collect() {

@@ -42,15 +42,20 @@ export const requiresDurableRedis = (config: QueueDurabilitySettings): boolean =
  * requiresDurableRedis says so, logs a warning otherwise. The ALLOW_VOLATILE_REDIS opt-out is
  * logged at every start, so it cannot be forgotten.
  */
-export async function checkQueueDurability(client: RedisClient, { config, logger }: { config: QueueDurabilitySettings; logger: Logger }): Promise<void> {
+export async function checkQueueDurability(
+  client: RedisClient,
+  { config, logger }: { config: QueueDurabilitySettings; logger: Logger },
+): Promise<void> {
   const problems = await queueDurabilityProblems(client);
   if (config.ALLOW_VOLATILE_REDIS) {
-    logger.warn({ problems }, 'ALLOW_VOLATILE_REDIS is set: the durability of the click queue\'s Redis is not enforced');
+    logger.warn({ problems }, "ALLOW_VOLATILE_REDIS is set: the durability of the click queue's Redis is not enforced");
   }
   if (problems === undefined) {
     // Managed services often refuse CONFIG: what cannot be read is not held against them.
     const level = requiresDurableRedis(config) ? 'warn' : 'info';
-    logger[level]('cannot read the Redis configuration (CONFIG GET refused); make sure it runs with appendonly yes and maxmemory-policy noeviction');
+    logger[level](
+      'cannot read the Redis configuration (CONFIG GET refused); make sure it runs with appendonly yes and maxmemory-policy noeviction',
+    );
     return;
   }
   if (problems.length === 0) return;

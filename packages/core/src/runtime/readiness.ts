@@ -32,7 +32,11 @@ export const READINESS_PROBE_MS = 1_000;
  * `postgres: () => sql\`SELECT 1\``, or a condition such as `accepting: () => !closing`). All
  * run at once; the service is ready when every one passes, unless `policy.ready` says otherwise.
  */
-export function readinessCheck(checks: Record<string, Check>, timeoutMs = READINESS_PROBE_MS, { ready = everyCheckPasses, detail }: ReadinessPolicy = {}): () => Promise<ReadinessReport> {
+export function readinessCheck(
+  checks: Record<string, Check>,
+  timeoutMs = READINESS_PROBE_MS,
+  { ready = everyCheckPasses, detail }: ReadinessPolicy = {},
+): () => Promise<ReadinessReport> {
   const names = Object.keys(checks);
   return async () => {
     const states = await Promise.all(

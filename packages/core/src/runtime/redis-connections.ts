@@ -24,7 +24,9 @@ export function isConnectionError(error: unknown): boolean {
   const { code, name, message } = (error ?? {}) as { code?: string; name?: string; message?: string };
   if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNABORTED'].includes(code)) return true;
   if (name === 'MaxRetriesPerRequestError') return true;
-  return /Connection is closed|Stream isn't writeable|ClusterAllFailedError|Failed to refresh slots cache|connect ETIMEDOUT/i.test(message ?? '');
+  return /Connection is closed|Stream isn't writeable|ClusterAllFailedError|Failed to refresh slots cache|connect ETIMEDOUT/i.test(
+    message ?? '',
+  );
 }
 
 /**
@@ -48,7 +50,10 @@ export function createRedisOutageLog(logger: Logger, { summaryEveryMs = 30_000, 
       logger.warn({ connection, err: error }, 'Redis unreachable; reconnecting');
     } else if (at - lastReport >= summaryEveryMs) {
       lastReport = at;
-      logger.warn({ connections: [...down, ...(down.has(connection) ? [] : [connection])], downForMs: at - since, errors, err: error }, 'Redis still unreachable');
+      logger.warn(
+        { connections: [...down, ...(down.has(connection) ? [] : [connection])], downForMs: at - since, errors, err: error },
+        'Redis still unreachable',
+      );
     }
     down.add(connection);
   };

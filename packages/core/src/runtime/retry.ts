@@ -3,7 +3,9 @@ import type { Logger } from './logger.js';
 /** Errors that mean PostgreSQL is not reachable yet (refused, unresolved, starting up), as opposed to a failed statement. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const { code } = (error ?? {}) as { code?: string };
-  return ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'CONNECT_TIMEOUT', '57P03', '08001', '08006'].includes(code ?? '');
+  return ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'CONNECT_TIMEOUT', '57P03', '08001', '08006'].includes(
+    code ?? '',
+  );
 }
 
 /**
@@ -14,7 +16,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 export async function retryUntil<T>(
   work: () => Promise<T>,
-  { what, logger, retryIf, timeoutMs = 60_000, intervalMs = 1_000 }: { what: string; logger: Logger; retryIf: (error: unknown) => boolean; timeoutMs?: number; intervalMs?: number },
+  {
+    what,
+    logger,
+    retryIf,
+    timeoutMs = 60_000,
+    intervalMs = 1_000,
+  }: { what: string; logger: Logger; retryIf: (error: unknown) => boolean; timeoutMs?: number; intervalMs?: number },
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {

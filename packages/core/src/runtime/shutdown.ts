@@ -32,7 +32,10 @@ const STEPS = ['stopAccepting', 'drain', 'closeQueues', 'closeConnections'] as c
  * and SIGINT by `handleSignals`: a second signal while it runs is logged and does not cut it
  * short (`npm start` and terminals send several); a third forces exit at once.
  */
-export function gracefulShutdown(plan: ShutdownPlan, { logger, stepTimeoutMs = 15_000, exit = (code) => process.exit(code) }: ShutdownOptions) {
+export function gracefulShutdown(
+  plan: ShutdownPlan,
+  { logger, stepTimeoutMs = 15_000, exit = (code) => process.exit(code) }: ShutdownOptions,
+) {
   let running: Promise<void> | undefined;
   let signals = 0;
 

@@ -8,7 +8,11 @@ export class TimeoutError extends Error {
  * gets an AbortSignal that fires at the deadline, so whatever it started (a fetch, a query, a
  * wait) can stop too instead of running on unobserved.
  */
-export async function withTimeout<T>(work: PromiseLike<T> | ((signal: AbortSignal) => PromiseLike<T>), ms: number, what = 'operation'): Promise<T> {
+export async function withTimeout<T>(
+  work: PromiseLike<T> | ((signal: AbortSignal) => PromiseLike<T>),
+  ms: number,
+  what = 'operation',
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
   const expired = new Promise<never>((_, reject) => {
@@ -22,7 +26,10 @@ export async function withTimeout<T>(work: PromiseLike<T> | ((signal: AbortSigna
 }
 
 /** Resolves true when `work` succeeds within `ms`, false when it fails or takes longer. */
-export const succeedsWithin = (work: PromiseLike<unknown> | ((signal: AbortSignal) => PromiseLike<unknown>), ms: number): Promise<boolean> =>
+export const succeedsWithin = (
+  work: PromiseLike<unknown> | ((signal: AbortSignal) => PromiseLike<unknown>),
+  ms: number,
+): Promise<boolean> =>
   withTimeout(work, ms).then(
     () => true,
     () => false,

@@ -32,12 +32,17 @@ export const timezoneParam = z
     example: 'Europe/Paris',
   });
 
-const timeBucketParam = z.enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUCKETS.join(', ')}` }).default('day')
+const timeBucketParam = z
+  .enum(TIME_BUCKETS, { error: `must be one of ${TIME_BUCKETS.join(', ')}` })
+  .default('day')
   .meta({ description: 'Granularity of timeSeries (and of export rows): hour, day, week (ISO, from Monday) or month', example: 'day' });
 
 /** The range parameters every analytics request shares. */
 const rangeParams = {
-  startDate: dateParam('First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days before the end of the range', '2026-03-01'),
+  startDate: dateParam(
+    'First day (a bare date: from its local midnight) or instant of the range, inclusive; default: 30 days before the end of the range',
+    '2026-03-01',
+  ),
   endDate: dateParam('Last day of the range, included whole, or an instant, included; default today', '2026-03-31'),
   timeBucket: timeBucketParam,
   timezone: timezoneParam,
@@ -57,8 +62,13 @@ export type LinkAnalyticsQuery = z.infer<typeof linkAnalyticsQuerySchema>;
  */
 export const summaryAnalyticsQuerySchema = z
   .object({
-    tag: tagSchema.optional().meta({ description: 'Only the links carrying this tag (links, clicks and top links alike)', example: 'spring' }),
-    startDate: dateParam('Count clicks from this day (its local midnight) or instant on; without startDate and endDate, all time', '2026-03-01'),
+    tag: tagSchema
+      .optional()
+      .meta({ description: 'Only the links carrying this tag (links, clicks and top links alike)', example: 'spring' }),
+    startDate: dateParam(
+      'Count clicks from this day (its local midnight) or instant on; without startDate and endDate, all time',
+      '2026-03-01',
+    ),
     endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
     timezone: timezoneParam,
   })
@@ -71,11 +81,16 @@ export type ExportLayout = (typeof EXPORT_LAYOUTS)[number];
 
 export const analyticsExportQuerySchema = linkAnalyticsQuerySchema
   .extend({
-    format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv')
-      .meta({ description: 'csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)', example: 'csv' }),
-    layout: z.enum(EXPORT_LAYOUTS, { error: 'must be long or wide' }).default('long')
+    format: z.enum(EXPORT_FORMATS, { error: 'must be csv or json' }).default('csv').meta({
+      description: 'csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)',
+      example: 'csv',
+    }),
+    layout: z
+      .enum(EXPORT_LAYOUTS, { error: 'must be long or wide' })
+      .default('long')
       .meta({
-        description: 'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
+        description:
+          'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
           '(link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile, desktop_device, then country_<code> ' +
           'and browser_<name> columns for the top 10 of the whole export, with country_Other and browser_Other holding the rest)',
         example: 'wide',
@@ -95,22 +110,32 @@ const counts = (description: string) => z.record(z.string(), z.number().int()).m
 export const linkAnalyticsSchema = z
   .object({
     totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
-    uniqueClicks: z.number().int().meta({ description: 'Distinct visitors in the range (HyperLogLog estimate, merged over the whole range)' }),
-    previews: z.number().int().meta({ description: 'Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks' }),
+    uniqueClicks: z
+      .number()
+      .int()
+      .meta({ description: 'Distinct visitors in the range (HyperLogLog estimate, merged over the whole range)' }),
+    previews: z
+      .number()
+      .int()
+      .meta({ description: 'Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks' }),
     platforms: counts('android, ios, desktop'),
     countries: counts('ISO country codes: the top 10, the rest as Other; Unknown where the address has no country'),
     browsers: counts('Browser names: the top 10, the rest as Other'),
     devices: counts('Mobile, Desktop'),
     referrers: counts('Referring hosts: the top 10, the rest as Other; direct for visits without a referrer'),
     timeSeries: z
-      .array(z.object({
-        date: timestampSchema.meta({ description: "Start of the bucket, a UTC instant (local midnight of the range's timezone for day, week and month)" }),
-        clicks: z.number().int().meta({ description: 'Clicks in the bucket', example: 42 }),
-        uniqueClicks: z.number().int().meta({
-          description: "Distinct visitors in the bucket: the bucket's hourly sketches merged (HyperLogLog estimate, at most clicks)",
-          example: 30,
+      .array(
+        z.object({
+          date: timestampSchema.meta({
+            description: "Start of the bucket, a UTC instant (local midnight of the range's timezone for day, week and month)",
+          }),
+          clicks: z.number().int().meta({ description: 'Clicks in the bucket', example: 42 }),
+          uniqueClicks: z.number().int().meta({
+            description: "Distinct visitors in the bucket: the bucket's hourly sketches merged (HyperLogLog estimate, at most clicks)",
+            example: 30,
+          }),
         }),
-      }))
+      )
       .meta({ description: 'One entry per bucket across the whole range, zero-filled; the clicks add up to totalClicks' }),
     range: z
       .object({ startDate: timestampSchema, endDate: timestampSchema, timeBucket: z.enum(TIME_BUCKETS) })
@@ -124,7 +149,9 @@ export const summaryAnalyticsSchema = z
     totalLinks: z.number().int(),
     totalClicks: z.number().int(),
     activeLinks: z.number().int().meta({ description: 'Links without an expiry, or whose expiry is in the future' }),
-    topLinks: z.array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() })).meta({ description: 'The 5 most-clicked links' }),
+    topLinks: z
+      .array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() }))
+      .meta({ description: 'The 5 most-clicked links' }),
   })
   .meta({ id: 'SummaryAnalytics' });
 export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;
@@ -168,7 +195,8 @@ export const analyticsWideExportRowSchema = z
   .catchall(z.number().int())
   .meta({
     id: 'AnalyticsWideExportRow',
-    description: 'Then country_<code> and browser_<name> columns (integers) for the top 10 of the whole export, and country_Other and ' +
+    description:
+      'Then country_<code> and browser_<name> columns (integers) for the top 10 of the whole export, and country_Other and ' +
       'browser_Other for the rest: each group adds up to clicks',
   });
 

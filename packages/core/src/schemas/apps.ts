@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { BUNDLE_ID, PACKAGE_NAME, SHA256_FINGERPRINT, TEAM_ID } from '../apps/association.js';
 import { storableText, successEnvelope, timestampSchema } from './common.js';
 
-const appName = storableText().trim().min(1, 'must not be empty').max(100)
+const appName = storableText()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100)
   .meta({ description: 'Shown on the iOS page ("Open in …")', example: 'Acme Shop' });
 
 export const createIosAppBodySchema = z
@@ -10,8 +13,17 @@ export const createIosAppBodySchema = z
     platform: z.literal('ios'),
     name: appName.optional(),
     teamId: z.string().trim().regex(TEAM_ID, 'must be the 10-character Apple Developer team id').meta({ example: 'ABCDE12345' }),
-    bundleId: z.string().trim().max(255).regex(BUNDLE_ID, 'must be a bundle identifier such as com.example.app').meta({ example: 'com.acme.shop' }),
-    appStoreId: z.string().trim().regex(/^\d{1,15}$/, 'must be the numeric App Store id').optional()
+    bundleId: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(BUNDLE_ID, 'must be a bundle identifier such as com.example.app')
+      .meta({ example: 'com.acme.shop' }),
+    appStoreId: z
+      .string()
+      .trim()
+      .regex(/^\d{1,15}$/, 'must be the numeric App Store id')
+      .optional()
       .meta({ description: 'Visitors without the app go to its App Store page when a link has no iOS fallback', example: '1234567890' }),
   })
   .strict();
@@ -20,7 +32,12 @@ export const createAndroidAppBodySchema = z
   .object({
     platform: z.literal('android'),
     name: appName.optional(),
-    packageName: z.string().trim().max(255).regex(PACKAGE_NAME, 'must be a package name such as com.example.app').meta({ example: 'com.acme.shop' }),
+    packageName: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(PACKAGE_NAME, 'must be a package name such as com.example.app')
+      .meta({ example: 'com.acme.shop' }),
     sha256CertFingerprints: z
       .array(z.string().trim().toUpperCase().regex(SHA256_FINGERPRINT, 'must be a SHA-256 fingerprint AA:BB:… (32 bytes)'))
       .min(1, 'must name at least one fingerprint')

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { storableText, successEnvelope, timestampSchema } from './common.js';
 
-export const userSchema = z
-  .object({ id: z.string(), name: z.string(), email: z.string() })
-  .meta({ id: 'User' });
+export const userSchema = z.object({ id: z.string(), name: z.string(), email: z.string() }).meta({ id: 'User' });
 export type User = z.infer<typeof userSchema>;
 
 const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email('must be a valid email address'));
@@ -39,9 +37,7 @@ export type AuthResult = z.infer<typeof authResultSchema>;
 export const authResponseSchema = successEnvelope(authResultSchema);
 export const meResponseSchema = successEnvelope(z.object({ user: userSchema }));
 
-export const createApiKeyBodySchema = z
-  .object({ name: storableText().trim().min(1, 'must not be empty').max(100) })
-  .strict();
+export const createApiKeyBodySchema = z.object({ name: storableText().trim().min(1, 'must not be empty').max(100) }).strict();
 export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 
 export const apiKeySchema = z
@@ -60,9 +56,15 @@ export const apiKeyListItemSchema = z
   .object({
     id: z.string(),
     name: z.string().meta({ example: 'deploy bot' }),
-    prefix: z.string().meta({ description: 'The first characters of the key, to tell keys apart (only `dlk_` for keys made before prefixes were kept)', example: 'dlk_Q2xpY2tz' }),
+    prefix: z.string().meta({
+      description: 'The first characters of the key, to tell keys apart (only `dlk_` for keys made before prefixes were kept)',
+      example: 'dlk_Q2xpY2tz',
+    }),
     createdAt: timestampSchema,
-    lastUsedAt: timestampSchema.nullable().meta({ description: 'When the key last authenticated a request, to the minute (updated at most once a minute); null if never', example: '2026-11-22T10:15:00.000Z' }),
+    lastUsedAt: timestampSchema.nullable().meta({
+      description: 'When the key last authenticated a request, to the minute (updated at most once a minute); null if never',
+      example: '2026-11-22T10:15:00.000Z',
+    }),
   })
   .meta({ id: 'ApiKeyListItem' });
 export type ApiKeyListItem = z.infer<typeof apiKeyListItemSchema>;
@@ -70,10 +72,16 @@ export const apiKeyListResponseSchema = successEnvelope(z.object({ apiKeys: z.ar
 
 /** `:id` of a link, as POST /links returned it. */
 export const idParamsSchema = z.object({
-  id: z.string().max(64).meta({ description: "The link's id (a UUID), as returned when it was created", example: '6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10' }),
+  id: z
+    .string()
+    .max(64)
+    .meta({ description: "The link's id (a UUID), as returned when it was created", example: '6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10' }),
 });
 
 /** `:id` of an API key, as POST /auth/api-keys returned it. */
 export const apiKeyIdParamsSchema = z.object({
-  id: z.string().max(64).meta({ description: "The API key's id (a UUID, not the key itself), as GET /auth/api-keys lists it", example: '0b6f5a7e-2f64-4c1b-8d1e-3c2a9b7f4e21' }),
+  id: z.string().max(64).meta({
+    description: "The API key's id (a UUID, not the key itself), as GET /auth/api-keys lists it",
+    example: '0b6f5a7e-2f64-4c1b-8d1e-3c2a9b7f4e21',
+  }),
 });

@@ -69,7 +69,10 @@ const urlText = () =>
     .max(MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} characters`)
     .refine((v) => !hasControlCharacters(v), 'must not contain control characters (tab, CR, LF…)')
     .refine(isWellFormedText, WELL_FORMED)
-    .refine((v) => Buffer.byteLength(parseUrl(v)?.href ?? v) <= MAX_URL_BYTES, `must be at most ${MAX_URL_BYTES} bytes once percent-encoded`);
+    .refine(
+      (v) => Buffer.byteLength(parseUrl(v)?.href ?? v) <= MAX_URL_BYTES,
+      `must be at most ${MAX_URL_BYTES} bytes once percent-encoded`,
+    );
 
 /** The first and last instants the API accepts or writes: ISO 8601 strings have four-digit years only from 0001 to 9999. */
 export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
@@ -80,12 +83,10 @@ export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
  * must not carry `9999-12-31T23:59-14:00` into the year 10000, which no response could write.
  */
 export const isoDateTimeOrDate = (message: string) =>
-  z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message })
-    .refine((value) => {
-      const instant = Date.parse(value);
-      return instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
-    }, 'must be a date between the years 0001 and 9999 (UTC)');
+  z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message }).refine((value) => {
+    const instant = Date.parse(value);
+    return instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+  }, 'must be a date between the years 0001 and 9999 (UTC)');
 
 /** An absolute http(s) URL: the only kind a browser destination may be. */
 export const webUrlSchema = urlText()

@@ -53,10 +53,14 @@ export const domainSchema = z
     notFoundUrl: z.string().optional(),
     verifiedAt: timestampSchema.optional(),
     createdAt: timestampSchema,
-    lastCheckedAt: timestampSchema.optional().meta({ description: 'When DNS last answered a check of the TXT record while the domain was active (its verification, later verify calls and the scheduled re-check)' }),
-    verificationLostAt: timestampSchema
-      .optional()
-      .meta({ description: 'Since when the TXT record has lacked the token: the domain turns pending once this is DOMAIN_VERIFICATION_GRACE_HOURS old; kept after that, cleared when it is verified again' }),
+    lastCheckedAt: timestampSchema.optional().meta({
+      description:
+        'When DNS last answered a check of the TXT record while the domain was active (its verification, later verify calls and the scheduled re-check)',
+    }),
+    verificationLostAt: timestampSchema.optional().meta({
+      description:
+        'Since when the TXT record has lacked the token: the domain turns pending once this is DOMAIN_VERIFICATION_GRACE_HOURS old; kept after that, cleared when it is verified again',
+    }),
   })
   .meta({ id: 'Domain' });
 export type Domain = z.infer<typeof domainSchema>;

@@ -1,13 +1,35 @@
 import { z } from 'zod';
 import { hostnameSchema } from './domains.js';
-import { appUrlSchema, hasControlCharacters, isoDateTimeOrDate, MAX_URL_BYTES, storableText, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
+import {
+  appUrlSchema,
+  hasControlCharacters,
+  isoDateTimeOrDate,
+  MAX_URL_BYTES,
+  storableText,
+  successEnvelope,
+  timestampSchema,
+  webUrlSchema,
+} from './common.js';
 
 /** Path segments the short-link host serves itself, so no custom slug may take them. */
 export const RESERVED_SLUGS = new Set([
-  'healthz', 'readyz', 'metrics', 'api', 'docs', 'static', 'assets', 'admin', 'login', 'logout', 'register',
+  'healthz',
+  'readyz',
+  'metrics',
+  'api',
+  'docs',
+  'static',
+  'assets',
+  'admin',
+  'login',
+  'logout',
+  'register',
 ]);
 
-const versionSchema = z.string().trim().regex(/^\d+(\.\d+){0,3}$/, 'must be a dotted version such as 2.4.1');
+const versionSchema = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+){0,3}$/, 'must be a dotted version such as 2.4.1');
 
 export const slugSchema = z
   .string()
@@ -53,7 +75,10 @@ export const socialPreviewSchema = z
     imageUrl: webUrlSchema.optional(),
   })
   .strict()
-  .meta({ id: 'SocialPreview', example: { title: 'Spring sale', description: 'Everything 20% off until Sunday', imageUrl: 'https://example.com/spring.png' } });
+  .meta({
+    id: 'SocialPreview',
+    example: { title: 'Spring sale', description: 'Everything 20% off until Sunday', imageUrl: 'https://example.com/spring.png' },
+  });
 export type SocialPreview = z.infer<typeof socialPreviewSchema>;
 
 /** customParameters as the query string they become, in bytes: what they add to every destination. */
@@ -117,7 +142,9 @@ export const linkFieldsSchema = z
     customParameters: customParametersSchema.optional(),
     expirationDate: expirationDateSchema.optional(),
     tags: tagsSchema.optional(),
-    expiredUrl: webUrlSchema.optional().meta({ description: 'Where the link sends visitors once it has expired (a 302 instead of the 410 page)' }),
+    expiredUrl: webUrlSchema
+      .optional()
+      .meta({ description: 'Where the link sends visitors once it has expired (a 302 instead of the 410 page)' }),
     socialPreview: socialPreviewSchema.optional(),
   })
   .strict();
@@ -126,7 +153,9 @@ export type LinkFields = z.infer<typeof linkFieldsSchema>;
 export const createLinkBodySchema = linkFieldsSchema
   .extend({
     slug: slugSchema.optional(),
-    domain: hostnameSchema.optional().meta({ description: 'One of your active custom domains; the default domain when omitted. Fixed once the link exists' }),
+    domain: hostnameSchema
+      .optional()
+      .meta({ description: 'One of your active custom domains; the default domain when omitted. Fixed once the link exists' }),
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBodySchema>;
@@ -192,7 +221,10 @@ export const linkSchema = z
     desktopUrl: z.string().optional(),
     customParameters: z.record(z.string(), z.string()).optional(),
     expirationDate: timestampSchema.optional(),
-    tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, lower-case; absent when it has none', example: ['spring'] }),
+    tags: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The link's tags, lower-case; absent when it has none", example: ['spring'] }),
     expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
     socialPreview: socialPreviewSchema.optional(),
     domain: z.string().optional().meta({ description: 'The custom domain the link is on; absent on the default domain' }),
@@ -214,7 +246,9 @@ export type LinkSortField = (typeof LINK_SORT_FIELDS)[number];
 const listParameter = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .union([z.string(), z.array(z.string())])
-    .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(',')).filter((entry) => entry.trim() !== ''))
+    .transform((value) =>
+      (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(',')).filter((entry) => entry.trim() !== ''),
+    )
     .pipe(z.array(item));
 
 /** What `include` can add to each item of the link list. */
@@ -223,7 +257,11 @@ export type LinkListExtra = (typeof LINK_LIST_EXTRAS)[number];
 
 export const listLinksQuerySchema = z
   .object({
-    page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1)
+    page: z.coerce
+      .number({ error: 'must be an integer' })
+      .int('must be an integer')
+      .min(1, 'must be at least 1')
+      .default(1)
       .meta({ description: 'Page number, from 1; a page past the end is an empty list with the real totals', example: 1 }),
     limit: z.coerce
       .number({ error: 'must be an integer' })
@@ -232,23 +270,36 @@ export const listLinksQuerySchema = z
       .max(100, 'must be between 1 and 100')
       .default(10)
       .meta({ description: 'Items per page, 1-100', example: 10 }),
-    sortBy: z.enum(LINK_SORT_FIELDS, { error: `must be one of ${LINK_SORT_FIELDS.join(', ')}` }).default('createdAt')
+    sortBy: z
+      .enum(LINK_SORT_FIELDS, { error: `must be one of ${LINK_SORT_FIELDS.join(', ')}` })
+      .default('createdAt')
       .meta({ description: 'Field to sort by; ties are broken by id, so pages are stable', example: 'createdAt' }),
-    sortDirection: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }).default('desc')
+    sortDirection: z
+      .enum(['asc', 'desc'], { error: 'must be asc or desc' })
+      .default('desc')
       .meta({ description: 'Sort direction', example: 'desc' }),
     tag: listParameter(tagSchema)
       .refine((tags) => tags.length <= MAX_TAGS, `must name at most ${MAX_TAGS} tags`)
       .optional()
-      .meta({ description: 'Only links carrying this tag; repeat it (or separate with commas) to require several, all of which must match', example: 'spring' }),
+      .meta({
+        description: 'Only links carrying this tag; repeat it (or separate with commas) to require several, all of which must match',
+        example: 'spring',
+      }),
     q: storableText()
       .trim()
       .max(200, 'must be at most 200 characters')
       .transform((text) => text || undefined)
       .optional()
-      .meta({ description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search', example: 'sale' }),
+      .meta({
+        description: 'Case-insensitive search in the title, the default URL and the short code; empty means no search',
+        example: 'sale',
+      }),
     include: listParameter(z.enum(LINK_LIST_EXTRAS, { error: `must be one of ${LINK_LIST_EXTRAS.join(', ')}` }))
       .optional()
-      .meta({ description: 'Extra fields on each item, comma-separated: clicks (all-time clicks), tags (always an array)', example: 'clicks,tags' }),
+      .meta({
+        description: 'Extra fields on each item, comma-separated: clicks (all-time clicks), tags (always an array)',
+        example: 'clicks,tags',
+      }),
   })
   .strict();
 export type ListLinksQuery = z.infer<typeof listLinksQuerySchema>;
@@ -263,23 +314,26 @@ export const linkResponseSchema = successEnvelope(z.object({ link: linkSchema })
 export const linkListItemSchema = linkSummarySchema
   .extend({
     clicks: z.number().int().optional().meta({ description: 'All-time clicks (with include=clicks)', example: 320 }),
-    tags: z.array(z.string()).optional().meta({ description: 'The link\'s tags, [] when none (with include=tags)', example: ['spring'] }),
+    tags: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "The link's tags, [] when none (with include=tags)", example: ['spring'] }),
   })
   .meta({ id: 'LinkListItem' });
 export type LinkListItem = z.infer<typeof linkListItemSchema>;
 
-export const linkListResponseSchema = successEnvelope(
-  z.object({ links: z.array(linkListItemSchema), pagination: paginationSchema }),
-);
+export const linkListResponseSchema = successEnvelope(z.object({ links: z.array(linkListItemSchema), pagination: paginationSchema }));
 
 /** GET /tags: every tag of the caller's links with how many links carry it, by name. */
 export const tagListResponseSchema = successEnvelope(
   z.object({
     tags: z.array(
-      z.object({
-        name: z.string().meta({ example: 'spring' }),
-        links: z.number().int().meta({ description: 'How many of the caller\'s links carry the tag', example: 12 }),
-      }).meta({ id: 'TagCount' }),
+      z
+        .object({
+          name: z.string().meta({ example: 'spring' }),
+          links: z.number().int().meta({ description: "How many of the caller's links carry the tag", example: 12 }),
+        })
+        .meta({ id: 'TagCount' }),
     ),
   }),
 );
@@ -295,7 +349,10 @@ export const bulkCreateBodySchema = z
       .max(MAX_BULK_LINKS, `must hold at most ${MAX_BULK_LINKS} links`)
       .meta({
         description: `1-${MAX_BULK_LINKS} links, each as POST /links takes it; all are created in one transaction, or none`,
-        example: [{ title: 'Spring email', defaultUrl: 'https://example.com/spring', tags: ['spring'] }, { title: 'Spring ad', defaultUrl: 'https://example.com/spring?ad=1', slug: 'spring-ad' }],
+        example: [
+          { title: 'Spring email', defaultUrl: 'https://example.com/spring', tags: ['spring'] },
+          { title: 'Spring ad', defaultUrl: 'https://example.com/spring?ad=1', slug: 'spring-ad' },
+        ],
       }),
   })
   .strict();
@@ -310,7 +367,10 @@ export const bulkDeleteBodySchema = z
       .array(z.string().max(64))
       .min(1, 'must name at least one link')
       .max(MAX_BULK_LINKS, `must name at most ${MAX_BULK_LINKS} links`)
-      .meta({ description: `Ids of the caller's links to delete, 1-${MAX_BULK_LINKS}; ids that no longer exist are skipped`, example: ['6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10'] }),
+      .meta({
+        description: `Ids of the caller's links to delete, 1-${MAX_BULK_LINKS}; ids that no longer exist are skipped`,
+        example: ['6f1c2f44-7d7e-4c1e-9c55-0d7f4f3c8a10'],
+      }),
   })
   .strict();
 export type BulkDeleteBody = z.infer<typeof bulkDeleteBodySchema>;

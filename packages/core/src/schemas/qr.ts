@@ -20,7 +20,9 @@ const boundedInt = (bounds: { min: number; max: number; default: number }, descr
 
 export const linkQrQuerySchema = z
   .object({
-    format: z.enum(QR_FORMATS, { error: `must be one of ${QR_FORMATS.join(', ')}` }).default('svg')
+    format: z
+      .enum(QR_FORMATS, { error: `must be one of ${QR_FORMATS.join(', ')}` })
+      .default('svg')
       .meta({ description: 'svg (scalable, for screens and print) or png', example: 'svg' }),
     size: boundedInt(QR_SIZE, `Width and height in pixels, ${QR_SIZE.min}-${QR_SIZE.max}`),
     margin: boundedInt(QR_MARGIN, `Quiet zone around the code, in modules, ${QR_MARGIN.min}-${QR_MARGIN.max}`),

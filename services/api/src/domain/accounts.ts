@@ -77,7 +77,10 @@ export function accountCache(deps: {
       const version = await users.revokeTokens(userId, passwordHash);
       forget(userId);
       await redis.publish(keys.tokenRevocations, userId).catch((error: unknown) => {
-        log.warn({ err: error }, `token revocation not published; other API instances may accept older tokens for up to ${ACCOUNT_TTL_MS / 1000} s`);
+        log.warn(
+          { err: error },
+          `token revocation not published; other API instances may accept older tokens for up to ${ACCOUNT_TTL_MS / 1000} s`,
+        );
       });
       return version;
     },

@@ -11,7 +11,17 @@ export const ACCOUNT_LONG_COLUMNS = ['link_id', ...EXPORT_COLUMNS] as const;
 
 /** The fixed columns of the wide layout; the top countries and browsers follow as columns of their own. */
 export const WIDE_COLUMNS = [
-  'link_id', 'title', 'short_url', 'bucket_start', 'clicks', 'unique_clicks', 'android', 'ios', 'desktop', 'mobile', 'desktop_device',
+  'link_id',
+  'title',
+  'short_url',
+  'bucket_start',
+  'clicks',
+  'unique_clicks',
+  'android',
+  'ios',
+  'desktop',
+  'mobile',
+  'desktop_device',
 ] as const;
 
 /** Media type of each export format. */
@@ -60,7 +70,9 @@ export function encodeExport(batches: AsyncIterable<BucketCount[]>, format: Expo
 }
 
 /** The long rows of several links, each row led by its link's id. */
-export async function* accountLongRecords(links: readonly { id: string; rows: () => AsyncIterable<BucketCount[]> }[]): AsyncGenerator<Value[][]> {
+export async function* accountLongRecords(
+  links: readonly { id: string; rows: () => AsyncIterable<BucketCount[]> }[],
+): AsyncGenerator<Value[][]> {
   for (const link of links) yield* mapBatches(link.rows(), (count) => [link.id, ...longRecord(count)]);
 }
 
@@ -80,12 +92,18 @@ export function wideLayout(countries: readonly string[], browsers: readonly stri
   const columns = [...WIDE_COLUMNS, ...countries.map((value) => `country_${value}`), ...browsers.map((value) => `browser_${value}`)];
   const at = (column: (typeof WIDE_COLUMNS)[number]) => WIDE_COLUMNS.indexOf(column);
   const positions = new Map<string, number>([
-    ['platform android', at('android')], ['platform ios', at('ios')], ['platform desktop', at('desktop')],
-    ['device Mobile', at('mobile')], ['device Desktop', at('desktop_device')],
+    ['platform android', at('android')],
+    ['platform ios', at('ios')],
+    ['platform desktop', at('desktop')],
+    ['device Mobile', at('mobile')],
+    ['device Desktop', at('desktop_device')],
   ]);
   for (const [i, value] of countries.entries()) positions.set(`country ${value}`, WIDE_COLUMNS.length + i);
   for (const [i, value] of browsers.entries()) positions.set(`browser ${value}`, WIDE_COLUMNS.length + countries.length + i);
-  const otherOf = { country: positions.get(`country ${OTHER}`), browser: positions.get(`browser ${OTHER}`) } as Record<string, number | undefined>;
+  const otherOf = { country: positions.get(`country ${OTHER}`), browser: positions.get(`browser ${OTHER}`) } as Record<
+    string,
+    number | undefined
+  >;
 
   const record = (link: WideLink, bucket: WideBucket): Value[] => {
     const values: Value[] = [link.id, link.title, link.shortUrl, bucket.bucket.toISOString(), bucket.clicks, bucket.uniqueClicks];

@@ -113,12 +113,18 @@ export function resolveRange(query: RangeQuery, now: Date): AnalyticsRange {
     return instant;
   };
   const today = floorTo(clock.toLocal(now.getTime()), DAY);
-  const endExclusive = endDate === undefined ? localMidnight(today + DAY)
-    : isBareDate(endDate) ? localMidnight(Date.parse(endDate) + DAY)
-    : Date.parse(endDate) + 1;
-  const startInclusive = startDate === undefined ? clock.fromLocal(clock.toLocal(endExclusive) - DEFAULT_RANGE_DAYS * DAY)
-    : isBareDate(startDate) ? localMidnight(Date.parse(startDate))
-    : Date.parse(startDate);
+  const endExclusive =
+    endDate === undefined
+      ? localMidnight(today + DAY)
+      : isBareDate(endDate)
+        ? localMidnight(Date.parse(endDate) + DAY)
+        : Date.parse(endDate) + 1;
+  const startInclusive =
+    startDate === undefined
+      ? clock.fromLocal(clock.toLocal(endExclusive) - DEFAULT_RANGE_DAYS * DAY)
+      : isBareDate(startDate)
+        ? localMidnight(Date.parse(startDate))
+        : Date.parse(startDate);
   if (endExclusive > LATEST_END) {
     throw invalidRequest('The date range ends too late', [{ field: 'endDate', message: 'must be before 9999-12-31' }]);
   }
@@ -126,13 +132,19 @@ export function resolveRange(query: RangeQuery, now: Date): AnalyticsRange {
     // A default start, or a bare date's local midnight east of UTC, can fall in the year 0.
     throw invalidRequest('The date range starts too early', [
       startDate === undefined
-        ? { field: 'endDate', message: `is too early: the default range of ${DEFAULT_RANGE_DAYS} days before it would start before the year 1; give startDate too` }
+        ? {
+            field: 'endDate',
+            message: `is too early: the default range of ${DEFAULT_RANGE_DAYS} days before it would start before the year 1; give startDate too`,
+          }
         : { field: 'startDate', message: 'must not be before 0001-01-01T00:00:00Z' },
     ]);
   }
   if (startInclusive >= endExclusive) {
     throw invalidRequest('The date range is empty', [
-      { field: 'startDate', message: endDate === undefined ? 'must not be after today (the default endDate)' : 'must not be after endDate' },
+      {
+        field: 'startDate',
+        message: endDate === undefined ? 'must not be after today (the default endDate)' : 'must not be after endDate',
+      },
     ]);
   }
   const start = floorTo(startInclusive, HOUR);

@@ -1,9 +1,23 @@
 import type { Readable } from 'node:stream';
-import type { AccountExportQuery, AnalyticsExportQuery, LinkAnalytics, LinkAnalyticsQuery, SummaryAnalytics, SummaryAnalyticsQuery } from '@deeplink/core';
+import type {
+  AccountExportQuery,
+  AnalyticsExportQuery,
+  LinkAnalytics,
+  LinkAnalyticsQuery,
+  SummaryAnalytics,
+  SummaryAnalyticsQuery,
+} from '@deeplink/core';
 import { shortUrls } from '@deeplink/core';
 import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import {
-  ACCOUNT_LONG_COLUMNS, EXPORT_CONTENT_TYPES, accountLongRecords, encodeExport, encodeRecords, startReading, wideLayout, type ExportFormat,
+  ACCOUNT_LONG_COLUMNS,
+  EXPORT_CONTENT_TYPES,
+  accountLongRecords,
+  encodeExport,
+  encodeRecords,
+  startReading,
+  wideLayout,
+  type ExportFormat,
 } from './analytics-export.js';
 import type { ExportBudget } from './export-budget.js';
 import { clockOf } from './time-zone.js';
@@ -110,8 +124,10 @@ export function analyticsService(deps: {
     async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
       const { tag, startDate, endDate, timezone } = query;
       // Month buckets only so that any range resolves: the summary has no series.
-      const range = startDate === undefined && endDate === undefined ? undefined
-        : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
+      const range =
+        startDate === undefined && endDate === undefined
+          ? undefined
+          : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
       return deps.analytics.accountSummary(principal.userId, { tag, range });
     },
 
@@ -142,8 +158,14 @@ export function analyticsService(deps: {
         const targets = await deps.links.exportTargets(principal.userId, query.tag);
         const name = `analytics-${query.tag ?? 'all-links'}-${rangeName(range)}-${query.layout}.${query.format}`;
         if (query.layout === 'wide') return wideExport(targets, range, query.format, name);
-        const rows = accountLongRecords(targets.map((target) => ({ id: target.id, rows: () => deps.exportAnalytics.exportRows(target.id, range) })));
-        return { filename: name, contentType: EXPORT_CONTENT_TYPES[query.format], body: encodeRecords(ACCOUNT_LONG_COLUMNS, await startReading(rows), query.format) };
+        const rows = accountLongRecords(
+          targets.map((target) => ({ id: target.id, rows: () => deps.exportAnalytics.exportRows(target.id, range) })),
+        );
+        return {
+          filename: name,
+          contentType: EXPORT_CONTENT_TYPES[query.format],
+          body: encodeRecords(ACCOUNT_LONG_COLUMNS, await startReading(rows), query.format),
+        };
       });
     },
   };
@@ -161,10 +183,21 @@ export function analyticsService(deps: {
    * The wide layout of `targets`: the top countries and browsers over all of them become columns
    * (one small aggregate query first), then each link's buckets are streamed through a cursor.
    */
-  async function wideExport(targets: { id: string; title: string; code: string; domain: string | null }[], range: AnalyticsRange, format: ExportFormat, filename: string): Promise<AnalyticsExport> {
-    const totals = await deps.exportAnalytics.dimensionTotals(targets.map((target) => target.id), range, ['country', 'browser']);
+  async function wideExport(
+    targets: { id: string; title: string; code: string; domain: string | null }[],
+    range: AnalyticsRange,
+    format: ExportFormat,
+    filename: string,
+  ): Promise<AnalyticsExport> {
+    const totals = await deps.exportAnalytics.dimensionTotals(
+      targets.map((target) => target.id),
+      range,
+      ['country', 'browser'],
+    );
     const top = (dimension: string) => [
-      ...Object.keys(topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]))).filter((value) => value !== OTHER),
+      ...Object.keys(
+        topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks])),
+      ).filter((value) => value !== OTHER),
       OTHER,
     ];
     const layout = wideLayout(top('country'), top('browser'));
@@ -174,7 +207,11 @@ export function analyticsService(deps: {
         for await (const batch of deps.exportAnalytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
       }
     }
-    return { filename, contentType: EXPORT_CONTENT_TYPES[format], body: encodeRecords(layout.columns, await startReading(records()), format) };
+    return {
+      filename,
+      contentType: EXPORT_CONTENT_TYPES[format],
+      body: encodeRecords(layout.columns, await startReading(records()), format),
+    };
   }
 }
 export type AnalyticsService = ReturnType<typeof analyticsService>;

@@ -32,7 +32,8 @@ export function appsService(deps: {
     if (app.platform !== 'ios' || !app.bundleId) return;
     for (const link of await deps.links.listByIosBundle(app.userId, app.bundleId)) {
       await cacheLink(deps.redis, deps.keys, link).catch((error: unknown) =>
-        deps.log.warn({ err: error, code: link.code }, 'link cache write failed; the reconcile task will repair it'));
+        deps.log.warn({ err: error, code: link.code }, 'link cache write failed; the reconcile task will repair it'),
+      );
     }
   };
 

@@ -1,4 +1,18 @@
-import { type ApiKey, type ApiKeyListItem, type AuthResult, BoundedMap, type ChangePasswordBody, conflict, forbidden, invalidRequest, type LoginBody, notFound, type RegisterBody, unauthorized, type User } from '@deeplink/core';
+import {
+  type ApiKey,
+  type ApiKeyListItem,
+  type AuthResult,
+  BoundedMap,
+  type ChangePasswordBody,
+  conflict,
+  forbidden,
+  invalidRequest,
+  type LoginBody,
+  notFound,
+  type RegisterBody,
+  unauthorized,
+  type User,
+} from '@deeplink/core';
 import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { AccountCache } from './accounts.js';
@@ -17,7 +31,8 @@ const PROVEN_KEY_TTL_MS = 60 * 60_000;
 /** `lastUsedAt` of a key moves at most this often: a write per request would cost more than the request. */
 export const KEY_USAGE_RESOLUTION_SECONDS = 60;
 /** lastUsedAt as answered: rounded down to its resolution, as it claims no more precision than that. */
-const usageTime = (at: Date) => new Date(Math.floor(at.getTime() / (KEY_USAGE_RESOLUTION_SECONDS * 1000)) * KEY_USAGE_RESOLUTION_SECONDS * 1000).toISOString();
+const usageTime = (at: Date) =>
+  new Date(Math.floor(at.getTime() / (KEY_USAGE_RESOLUTION_SECONDS * 1000)) * KEY_USAGE_RESOLUTION_SECONDS * 1000).toISOString();
 /** Characters of a new key kept in clear for key lists: `dlk_` and 8 of its 43 random ones (48 of 256 bits). */
 const SHOWN_PREFIX_LENGTH = 12;
 
@@ -64,9 +79,7 @@ export function authService(deps: {
     async register(body: RegisterBody): Promise<AuthResult> {
       const user = await users.create({ name: body.name, email: body.email, passwordHash: await hashPassword(body.password) });
       if (!user) {
-        throw conflict('An account with this email already exists', [
-          { field: 'email', message: 'is already registered' },
-        ]);
+        throw conflict('An account with this email already exists', [{ field: 'email', message: 'is already registered' }]);
       }
       return issue(user);
     },
@@ -149,7 +162,12 @@ export function authService(deps: {
       if (principal.apiKeyId) throw forbidden('API keys cannot manage API keys; log in to create one');
       const key = generateApiKey();
       prove(hashApiKey(key));
-      const record = await apiKeys.create({ userId: principal.userId, name, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: hashApiKey(key) });
+      const record = await apiKeys.create({
+        userId: principal.userId,
+        name,
+        prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+        keyHash: hashApiKey(key),
+      });
       return { id: record.id, name: record.name, key, createdAt: record.createdAt.toISOString() };
     },
 

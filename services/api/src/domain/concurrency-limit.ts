@@ -25,7 +25,8 @@ export function concurrencyLimit({ what, perUser, total = Infinity, retryAfterSe
     /** Takes a place for `userId`, or throws the 429; call the returned function once when the work ends. */
     acquire(userId: string): () => void {
       const mine = running.get(userId) ?? 0;
-      if (mine >= perUser) throw rateLimited(`At most ${perUser} ${what} at once per account; try again when one has finished`, retryAfterSeconds);
+      if (mine >= perUser)
+        throw rateLimited(`At most ${perUser} ${what} at once per account; try again when one has finished`, retryAfterSeconds);
       if (all >= total) throw rateLimited(`The server is busy with other ${what}; try again shortly`, retryAfterSeconds);
       running.set(userId, mine + 1);
       all++;

@@ -25,7 +25,12 @@ export function credentialFailures(redis: RedisClient, keys: RedisKeys, rule: { 
     },
     async record(address: string): Promise<void> {
       const key = keys.credentialFailures(address, current().window);
-      await redis.multi().incr(key).expire(key, rule.windowSeconds + 1).exec().catch(() => {});
+      await redis
+        .multi()
+        .incr(key)
+        .expire(key, rule.windowSeconds + 1)
+        .exec()
+        .catch(() => {});
     },
   };
 }

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { challengeName, conflict, type Domain, forbidden, invalidRequest, notFound, type RedisKeys } from '@deeplink/core';
-import { DomainInUseError, type DomainRecord, type DomainsRepository, DomainTakenError, HostnameActiveElsewhereError } from '@deeplink/core/db';
+import {
+  DomainInUseError,
+  type DomainRecord,
+  type DomainsRepository,
+  DomainTakenError,
+  HostnameActiveElsewhereError,
+} from '@deeplink/core/db';
 import { type RedisClient, uncacheDomain } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
@@ -40,7 +46,8 @@ export function domainsService(deps: {
     return domain;
   };
 
-  const activeElsewhere = () => conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
+  const activeElsewhere = () =>
+    conflict('Another account uses this domain', [{ field: 'hostname', message: 'is active on another account' }]);
 
   /**
    * Activates the domain, or undefined when it is gone. Another account's active claim gives way
@@ -48,10 +55,11 @@ export function domainsService(deps: {
    * grace period; 409 otherwise.
    */
   const activate = async (domain: DomainRecord, found: string[]): Promise<DomainRecord | undefined> => {
-    const attempt = () => deps.domains.activate(domain.id).catch((error: unknown) => {
-      if (error instanceof HostnameActiveElsewhereError) return 'taken' as const;
-      throw error;
-    });
+    const attempt = () =>
+      deps.domains.activate(domain.id).catch((error: unknown) => {
+        if (error instanceof HostnameActiveElsewhereError) return 'taken' as const;
+        throw error;
+      });
     const first = await attempt();
     if (first !== 'taken') return first;
     const holder = await deps.domains.findActiveByHostname(domain.hostname);
@@ -64,7 +72,7 @@ export function domainsService(deps: {
   return {
     async create(principal: Principal, body: { hostname: string; notFoundUrl?: string }): Promise<Domain> {
       if (body.hostname === defaultHostname) {
-        throw invalidRequest('This is the service\'s own domain', [{ field: 'hostname', message: 'is the default short-link domain' }]);
+        throw invalidRequest("This is the service's own domain", [{ field: 'hostname', message: 'is the default short-link domain' }]);
       }
       try {
         // 128 random bits: the TXT value proves control of the zone, so it must not be guessable.
@@ -128,7 +136,8 @@ export function domainsService(deps: {
       }
       if (deleted?.verifiedAt) {
         await uncacheDomain(deps.redis, deps.keys, deleted.hostname).catch((error: unknown) =>
-          deps.log.warn({ err: error, hostname: deleted.hostname }, 'domain cache delete failed'));
+          deps.log.warn({ err: error, hostname: deleted.hostname }, 'domain cache delete failed'),
+        );
       }
     },
   };

@@ -22,7 +22,11 @@ export class ExportDeadlineError extends Error {
  * nothing for `idleMs` or the download has lasted `totalMs`. Ending it closes the source (and the
  * cursor holding a database connection) at once. `onEnd` runs once, however the download ends.
  */
-export function withDeadlines(body: Readable, { idleMs, totalMs }: Pick<ExportBudgetOptions, 'idleMs' | 'totalMs'>, onEnd: () => void): Readable {
+export function withDeadlines(
+  body: Readable,
+  { idleMs, totalMs }: Pick<ExportBudgetOptions, 'idleMs' | 'totalMs'>,
+  onEnd: () => void,
+): Readable {
   const cut = (message: string) => () => guarded.destroy(new ExportDeadlineError(message));
   // A chunk passes only when the client has made room for it, so each one proves the client reads.
   const guarded = new Transform({

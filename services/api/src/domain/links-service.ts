@@ -1,5 +1,32 @@
-import { conflict, type CreateLinkInput, forbidden, generateShortCode, invalidRequest, type Link, linkCacheId, type LinkFields, linkFieldsSchema, type LinkListItem, type LinkSummary, type ListLinksQuery, notFound, oversizedDestinations, type Pagination, type RedisKeys, shortUrls, toErrorDetails, type UpdateLinkBody } from '@deeplink/core';
-import { type DomainsRepository, ForeignLinksError, type LinkRecord, type LinksRepository, ShortCodesTakenError, ShortCodeTakenError } from '@deeplink/core/db';
+import {
+  conflict,
+  type CreateLinkInput,
+  forbidden,
+  generateShortCode,
+  invalidRequest,
+  type Link,
+  linkCacheId,
+  type LinkFields,
+  linkFieldsSchema,
+  type LinkListItem,
+  type LinkSummary,
+  type ListLinksQuery,
+  notFound,
+  oversizedDestinations,
+  type Pagination,
+  type RedisKeys,
+  shortUrls,
+  toErrorDetails,
+  type UpdateLinkBody,
+} from '@deeplink/core';
+import {
+  type DomainsRepository,
+  ForeignLinksError,
+  type LinkRecord,
+  type LinksRepository,
+  ShortCodesTakenError,
+  ShortCodeTakenError,
+} from '@deeplink/core/db';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
@@ -91,7 +118,7 @@ export function linksService(deps: {
   const domainIdOf = async (principal: Principal, hostname: string | undefined, field: string): Promise<string | null> => {
     if (hostname === undefined) return null;
     const domain = await deps.domains.findActive(principal.userId, hostname);
-    if (!domain) throw invalidRequest('The link\'s domain is not usable', [{ field, message: 'is not an active domain of yours' }]);
+    if (!domain) throw invalidRequest("The link's domain is not usable", [{ field, message: 'is not an active domain of yours' }]);
     return domain.id;
   };
 
@@ -107,9 +134,7 @@ export function linksService(deps: {
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
-            throw conflict('This slug is already taken', [
-              { field: 'slug', message: 'is already taken' },
-            ]);
+            throw conflict('This slug is already taken', [{ field: 'slug', message: 'is already taken' }]);
           }
           if (attempt + 1 >= CODE_ATTEMPTS) throw error;
         }
@@ -125,20 +150,32 @@ export function linksService(deps: {
      */
     async createMany(principal: Principal, inputs: CreateLinkInput[]): Promise<Link[]> {
       const problems = inputs.flatMap((input, index) =>
-        destinationProblems(input).map((problem) => ({ ...problem, field: `links.${index}.${problem.field}` })));
+        destinationProblems(input).map((problem) => ({ ...problem, field: `links.${index}.${problem.field}` })),
+      );
       if (problems.length > 0) throw invalidRequest('A destination of these links would be too long; nothing was created', problems);
       assertDistinctSlugs(inputs);
       const domainIds = await Promise.all(inputs.map(({ domain }, index) => domainIdOf(principal, domain, `links.${index}.domain`)));
       let records: LinkRecord[];
       try {
-        records = await links.createMany(principal.userId, inputs.map(({ slug, domain: _domain, ...fields }, index) => ({ code: slug ?? generateShortCode, fields, domainId: domainIds[index]! })));
+        records = await links.createMany(
+          principal.userId,
+          inputs.map(({ slug, domain: _domain, ...fields }, index) => ({
+            code: slug ?? generateShortCode,
+            fields,
+            domainId: domainIds[index]!,
+          })),
+        );
       } catch (error) {
         if (!(error instanceof ShortCodesTakenError)) throw error;
-        throw conflict('Some slugs are already taken; nothing was created',
-          error.indexes.map((index) => ({ field: `links.${index}.slug`, message: 'is already taken' })));
+        throw conflict(
+          'Some slugs are already taken; nothing was created',
+          error.indexes.map((index) => ({ field: `links.${index}.slug`, message: 'is already taken' })),
+        );
       }
       // Written through only after the commit, so the cache never holds a link that was rolled back.
-      await Promise.all(records.map((record) => writeThrough(() => cacheLink(deps.redis, deps.keys, record), linkCacheId(record.code, record.domain))));
+      await Promise.all(
+        records.map((record) => writeThrough(() => cacheLink(deps.redis, deps.keys, record), linkCacheId(record.code, record.domain))),
+      );
       return records.map(toLink);
     },
 
@@ -201,8 +238,10 @@ export function linksService(deps: {
       } catch (error) {
         if (!(error instanceof ForeignLinksError)) throw error;
         const foreign = new Set(error.ids);
-        throw forbidden('Some of these links belong to another account; nothing was deleted',
-          ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])));
+        throw forbidden(
+          'Some of these links belong to another account; nothing was deleted',
+          ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])),
+        );
       }
       await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));
       return codes.length;

@@ -10,8 +10,15 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(zone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', era: 'short',
-      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      era: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(zone, formatter);
   }
@@ -64,7 +71,8 @@ function zoneClock(zone: string): ZoneClock {
 }
 
 /** UTC under any of its names (`utc`, `Etc/UTC`, `GMT`…): the runtime resolves them all to `UTC`. */
-const isUtc = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone.replace(/^(Etc\/)?(UTC|GMT)$/, 'UTC') === 'UTC';
+const isUtc = (zone: string) =>
+  new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone.replace(/^(Etc\/)?(UTC|GMT)$/, 'UTC') === 'UTC';
 
 /**
  * The clock of a zone named in a query (already checked to exist), under the name it was given:
@@ -90,7 +98,8 @@ export function assertWholeHour(instant: number, clock: ZoneClock): void {
   throw invalidRequest(`Time zone ${clock.zone} is ${formatOffset(offset)}: only zones a whole number of hours from UTC can be reported`, [
     {
       field: 'timezone',
-      message: `${clock.zone} is ${formatOffset(offset)} on ${new Date(instant).toISOString().slice(0, 10)}; clicks are counted per UTC hour, ` +
+      message:
+        `${clock.zone} is ${formatOffset(offset)} on ${new Date(instant).toISOString().slice(0, 10)}; clicks are counted per UTC hour, ` +
         'so buckets can only start on a whole UTC hour (zones such as Asia/Kolkata or Asia/Kathmandu are not supported)',
     },
   ]);

@@ -23,8 +23,14 @@ export async function dashboard(dashboard: FastifyInstance, { root }: { root: st
   });
   if (!root || !index || !existsSync(index)) {
     dashboard.get('/', { schema: { hide: true } }, async (_request, reply) =>
-      reply.status(503).type('text/plain; charset=utf-8').header('cache-control', 'no-store')
-        .send('The dashboard is not built. Run `npm run build` (or `npm start`, which builds it) and restart the API; the API itself is at /api.\n'));
+      reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(
+          'The dashboard is not built. Run `npm run build` (or `npm start`, which builds it) and restart the API; the API itself is at /api.\n',
+        ),
+    );
     return;
   }
   dashboard.addHook('onSend', setPageHeaders);

@@ -11,8 +11,17 @@ const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = [])
 });
 
 /** Answers with the envelope, the status and code of `kind` (see ERRORS). */
-export const sendError = (reply: FastifyReply, kind: ErrorKind, message: string, details: ErrorDetail[] = [], status: number = ERRORS[kind].status) =>
-  reply.status(status).type('application/json').send(envelope(ERRORS[kind].code, message, details));
+export const sendError = (
+  reply: FastifyReply,
+  kind: ErrorKind,
+  message: string,
+  details: ErrorDetail[] = [],
+  status: number = ERRORS[kind].status,
+) =>
+  reply
+    .status(status)
+    .type('application/json')
+    .send(envelope(ERRORS[kind].code, message, details));
 
 const LOCATION_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
 
@@ -22,7 +31,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     const field = issue.instancePath.split('/').filter(Boolean).join('.');
     const keys = (issue.params as { keys?: string[] }).keys;
     if (issue.keyword === 'unrecognized_keys' && keys) {
-      const message = error.validationContext === 'querystring' ? 'is not a query parameter of this operation' : 'is not a recognised field';
+      const message =
+        error.validationContext === 'querystring' ? 'is not a query parameter of this operation' : 'is not a recognised field';
       return keys.map((key) => ({ field: field ? `${field}.${key}` : key, message }));
     }
     // A record's bad key (a custom parameter's name): say what is wrong with it, as toErrorDetails does.
@@ -38,40 +48,44 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
  * The one place that turns anything thrown into the spec's error envelope. Client errors keep
  * their message; server errors are logged with their cause and answered without stack or SQL.
  */
-export const errorHandling = fp(async (app) => {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) {
-      reply.headers(error.headers);
-      return sendError(reply, error.kind, error.message, error.details);
-    }
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      const where = LOCATION_NAMES[error.validationContext ?? 'body'] ?? 'request';
-      return sendError(reply, 'invalid', `The ${where} is not valid`, validationDetails(error));
-    }
-    const status = error.statusCode ?? 500;
-    if (status === 413) {
-      return sendError(reply, 'tooLarge', 'The request body is larger than the 1 MiB limit');
-    }
-    if (status >= 400 && status < 500) {
-      // Fastify's own client errors: malformed JSON, wrong content type, empty body.
-      const message = error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? 'Request bodies must be JSON (Content-Type: application/json)'
-        : error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
-          ? `The request body is not valid JSON: ${error.message}`
-          : error.message;
-      // A status the table does not name (405, 431, …) keeps its number, with the code of a bad request.
-      const kind = errorKindOf(status);
-      return kind ? sendError(reply, kind, message) : sendError(reply, 'invalid', message, [], status);
-    }
-    request.log.error({ err: error }, 'request failed');
-    if (isBackingServiceDown(error)) {
-      return sendError(reply, 'unavailable', 'A backing service is unavailable; try again shortly');
-    }
-    return sendError(reply, 'internal', 'Internal server error');
-  });
+export const errorHandling = fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error instanceof AppError) {
+        reply.headers(error.headers);
+        return sendError(reply, error.kind, error.message, error.details);
+      }
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const where = LOCATION_NAMES[error.validationContext ?? 'body'] ?? 'request';
+        return sendError(reply, 'invalid', `The ${where} is not valid`, validationDetails(error));
+      }
+      const status = error.statusCode ?? 500;
+      if (status === 413) {
+        return sendError(reply, 'tooLarge', 'The request body is larger than the 1 MiB limit');
+      }
+      if (status >= 400 && status < 500) {
+        // Fastify's own client errors: malformed JSON, wrong content type, empty body.
+        const message =
+          error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+            ? 'Request bodies must be JSON (Content-Type: application/json)'
+            : error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')
+              ? `The request body is not valid JSON: ${error.message}`
+              : error.message;
+        // A status the table does not name (405, 431, …) keeps its number, with the code of a bad request.
+        const kind = errorKindOf(status);
+        return kind ? sendError(reply, kind, message) : sendError(reply, 'invalid', message, [], status);
+      }
+      request.log.error({ err: error }, 'request failed');
+      if (isBackingServiceDown(error)) {
+        return sendError(reply, 'unavailable', 'A backing service is unavailable; try again shortly');
+      }
+      return sendError(reply, 'internal', 'Internal server error');
+    });
 
-  app.setNotFoundHandler(sendNotFound);
-}, { name: 'error-handling' });
+    app.setNotFoundHandler(sendNotFound);
+  },
+  { name: 'error-handling' },
+);
 
 /** Router errors, in words that do not repeat the path (it may be long, and it is the client's). */
 const ROUTER_MESSAGES: Record<string, string> = {
@@ -85,7 +99,12 @@ const ROUTER_MESSAGES: Record<string, string> = {
  * this, which charges the request to the rate limit as the hooks would have, then answers with the
  * envelope itself.
  */
-export async function answerRouterError(app: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function answerRouterError(
+  app: FastifyInstance,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   try {
     await app.chargeRateLimit(request, reply);
   } catch (limited) {
@@ -113,7 +132,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, message: 'The request is not valid HTTP' };
   const body = JSON.stringify(envelope(ERRORS.invalid.code, message));
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }
@@ -122,12 +143,23 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 export const sendNotFound = (request: FastifyRequest, reply: FastifyReply) =>
   sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`);
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED']);
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_DESTROYED',
+]);
 
 /** PostgreSQL or Redis unreachable: 503, so clients and load balancers know to retry. */
 function isBackingServiceDown(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   const message = (error as { message?: unknown }).message;
-  return (typeof code === 'string' && CONNECTION_ERRORS.has(code)) ||
-    (typeof message === 'string' && /Connection is closed|Stream isn't writeable|max retries per request/i.test(message));
+  return (
+    (typeof code === 'string' && CONNECTION_ERRORS.has(code)) ||
+    (typeof message === 'string' && /Connection is closed|Stream isn't writeable|max retries per request/i.test(message))
+  );
 }

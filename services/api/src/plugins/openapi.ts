@@ -4,9 +4,17 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { setPageHeaders } from './page-headers.js';
 
-type Document = ReturnType<typeof jsonSchemaTransformObject> & { components: { schemas?: Record<string, Record<string, unknown>>; headers?: Record<string, unknown> } };
-interface Response { description: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
-interface Operation { responses: Record<string, Response> }
+type Document = ReturnType<typeof jsonSchemaTransformObject> & {
+  components: { schemas?: Record<string, Record<string, unknown>>; headers?: Record<string, unknown> };
+};
+interface Response {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, unknown>;
+}
+interface Operation {
+  responses: Record<string, Response>;
+}
 
 /** Sent on every request the rate limit counted (not when Redis could not count it). */
 const RATE_LIMIT_HEADERS = {
@@ -35,8 +43,7 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
  * operation reaches (zod registers an input and an output variant of each).
  */
 function completeDocument(document: Document, bodyLimit: number): Document {
-  const operations = Object.values(document.paths ?? {}).flatMap((item) =>
-    Object.entries(item as Record<string, Operation>));
+  const operations = Object.values(document.paths ?? {}).flatMap((item) => Object.entries(item as Record<string, Operation>));
   for (const [method, operation] of operations) {
     if (BODY_METHODS.has(method)) Object.assign(operation.responses, bodyErrors(bodyLimit));
     for (const [status, response] of Object.entries(operation.responses)) {
@@ -49,8 +56,9 @@ function completeDocument(document: Document, bodyLimit: number): Document {
   }
   document.components.headers = { ...RATE_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER };
   // zod writes `$schema` and a fragment `$id` into each component; JSON Schema 2020-12 forbids the fragment.
-  document.components.schemas = Object.fromEntries(Object.entries(reachableSchemas(document))
-    .map(([name, { $id, $schema, ...schema }]) => [name, schema]));
+  document.components.schemas = Object.fromEntries(
+    Object.entries(reachableSchemas(document)).map(([name, { $id, $schema, ...schema }]) => [name, schema]),
+  );
   return document;
 }
 
@@ -77,33 +85,36 @@ function reachableSchemas(document: Document): Record<string, Record<string, unk
 }
 
 /** The OpenAPI document, generated from the route schemas: JSON at /api/docs/json, a browsable page at /api/docs. */
-export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(async (app, { serverUrl, bodyLimit }) => {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Deep-link service API',
-        version: '1.0.0',
-        description:
-          'Short links that route each visitor to the right app or page, with click analytics. ' +
-          'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }. ' +
-          'Query parameters an operation does not define are refused with 400, each named in error.details.',
-      },
-      servers: [{ url: serverUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dlk_…) or the token from register/login' },
+export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(
+  async (app, { serverUrl, bodyLimit }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Deep-link service API',
+          version: '1.0.0',
+          description:
+            'Short links that route each visitor to the right app or page, with click analytics. ' +
+            'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }. ' +
+            'Query parameters an operation does not define are refused with 400, each named in error.details.',
         },
+        servers: [{ url: serverUrl }],
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dlk_…) or the token from register/login' },
+          },
+        },
+        security: [{ bearer: [] }],
       },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as Document, bodyLimit),
-  });
-  // The docs page runs on the dashboard's origin: it gets the dashboard's strict headers (its
-  // scripts and styles are files of its own, so the same CSP fits), and cannot be framed.
-  await app.register(async (docs) => {
-    docs.addHook('onSend', setPageHeaders);
-    await docs.register(swaggerUi, { routePrefix: '/api/docs' });
-  });
-}, { name: 'openapi' });
+      transform: jsonSchemaTransform,
+      transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as Document, bodyLimit),
+    });
+    // The docs page runs on the dashboard's origin: it gets the dashboard's strict headers (its
+    // scripts and styles are files of its own, so the same CSP fits), and cannot be framed.
+    await app.register(async (docs) => {
+      docs.addHook('onSend', setPageHeaders);
+      await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+    });
+  },
+  { name: 'openapi' },
+);

@@ -34,7 +34,9 @@ function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } |
   const scope = request.routeOptions.config.rateLimitScope;
   if (scope === 'none') return undefined;
   if (scope === 'auth') return { scope: 'auth', subject: addressSubject(request) };
-  return request.principal ? { scope: 'user', subject: request.principal.userId } : { scope: 'anonymous', subject: addressSubject(request) };
+  return request.principal
+    ? { scope: 'user', subject: request.principal.userId }
+    : { scope: 'anonymous', subject: addressSubject(request) };
 }
 
 /**
@@ -51,53 +53,63 @@ function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } |
  * `skipOnError` is off so the failure reaches this hook): an outage of the limiter must not take
  * the API down with it.
  */
-export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Config }>(async (app, { redis, keys, config }) => {
-  const max: Record<Scope, number> = { auth: config.RATE_LIMIT_AUTH_MAX, user: config.RATE_LIMIT_MAX, anonymous: config.RATE_LIMIT_ANONYMOUS_MAX };
-  await app.register(fastifyRateLimit, {
-    // The hooks below decide which requests count; the plugin only keeps the counters.
-    global: false,
-    redis,
-    nameSpace: keys.rateLimit,
-    timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
-    keyGenerator: (request) => {
-      const { scope, subject } = subjectOf(request)!;
-      return `${scope}:${subject}`;
-    },
-    max: (request) => max[subjectOf(request)!.scope],
-    skipOnError: false,
-  });
-  const count = app.createRateLimit();
-  const warnUnavailable = rateLimitedLog(app.log, 'warn');
+export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Config }>(
+  async (app, { redis, keys, config }) => {
+    const max: Record<Scope, number> = {
+      auth: config.RATE_LIMIT_AUTH_MAX,
+      user: config.RATE_LIMIT_MAX,
+      anonymous: config.RATE_LIMIT_ANONYMOUS_MAX,
+    };
+    await app.register(fastifyRateLimit, {
+      // The hooks below decide which requests count; the plugin only keeps the counters.
+      global: false,
+      redis,
+      nameSpace: keys.rateLimit,
+      timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      keyGenerator: (request) => {
+        const { scope, subject } = subjectOf(request)!;
+        return `${scope}:${subject}`;
+      },
+      max: (request) => max[subjectOf(request)!.scope],
+      skipOnError: false,
+    });
+    const count = app.createRateLimit();
+    const warnUnavailable = rateLimitedLog(app.log, 'warn');
 
-  /** Counts `units` requests for the caller; throws the 429 past the limit. */
-  const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
-    if (units <= 0 || !subjectOf(request)) return;
-    let counts: Awaited<ReturnType<typeof count>>[];
-    try {
-      // The plugin counts one request per call. The calls of one charge name one key, so ioredis
-      // sends them down one connection in order: the last answer is the count after all of them.
-      counts = units === 1 ? [await count(request)] : await Promise.all(Array.from({ length: units }, () => count(request)));
-    } catch (error) {
-      warnUnavailable({ err: error }, 'rate limiter unavailable; request allowed');
-      return;
-    }
-    const counted = counts[counts.length - 1]!;
-    if (counted.isAllowed) return;
-    const resetAt = Math.ceil((Date.now() + counted.ttl) / 1000);
-    reply.header('X-RateLimit-Limit', counted.max);
-    reply.header('X-RateLimit-Remaining', counted.remaining);
-    reply.header('X-RateLimit-Reset', resetAt);
-    if (counted.isExceeded) {
-      throw rateLimited(`Rate limit of ${counted.max} requests per ${config.RATE_LIMIT_WINDOW_SECONDS}s exceeded; retry in ${counted.ttlInSeconds}s`, counted.ttlInSeconds);
-    }
-  };
+    /** Counts `units` requests for the caller; throws the 429 past the limit. */
+    const charge = async (request: FastifyRequest, reply: FastifyReply, units: number) => {
+      if (units <= 0 || !subjectOf(request)) return;
+      let counts: Awaited<ReturnType<typeof count>>[];
+      try {
+        // The plugin counts one request per call. The calls of one charge name one key, so ioredis
+        // sends them down one connection in order: the last answer is the count after all of them.
+        counts = units === 1 ? [await count(request)] : await Promise.all(Array.from({ length: units }, () => count(request)));
+      } catch (error) {
+        warnUnavailable({ err: error }, 'rate limiter unavailable; request allowed');
+        return;
+      }
+      const counted = counts[counts.length - 1]!;
+      if (counted.isAllowed) return;
+      const resetAt = Math.ceil((Date.now() + counted.ttl) / 1000);
+      reply.header('X-RateLimit-Limit', counted.max);
+      reply.header('X-RateLimit-Remaining', counted.remaining);
+      reply.header('X-RateLimit-Reset', resetAt);
+      if (counted.isExceeded) {
+        throw rateLimited(
+          `Rate limit of ${counted.max} requests per ${config.RATE_LIMIT_WINDOW_SECONDS}s exceeded; retry in ${counted.ttlInSeconds}s`,
+          counted.ttlInSeconds,
+        );
+      }
+    };
 
-  app.decorate('chargeRateLimit', (request: FastifyRequest, reply: FastifyReply) => charge(request, reply, 1));
-  // Every request counts once on arrival, before its body is read…
-  app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
-  // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
-  app.addHook('preHandler', async (request, reply) => {
-    const units = request.routeOptions.config.rateLimitUnits;
-    if (units) await charge(request, reply, units(request) - 1);
-  });
-}, { name: 'rate-limits', dependencies: ['authentication'] });
+    app.decorate('chargeRateLimit', (request: FastifyRequest, reply: FastifyReply) => charge(request, reply, 1));
+    // Every request counts once on arrival, before its body is read…
+    app.addHook('onRequest', async (request, reply) => charge(request, reply, 1));
+    // …and a request worth more (rateLimitUnits) is charged the rest once its body is valid, before it does anything.
+    app.addHook('preHandler', async (request, reply) => {
+      const units = request.routeOptions.config.rateLimitUnits;
+      if (units) await charge(request, reply, units(request) - 1);
+    });
+  },
+  { name: 'rate-limits', dependencies: ['authentication'] },
+);

@@ -1,4 +1,14 @@
-import { appListResponseSchema, appResponseSchema, createAppBodySchema, createDomainBodySchema, domainListResponseSchema, domainResponseSchema, idParamsSchema, nullDataSchema, updateDomainBodySchema } from '@deeplink/core';
+import {
+  appListResponseSchema,
+  appResponseSchema,
+  createAppBodySchema,
+  createDomainBodySchema,
+  domainListResponseSchema,
+  domainResponseSchema,
+  idParamsSchema,
+  nullDataSchema,
+  updateDomainBodySchema,
+} from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppsService } from '../domain/apps-service.js';
 import type { DomainsService } from '../domain/domains-service.js';
@@ -11,65 +21,137 @@ const conflict = (description: string) => ({ 409: authenticatedErrors[400].descr
 export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains: DomainsService }> = async (app, { apps, domains }) => {
   app.addHook('onRequest', requirePrincipal);
 
-  app.post('/apps', {
-    schema: {
-      operationId: 'createApp',
-      tags: ['Apps'], summary: 'Register an iOS or Android app (served in the association files of your domains)', body: createAppBodySchema,
-      response: { 201: appResponseSchema, ...authenticatedErrors, ...conflict('App already registered') },
+  app.post(
+    '/apps',
+    {
+      schema: {
+        operationId: 'createApp',
+        tags: ['Apps'],
+        summary: 'Register an iOS or Android app (served in the association files of your domains)',
+        body: createAppBodySchema,
+        response: { 201: appResponseSchema, ...authenticatedErrors, ...conflict('App already registered') },
+      },
     },
-  }, async (request, reply) => reply.status(201).send({ success: true, data: { app: await apps.create(principalOf(request), request.body) } }));
+    async (request, reply) =>
+      reply.status(201).send({ success: true, data: { app: await apps.create(principalOf(request), request.body) } }),
+  );
 
-  app.get('/apps', {
-    schema: { operationId: 'listApps', tags: ['Apps'], summary: "The caller's apps", response: { 200: appListResponseSchema, ...authenticatedErrors } },
-  }, async (request) => ({ success: true, data: { apps: await apps.list(principalOf(request)) } }) as const);
-
-  app.delete('/apps/:id', {
-    schema: { operationId: 'deleteApp', tags: ['Apps'], summary: 'Remove an app', params: idParamsSchema, response: { 200: nullDataSchema, ...authenticatedErrors } },
-  }, async (request) => {
-    await apps.delete(principalOf(request), request.params.id);
-    return { success: true, data: null } as const;
-  });
-
-  app.post('/domains', {
-    schema: {
-      operationId: 'createDomain',
-      tags: ['Domains'], summary: 'Add a custom domain: pending until its TXT record holds the verification token', body: createDomainBodySchema,
-      response: { 201: domainResponseSchema, ...authenticatedErrors, ...conflict('Domain already added') },
+  app.get(
+    '/apps',
+    {
+      schema: {
+        operationId: 'listApps',
+        tags: ['Apps'],
+        summary: "The caller's apps",
+        response: { 200: appListResponseSchema, ...authenticatedErrors },
+      },
     },
-  }, async (request, reply) => reply.status(201).send({ success: true, data: { domain: await domains.create(principalOf(request), request.body) } }));
+    async (request) => ({ success: true, data: { apps: await apps.list(principalOf(request)) } }) as const,
+  );
 
-  app.get('/domains', {
-    schema: { operationId: 'listDomains', tags: ['Domains'], summary: "The caller's domains", response: { 200: domainListResponseSchema, ...authenticatedErrors } },
-  }, async (request) => ({ success: true, data: { domains: await domains.list(principalOf(request)) } }) as const);
-
-  app.get('/domains/:id', {
-    schema: { operationId: 'getDomain', tags: ['Domains'], summary: 'Get a domain', params: idParamsSchema, response: { 200: domainResponseSchema, ...authenticatedErrors } },
-  }, async (request) => ({ success: true, data: { domain: await domains.get(principalOf(request), request.params.id) } }) as const);
-
-  app.post('/domains/:id/verify', {
-    schema: {
-      operationId: 'verifyDomain',
-      tags: ['Domains'], summary: 'Look the TXT record up now: active when it holds the token, else still pending', params: idParamsSchema,
-      response: { 200: domainResponseSchema, ...authenticatedErrors, ...conflict('Active on another account') },
+  app.delete(
+    '/apps/:id',
+    {
+      schema: {
+        operationId: 'deleteApp',
+        tags: ['Apps'],
+        summary: 'Remove an app',
+        params: idParamsSchema,
+        response: { 200: nullDataSchema, ...authenticatedErrors },
+      },
     },
-  }, async (request) => ({ success: true, data: { domain: await domains.verify(principalOf(request), request.params.id) } }) as const);
-
-  app.put('/domains/:id', {
-    schema: {
-      operationId: 'updateDomain',
-      tags: ['Domains'], summary: "Set or clear the domain's not-found URL", params: idParamsSchema, body: updateDomainBodySchema,
-      response: { 200: domainResponseSchema, ...authenticatedErrors },
+    async (request) => {
+      await apps.delete(principalOf(request), request.params.id);
+      return { success: true, data: null } as const;
     },
-  }, async (request) => ({ success: true, data: { domain: await domains.update(principalOf(request), request.params.id, request.body) } }) as const);
+  );
 
-  app.delete('/domains/:id', {
-    schema: {
-      operationId: 'deleteDomain',
-      tags: ['Domains'], summary: 'Remove a domain without links', params: idParamsSchema,
-      response: { 200: nullDataSchema, ...authenticatedErrors, ...conflict('The domain has links') },
+  app.post(
+    '/domains',
+    {
+      schema: {
+        operationId: 'createDomain',
+        tags: ['Domains'],
+        summary: 'Add a custom domain: pending until its TXT record holds the verification token',
+        body: createDomainBodySchema,
+        response: { 201: domainResponseSchema, ...authenticatedErrors, ...conflict('Domain already added') },
+      },
     },
-  }, async (request) => {
-    await domains.delete(principalOf(request), request.params.id);
-    return { success: true, data: null } as const;
-  });
+    async (request, reply) =>
+      reply.status(201).send({ success: true, data: { domain: await domains.create(principalOf(request), request.body) } }),
+  );
+
+  app.get(
+    '/domains',
+    {
+      schema: {
+        operationId: 'listDomains',
+        tags: ['Domains'],
+        summary: "The caller's domains",
+        response: { 200: domainListResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) => ({ success: true, data: { domains: await domains.list(principalOf(request)) } }) as const,
+  );
+
+  app.get(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'getDomain',
+        tags: ['Domains'],
+        summary: 'Get a domain',
+        params: idParamsSchema,
+        response: { 200: domainResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) => ({ success: true, data: { domain: await domains.get(principalOf(request), request.params.id) } }) as const,
+  );
+
+  app.post(
+    '/domains/:id/verify',
+    {
+      schema: {
+        operationId: 'verifyDomain',
+        tags: ['Domains'],
+        summary: 'Look the TXT record up now: active when it holds the token, else still pending',
+        params: idParamsSchema,
+        response: { 200: domainResponseSchema, ...authenticatedErrors, ...conflict('Active on another account') },
+      },
+    },
+    async (request) => ({ success: true, data: { domain: await domains.verify(principalOf(request), request.params.id) } }) as const,
+  );
+
+  app.put(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'updateDomain',
+        tags: ['Domains'],
+        summary: "Set or clear the domain's not-found URL",
+        params: idParamsSchema,
+        body: updateDomainBodySchema,
+        response: { 200: domainResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) =>
+      ({ success: true, data: { domain: await domains.update(principalOf(request), request.params.id, request.body) } }) as const,
+  );
+
+  app.delete(
+    '/domains/:id',
+    {
+      schema: {
+        operationId: 'deleteDomain',
+        tags: ['Domains'],
+        summary: 'Remove a domain without links',
+        params: idParamsSchema,
+        response: { 200: nullDataSchema, ...authenticatedErrors, ...conflict('The domain has links') },
+      },
+    },
+    async (request) => {
+      await domains.delete(principalOf(request), request.params.id);
+      return { success: true, data: null } as const;
+    },
+  );
 };

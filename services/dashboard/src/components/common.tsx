@@ -4,7 +4,11 @@ import { followLink } from '../lib/router.js';
 
 /** An in-app link: navigates without reloading the page. */
 export function AppLink({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
-  return <a href={href} class={className} onClick={followLink}>{children}</a>;
+  return (
+    <a href={href} class={className} onClick={followLink}>
+      {children}
+    </a>
+  );
 }
 
 /**
@@ -42,7 +46,17 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
  * A chart with its "Show as table" alternative: the same numbers, readable without the picture.
  * The table is built only when shown (a year by hour is 8,760 rows).
  */
-export function ChartCard({ title, chart, table, actions }: { title: string; chart: ComponentChildren; table: () => ComponentChildren; actions?: ComponentChildren }) {
+export function ChartCard({
+  title,
+  chart,
+  table,
+  actions,
+}: {
+  title: string;
+  chart: ComponentChildren;
+  table: () => ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   const [asTable, setAsTable] = useState(false);
   const id = `card-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   return (
@@ -63,7 +77,11 @@ export function ChartCard({ title, chart, table, actions }: { title: string; cha
 
 /** A message for the whole page: an error from the API or a hint. */
 export function Notice({ kind = 'error', children }: { kind?: 'error' | 'info'; children: ComponentChildren }) {
-  return <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>{children}</p>;
+  return (
+    <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </p>
+  );
 }
 
 /** What went wrong, in words a person can act on. */

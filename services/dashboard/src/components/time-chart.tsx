@@ -68,12 +68,14 @@ export function TimeChart({ data, formatTime, labels, timeZone, onDrawn }: Props
           })),
         ],
         hooks: {
-          draw: [() => {
-            if (!reported) {
-              reported = true;
-              onDrawn?.();
-            }
-          }],
+          draw: [
+            () => {
+              if (!reported) {
+                reported = true;
+                onDrawn?.();
+              }
+            },
+          ],
         },
       },
       data as unknown as uPlot.AlignedData,

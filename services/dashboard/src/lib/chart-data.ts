@@ -4,7 +4,9 @@ import type { TimeBucket } from '@deeplink/client';
  * The time series as uPlot takes it: x in Unix seconds, then clicks and unique clicks, as typed
  * arrays (a year by hour is 8,760 points).
  */
-export function seriesData(points: readonly { date: string; clicks: number; uniqueClicks?: number }[]): [Float64Array, Float64Array, Float64Array] {
+export function seriesData(
+  points: readonly { date: string; clicks: number; uniqueClicks?: number }[],
+): [Float64Array, Float64Array, Float64Array] {
   const xs = new Float64Array(points.length);
   const clicks = new Float64Array(points.length);
   const unique = new Float64Array(points.length);
@@ -67,8 +69,10 @@ export function bucketLabel(iso: string, bucket: TimeBucket, timeZone?: string):
   let format = formatters.get(key);
   if (!format) {
     const options: Intl.DateTimeFormatOptions =
-      bucket === 'hour' ? { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
-        : bucket === 'month' ? { year: 'numeric', month: 'long' }
+      bucket === 'hour'
+        ? { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+        : bucket === 'month'
+          ? { year: 'numeric', month: 'long' }
           : { year: 'numeric', month: 'short', day: 'numeric' };
     format = new Intl.DateTimeFormat('en', { ...options, timeZone });
     formatters.set(key, format);

@@ -69,7 +69,14 @@ export function formValues(link?: Link): LinkFormValues {
 
 /** The tags of the form's text: lower-cased, split on commas and spaces, without repeats. */
 export function parseTags(text: string): string[] {
-  return [...new Set(text.split(/[\s,]+/).map((tag) => tag.trim().toLowerCase()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/[\s,]+/)
+        .map((tag) => tag.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** The parameter rows as an object; rows without a key are left out (a later row wins). */
@@ -106,7 +113,11 @@ export function createInput(values: LinkFormValues): CreateLinkInput {
 }
 
 /** What changed in one section (a platform, the social preview), as merge-patch fields: a cleared optional field is null. */
-function sectionPatch(before: object | undefined, after: Record<string, string>, required: readonly string[]): Record<string, string | null> | null | undefined {
+function sectionPatch(
+  before: object | undefined,
+  after: Record<string, string>,
+  required: readonly string[],
+): Record<string, string | null> | null | undefined {
   const filled = section(after);
   if (!filled) return before ? null : undefined; // emptied: the destination goes
   if (!before) return filled as Record<string, string>; // new destination: every field

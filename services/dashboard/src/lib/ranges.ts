@@ -48,14 +48,22 @@ export function resolveRange(preset: RangePreset, now: Date, custom?: { from: st
  * millisecond included (the API includes a date-time endDate: an end at 12:00 would add the 12:00
  * hour). A custom range goes as its two dates, which the API reads as whole days in `timezone`.
  */
-export function rangeQuery(range: ResolvedRange, timezone: string, custom?: { from: string; to: string }): { startDate: Date | string; endDate: Date | string; timezone: string } {
+export function rangeQuery(
+  range: ResolvedRange,
+  timezone: string,
+  custom?: { from: string; to: string },
+): { startDate: Date | string; endDate: Date | string; timezone: string } {
   if (custom) return { startDate: custom.from, endDate: custom.to, timezone };
   return { startDate: range.startDate, endDate: new Date(range.endDate.getTime() - 1), timezone };
 }
 
 /** The zone's offset from UTC at `at`, as Intl writes it: "GMT", "GMT+01:00", "GMT+05:30". */
 function offsetName(zone: string, at: Date): string {
-  return new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  return (
+    new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' })
+      .formatToParts(at)
+      .find((part) => part.type === 'timeZoneName')?.value ?? 'GMT'
+  );
 }
 
 /** Whether `zone` is a whole number of hours from UTC at `at`: the API counts clicks per UTC hour, and reports only in such zones. */

@@ -11,7 +11,11 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<ApiKey>();
   const [name, setName] = useState('');
   const [error, setError] = useState<string>();
-  const load = () => api.apiKeys.list().then(setKeys).catch((caught) => setError(errorText(caught)));
+  const load = () =>
+    api.apiKeys
+      .list()
+      .then(setKeys)
+      .catch((caught) => setError(errorText(caught)));
   useEffect(() => {
     void load();
   }, []);
@@ -44,32 +48,64 @@ export function ApiKeysPage() {
       <form class="toolbar card" onSubmit={create}>
         <div class="field inline">
           <label for="key-name">Key name</label>
-          <input id="key-name" value={name} required maxLength={100} placeholder="e.g. CRM sync" onInput={(event) => setName(event.currentTarget.value)} />
+          <input
+            id="key-name"
+            value={name}
+            required
+            maxLength={100}
+            placeholder="e.g. CRM sync"
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
         </div>
         <button type="submit">Create key</button>
       </form>
       {created && (
         <div class="card new-key" role="status">
           <h2>Your new key “{created.name}”</h2>
-          <p class="warning"><strong>Copy it now: it is shown only this once.</strong> Anyone with this key can act as you through the API; keep it out of code you share.</p>
-          <p><code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" /></p>
-          <button type="button" class="secondary small" onClick={() => setCreated(undefined)}>I have saved it</button>
+          <p class="warning">
+            <strong>Copy it now: it is shown only this once.</strong> Anyone with this key can act as you through the API; keep it out of
+            code you share.
+          </p>
+          <p>
+            <code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
+          </p>
+          <button type="button" class="secondary small" onClick={() => setCreated(undefined)}>
+            I have saved it
+          </button>
         </div>
       )}
       {error && <Notice>{error}</Notice>}
-      {keys && keys.length === 0 && <p class="muted">No API keys yet. Create one for each program that uses the API, so each can be revoked alone.</p>}
+      {keys && keys.length === 0 && (
+        <p class="muted">No API keys yet. Create one for each program that uses the API, so each can be revoked alone.</p>
+      )}
       {keys && keys.length > 0 && (
         <div class="table-scroll">
           <table>
-            <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {keys.map((key) => (
                 <tr key={key.id}>
                   <th scope="row">{key.name}</th>
-                  <td class="nowrap"><code>{key.prefix}…</code></td>
+                  <td class="nowrap">
+                    <code>{key.prefix}…</code>
+                  </td>
                   <td class="nowrap">{dateFormat.format(new Date(key.createdAt))}</td>
                   <td class="nowrap">{key.lastUsedAt ? dateFormat.format(new Date(key.lastUsedAt)) : 'Never'}</td>
-                  <td><button type="button" class="danger small" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>Revoke</button></td>
+                  <td>
+                    <button type="button" class="danger small" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -8,19 +8,54 @@ import { api } from '../lib/session.js';
 type Errors = Record<string, string>;
 
 /** One labelled input, named after the API's field path so the API's `details[].field` finds it. */
-function Field({ name, label, value, onInput, errors, type = 'text', hint, required }: {
-  name: string; label: string; value: string; onInput: (value: string) => void; errors: Errors; type?: string; hint?: string; required?: boolean;
+function Field({
+  name,
+  label,
+  value,
+  onInput,
+  errors,
+  type = 'text',
+  hint,
+  required,
+}: {
+  name: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  errors: Errors;
+  type?: string;
+  hint?: string;
+  required?: boolean;
 }) {
   const id = `field-${name.replace(/\./g, '-')}`;
   const error = errors[name];
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">
-      <label for={id}>{label}{required && <span aria-hidden="true"> *</span>}</label>
-      <input id={id} name={name} type={type} value={value} required={required} aria-invalid={error ? true : undefined} aria-describedby={described}
-        onInput={(event) => onInput(event.currentTarget.value)} />
-      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
-      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
+      <label for={id}>
+        {label}
+        {required && <span aria-hidden="true"> *</span>}
+      </label>
+      <input
+        id={id}
+        name={name}
+        type={type}
+        value={value}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        onInput={(event) => onInput(event.currentTarget.value)}
+      />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   );
 }
@@ -35,10 +70,13 @@ export function LinkFormPage({ id }: { id?: string }) {
 
   useEffect(() => {
     if (!id) return;
-    api.links.get(id).then((loaded) => {
-      setLink(loaded);
-      setValues(formValues(loaded));
-    }).catch((caught) => setError(errorText(caught)));
+    api.links
+      .get(id)
+      .then((loaded) => {
+        setLink(loaded);
+        setValues(formValues(loaded));
+      })
+      .catch((caught) => setError(errorText(caught)));
   }, [id]);
 
   const set = <K extends keyof LinkFormValues>(key: K, value: LinkFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
@@ -46,13 +84,22 @@ export function LinkFormPage({ id }: { id?: string }) {
   const setIos = (key: keyof LinkFormValues['ios']) => (value: string) => set('ios', { ...values.ios, [key]: value });
   const setPreview = (key: keyof LinkFormValues['preview']) => (value: string) => set('preview', { ...values.preview, [key]: value });
   const setParameter = (index: number, row: { key: string; value: string }) =>
-    set('parameters', values.parameters.map((current, at) => (at === index ? row : current)));
+    set(
+      'parameters',
+      values.parameters.map((current, at) => (at === index ? row : current)),
+    );
   const utmValue = (field: string) => values.parameters.find((row) => row.key === `utm_${field}`)?.value ?? '';
   const setUtm = (field: string) => (value: string) => {
     const key = `utm_${field}`;
     const exists = values.parameters.some((row) => row.key === key);
-    set('parameters', value === '' ? values.parameters.filter((row) => row.key !== key)
-      : exists ? values.parameters.map((row) => (row.key === key ? { key, value } : row)) : [...values.parameters, { key, value }]);
+    set(
+      'parameters',
+      value === ''
+        ? values.parameters.filter((row) => row.key !== key)
+        : exists
+          ? values.parameters.map((row) => (row.key === key ? { key, value } : row))
+          : [...values.parameters, { key, value }],
+    );
   };
 
   const submit = async (event: SubmitEvent) => {
@@ -93,37 +140,146 @@ export function LinkFormPage({ id }: { id?: string }) {
         <fieldset class="card">
           <legend>Link</legend>
           <Field name="title" label="Title" value={values.title} onInput={(value) => set('title', value)} errors={errors} required />
-          <Field name="defaultUrl" label="Default URL" type="url" value={values.defaultUrl} onInput={(value) => set('defaultUrl', value)} errors={errors} required
-            hint="Where every visitor goes when no platform below applies." />
-          <Field name="desktopUrl" label="Desktop URL" type="url" value={values.desktopUrl} onInput={(value) => set('desktopUrl', value)} errors={errors} />
-          <Field name="expirationDate" label="Expiration date" type="datetime-local" value={values.expirationDate} onInput={(value) => set('expirationDate', value)} errors={errors}
-            hint="In your time zone. Leave empty for a link that never expires." />
-          <Field name="expiredUrl" label="After expiry, send visitors to" type="url" value={values.expiredUrl} onInput={(value) => set('expiredUrl', value)} errors={errors}
-            hint="Without it an expired link answers “link expired”." />
-          <Field name="tags" label="Tags" value={values.tags} onInput={(value) => set('tags', value)} errors={errors} hint="Separated by commas: spring, email" />
+          <Field
+            name="defaultUrl"
+            label="Default URL"
+            type="url"
+            value={values.defaultUrl}
+            onInput={(value) => set('defaultUrl', value)}
+            errors={errors}
+            required
+            hint="Where every visitor goes when no platform below applies."
+          />
+          <Field
+            name="desktopUrl"
+            label="Desktop URL"
+            type="url"
+            value={values.desktopUrl}
+            onInput={(value) => set('desktopUrl', value)}
+            errors={errors}
+          />
+          <Field
+            name="expirationDate"
+            label="Expiration date"
+            type="datetime-local"
+            value={values.expirationDate}
+            onInput={(value) => set('expirationDate', value)}
+            errors={errors}
+            hint="In your time zone. Leave empty for a link that never expires."
+          />
+          <Field
+            name="expiredUrl"
+            label="After expiry, send visitors to"
+            type="url"
+            value={values.expiredUrl}
+            onInput={(value) => set('expiredUrl', value)}
+            errors={errors}
+            hint="Without it an expired link answers “link expired”."
+          />
+          <Field
+            name="tags"
+            label="Tags"
+            value={values.tags}
+            onInput={(value) => set('tags', value)}
+            errors={errors}
+            hint="Separated by commas: spring, email"
+          />
         </fieldset>
         <div class="platforms">
           <fieldset class="card">
             <legend>Android</legend>
-            <Field name="androidLink.url" label="App link URL" value={values.android.url} onInput={setAndroid('url')} errors={errors} hint="e.g. shop://sale" />
-            <Field name="androidLink.appPackageName" label="Package name" value={values.android.appPackageName} onInput={setAndroid('appPackageName')} errors={errors} hint="e.g. com.example.shop" />
-            <Field name="androidLink.minimumVersion" label="Minimum version" value={values.android.minimumVersion} onInput={setAndroid('minimumVersion')} errors={errors} />
-            <Field name="androidLink.fallbackUrl" label="Fallback URL" type="url" value={values.android.fallbackUrl} onInput={setAndroid('fallbackUrl')} errors={errors} />
+            <Field
+              name="androidLink.url"
+              label="App link URL"
+              value={values.android.url}
+              onInput={setAndroid('url')}
+              errors={errors}
+              hint="e.g. shop://sale"
+            />
+            <Field
+              name="androidLink.appPackageName"
+              label="Package name"
+              value={values.android.appPackageName}
+              onInput={setAndroid('appPackageName')}
+              errors={errors}
+              hint="e.g. com.example.shop"
+            />
+            <Field
+              name="androidLink.minimumVersion"
+              label="Minimum version"
+              value={values.android.minimumVersion}
+              onInput={setAndroid('minimumVersion')}
+              errors={errors}
+            />
+            <Field
+              name="androidLink.fallbackUrl"
+              label="Fallback URL"
+              type="url"
+              value={values.android.fallbackUrl}
+              onInput={setAndroid('fallbackUrl')}
+              errors={errors}
+            />
           </fieldset>
           <fieldset class="card">
             <legend>iOS</legend>
-            <Field name="iosLink.url" label="App link URL" value={values.ios.url} onInput={setIos('url')} errors={errors} hint="e.g. shop://sale" />
-            <Field name="iosLink.bundleId" label="Bundle ID" value={values.ios.bundleId} onInput={setIos('bundleId')} errors={errors} hint="e.g. com.example.shop" />
-            <Field name="iosLink.minimumVersion" label="Minimum version" value={values.ios.minimumVersion} onInput={setIos('minimumVersion')} errors={errors} />
-            <Field name="iosLink.fallbackUrl" label="Fallback URL" type="url" value={values.ios.fallbackUrl} onInput={setIos('fallbackUrl')} errors={errors} />
+            <Field
+              name="iosLink.url"
+              label="App link URL"
+              value={values.ios.url}
+              onInput={setIos('url')}
+              errors={errors}
+              hint="e.g. shop://sale"
+            />
+            <Field
+              name="iosLink.bundleId"
+              label="Bundle ID"
+              value={values.ios.bundleId}
+              onInput={setIos('bundleId')}
+              errors={errors}
+              hint="e.g. com.example.shop"
+            />
+            <Field
+              name="iosLink.minimumVersion"
+              label="Minimum version"
+              value={values.ios.minimumVersion}
+              onInput={setIos('minimumVersion')}
+              errors={errors}
+            />
+            <Field
+              name="iosLink.fallbackUrl"
+              label="Fallback URL"
+              type="url"
+              value={values.ios.fallbackUrl}
+              onInput={setIos('fallbackUrl')}
+              errors={errors}
+            />
           </fieldset>
         </div>
         <fieldset class="card">
           <legend>Social preview</legend>
           <p class="hint">What chat apps and social networks show when the link is shared.</p>
-          <Field name="socialPreview.title" label="Preview title" value={values.preview.title} onInput={setPreview('title')} errors={errors} />
-          <Field name="socialPreview.description" label="Preview description" value={values.preview.description} onInput={setPreview('description')} errors={errors} />
-          <Field name="socialPreview.imageUrl" label="Preview image URL" type="url" value={values.preview.imageUrl} onInput={setPreview('imageUrl')} errors={errors} />
+          <Field
+            name="socialPreview.title"
+            label="Preview title"
+            value={values.preview.title}
+            onInput={setPreview('title')}
+            errors={errors}
+          />
+          <Field
+            name="socialPreview.description"
+            label="Preview description"
+            value={values.preview.description}
+            onInput={setPreview('description')}
+            errors={errors}
+          />
+          <Field
+            name="socialPreview.imageUrl"
+            label="Preview image URL"
+            type="url"
+            value={values.preview.imageUrl}
+            onInput={setPreview('imageUrl')}
+            errors={errors}
+          />
         </fieldset>
         <fieldset class="card">
           <legend>Custom parameters</legend>
@@ -134,26 +290,73 @@ export function LinkFormPage({ id }: { id?: string }) {
             ))}
           </div>
           <table class="parameters">
-            <thead><tr><th scope="col">Key</th><th scope="col">Value</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Value</th>
+                <th scope="col">
+                  <span class="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {values.parameters.map((row, index) => (
                 <tr key={index}>
-                  <td><input aria-label={`Parameter ${index + 1} key`} value={row.key} onInput={(event) => setParameter(index, { ...row, key: event.currentTarget.value })} /></td>
-                  <td><input aria-label={`Parameter ${index + 1} value`} value={row.value} onInput={(event) => setParameter(index, { ...row, value: event.currentTarget.value })} /></td>
-                  <td><button type="button" class="secondary small" aria-label={`Remove parameter ${row.key || index + 1}`}
-                    onClick={() => set('parameters', values.parameters.filter((_, at) => at !== index))}>Remove</button></td>
+                  <td>
+                    <input
+                      aria-label={`Parameter ${index + 1} key`}
+                      value={row.key}
+                      onInput={(event) => setParameter(index, { ...row, key: event.currentTarget.value })}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      aria-label={`Parameter ${index + 1} value`}
+                      value={row.value}
+                      onInput={(event) => setParameter(index, { ...row, value: event.currentTarget.value })}
+                    />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Remove parameter ${row.key || index + 1}`}
+                      onClick={() =>
+                        set(
+                          'parameters',
+                          values.parameters.filter((_, at) => at !== index),
+                        )
+                      }
+                    >
+                      Remove
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <button type="button" class="secondary small" onClick={() => set('parameters', [...values.parameters, { key: '', value: '' }])}>Add parameter</button>
-          {errors.customParameters && <p class="field-error" role="alert">{errors.customParameters}</p>}
+          <button type="button" class="secondary small" onClick={() => set('parameters', [...values.parameters, { key: '', value: '' }])}>
+            Add parameter
+          </button>
+          {errors.customParameters && (
+            <p class="field-error" role="alert">
+              {errors.customParameters}
+            </p>
+          )}
         </fieldset>
-        {otherErrors.map(([field, message]) => <Notice key={field}>{field}: {message}</Notice>)}
+        {otherErrors.map(([field, message]) => (
+          <Notice key={field}>
+            {field}: {message}
+          </Notice>
+        ))}
         {error && <Notice>{error}</Notice>}
         <div class="form-actions">
-          <button type="submit" disabled={busy}>{link ? 'Save changes' : 'Create link'}</button>
-          <AppLink href={link ? `/links/${link.id}` : '/links'} class="button secondary">Cancel</AppLink>
+          <button type="submit" disabled={busy}>
+            {link ? 'Save changes' : 'Create link'}
+          </button>
+          <AppLink href={link ? `/links/${link.id}` : '/links'} class="button secondary">
+            Cancel
+          </AppLink>
         </div>
       </form>
     </section>
@@ -162,7 +365,13 @@ export function LinkFormPage({ id }: { id?: string }) {
 
 /** Fields with a place of their own in the form; errors for any other go above the buttons. */
 const KNOWN_FIELDS = new Set([
-  'title', 'defaultUrl', 'desktopUrl', 'expirationDate', 'expiredUrl', 'tags', 'customParameters',
+  'title',
+  'defaultUrl',
+  'desktopUrl',
+  'expirationDate',
+  'expiredUrl',
+  'tags',
+  'customParameters',
   ...['title', 'description', 'imageUrl'].map((key) => `socialPreview.${key}`),
   ...['url', 'appPackageName', 'minimumVersion', 'fallbackUrl'].map((key) => `androidLink.${key}`),
   ...['url', 'bundleId', 'minimumVersion', 'fallbackUrl'].map((key) => `iosLink.${key}`),

@@ -4,7 +4,17 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
 import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../lib/chart-data.js';
-import { allowedBuckets, defaultBucket, defaultTimeZone, localDay, PRESETS, rangeQuery, reportTimeZones, resolveRange, type RangePreset } from '../lib/ranges.js';
+import {
+  allowedBuckets,
+  defaultBucket,
+  defaultTimeZone,
+  localDay,
+  PRESETS,
+  rangeQuery,
+  reportTimeZones,
+  resolveRange,
+  type RangePreset,
+} from '../lib/ranges.js';
 import { navigate } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
@@ -15,7 +25,10 @@ export function LinkPage({ id }: { id: string }) {
   const [link, setLink] = useState<Link>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    api.links.get(id).then(setLink).catch((caught) => setError(errorText(caught)));
+    api.links
+      .get(id)
+      .then(setLink)
+      .catch((caught) => setError(errorText(caught)));
   }, [id]);
 
   if (error) return <Notice>{error}</Notice>;
@@ -34,14 +47,23 @@ export function LinkPage({ id }: { id: string }) {
       <div class="page-head">
         <h1>{link.title}</h1>
         <div class="card-actions">
-          <AppLink href={`/links/${link.id}/edit`} class="button secondary">Edit</AppLink>
-          <button type="button" class="danger" onClick={remove}>Delete</button>
+          <AppLink href={`/links/${link.id}/edit`} class="button secondary">
+            Edit
+          </AppLink>
+          <button type="button" class="danger" onClick={remove}>
+            Delete
+          </button>
         </div>
       </div>
       <div class="link-top">
         <section class="card" aria-labelledby="short-url-heading">
           <h2 id="short-url-heading">Short URL</h2>
-          <p class="short-url"><a href={link.url} data-testid="short-url">{link.url}</a> <CopyButton text={link.url} /></p>
+          <p class="short-url">
+            <a href={link.url} data-testid="short-url">
+              {link.url}
+            </a>{' '}
+            <CopyButton text={link.url} />
+          </p>
           <Destinations link={link} />
         </section>
         <QrCard link={link} />
@@ -55,10 +77,16 @@ export function LinkPage({ id }: { id: string }) {
 function Destinations({ link }: { link: Link }) {
   const rows: [string, string][] = [];
   if (link.androidLink) {
-    rows.push(['Android', `App ${link.androidLink.appPackageName}${link.androidLink.minimumVersion ? ` ≥ ${link.androidLink.minimumVersion}` : ''} at ${link.androidLink.url}; without it: ${link.androidLink.fallbackUrl ?? 'the Play Store'}`]);
+    rows.push([
+      'Android',
+      `App ${link.androidLink.appPackageName}${link.androidLink.minimumVersion ? ` ≥ ${link.androidLink.minimumVersion}` : ''} at ${link.androidLink.url}; without it: ${link.androidLink.fallbackUrl ?? 'the Play Store'}`,
+    ]);
   } else rows.push(['Android', link.defaultUrl]);
   if (link.iosLink) {
-    rows.push(['iOS', `App ${link.iosLink.bundleId}${link.iosLink.minimumVersion ? ` ≥ ${link.iosLink.minimumVersion}` : ''} at ${link.iosLink.url}; without it: ${link.iosLink.fallbackUrl ?? 'the App Store'}`]);
+    rows.push([
+      'iOS',
+      `App ${link.iosLink.bundleId}${link.iosLink.minimumVersion ? ` ≥ ${link.iosLink.minimumVersion}` : ''} at ${link.iosLink.url}; without it: ${link.iosLink.fallbackUrl ?? 'the App Store'}`,
+    ]);
   } else rows.push(['iOS', link.defaultUrl]);
   rows.push(['Desktop', link.desktopUrl ?? link.defaultUrl], ['Everyone else', link.defaultUrl]);
   const parameters = Object.entries(link.customParameters ?? {});
@@ -66,12 +94,34 @@ function Destinations({ link }: { link: Link }) {
     <>
       <h3>Where visitors go</h3>
       <dl class="destinations">
-        {rows.map(([platform, where]) => <div key={platform}><dt>{platform}</dt><dd>{where}</dd></div>)}
+        {rows.map(([platform, where]) => (
+          <div key={platform}>
+            <dt>{platform}</dt>
+            <dd>{where}</dd>
+          </div>
+        ))}
       </dl>
       {parameters.length > 0 && <p class="muted">Adds {parameters.map(([key, value]) => `${key}=${value}`).join(', ')}</p>}
-      {link.expirationDate && <p class="muted">Expires {new Date(link.expirationDate).toLocaleString()}{link.expiredUrl ? `; then sends visitors to ${link.expiredUrl}` : ''}</p>}
-      {link.socialPreview && <p class="muted">Shared, it shows “{link.socialPreview.title}”{link.socialPreview.description ? `: ${link.socialPreview.description}` : ''}</p>}
-      {link.tags && link.tags.length > 0 && <p>{link.tags.map((tag) => <span class="tag" key={tag}>{tag}</span>)}</p>}
+      {link.expirationDate && (
+        <p class="muted">
+          Expires {new Date(link.expirationDate).toLocaleString()}
+          {link.expiredUrl ? `; then sends visitors to ${link.expiredUrl}` : ''}
+        </p>
+      )}
+      {link.socialPreview && (
+        <p class="muted">
+          Shared, it shows “{link.socialPreview.title}”{link.socialPreview.description ? `: ${link.socialPreview.description}` : ''}
+        </p>
+      )}
+      {link.tags && link.tags.length > 0 && (
+        <p>
+          {link.tags.map((tag) => (
+            <span class="tag" key={tag}>
+              {tag}
+            </span>
+          ))}
+        </p>
+      )}
     </>
   );
 }
@@ -83,11 +133,14 @@ function QrCard({ link }: { link: Link }) {
   const code = link.url.split('/').pop() ?? link.id;
   useEffect(() => {
     let url: string | undefined;
-    api.links.qr(link.id, { format: 'svg', size: 256 }).then((svg) => {
-      // Shown as an image (blob: URL), not as markup in the page.
-      url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
-      setPreview(url);
-    }).catch((caught) => setError(errorText(caught)));
+    api.links
+      .qr(link.id, { format: 'svg', size: 256 })
+      .then((svg) => {
+        // Shown as an image (blob: URL), not as markup in the page.
+        url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+        setPreview(url);
+      })
+      .catch((caught) => setError(errorText(caught)));
     return () => url && URL.revokeObjectURL(url);
   }, [link.id, link.url]);
   const save = (format: 'png' | 'svg') => async () => {
@@ -104,8 +157,12 @@ function QrCard({ link }: { link: Link }) {
       {preview ? <img src={preview} width={192} height={192} alt={`QR code for ${link.url}`} /> : <div class="qr-placeholder" />}
       {error && <Notice>{error}</Notice>}
       <div class="card-actions">
-        <button type="button" class="secondary small" onClick={save('png')}>Download PNG</button>
-        <button type="button" class="secondary small" onClick={save('svg')}>Download SVG</button>
+        <button type="button" class="secondary small" onClick={save('png')}>
+          Download PNG
+        </button>
+        <button type="button" class="secondary small" onClick={save('svg')}>
+          Download SVG
+        </button>
       </div>
     </section>
   );
@@ -124,15 +181,21 @@ function Analytics({ link }: { link: Link }) {
   const [reload, setReload] = useState(0);
   const range = useMemo(() => resolveRange(preset, new Date(), custom), [preset, custom.from, custom.to, reload]);
   const buckets = allowedBuckets(range);
-  const query = { ...rangeQuery(range, timeZone, preset === 'custom' ? custom : undefined), timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range) };
+  const query = {
+    ...rangeQuery(range, timeZone, preset === 'custom' ? custom : undefined),
+    timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range),
+  };
 
   useEffect(() => {
     const controller = new AbortController();
     setError(undefined);
-    api.analytics.link(link.id, query, { signal: controller.signal }).then((data) => {
-      setArrivedAt(performance.now());
-      setReport(data);
-    }).catch((caught) => controller.signal.aborted || setError(errorText(caught)));
+    api.analytics
+      .link(link.id, query, { signal: controller.signal })
+      .then((data) => {
+        setArrivedAt(performance.now());
+        setReport(data);
+      })
+      .catch((caught) => controller.signal.aborted || setError(errorText(caught)));
     return () => controller.abort();
   }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, timeZone, reload]);
 
@@ -144,7 +207,12 @@ function Analytics({ link }: { link: Link }) {
     try {
       const name = `clicks-${link.url.split('/').pop()}-${localDay(range.startDate)}-${localDay(range.endDate)}`;
       if (format === 'csv') download(await api.analytics.export(link.id, { ...query, format: 'csv' }), `${name}.csv`, 'text/csv');
-      else download(JSON.stringify(await api.analytics.export(link.id, { ...query, format: 'json' }), null, 2), `${name}.json`, 'application/json');
+      else
+        download(
+          JSON.stringify(await api.analytics.export(link.id, { ...query, format: 'json' }), null, 2),
+          `${name}.json`,
+          'application/json',
+        );
     } catch (caught) {
       setError(errorText(caught));
     }
@@ -155,9 +223,15 @@ function Analytics({ link }: { link: Link }) {
       <div class="page-head">
         <h2 id="analytics-heading">Analytics</h2>
         <div class="card-actions">
-          <button type="button" class="secondary small" onClick={() => setReload(reload + 1)}>Refresh</button>
-          <button type="button" class="secondary small" onClick={exportAs('csv')}>Export CSV</button>
-          <button type="button" class="secondary small" onClick={exportAs('json')}>Export JSON</button>
+          <button type="button" class="secondary small" onClick={() => setReload(reload + 1)}>
+            Refresh
+          </button>
+          <button type="button" class="secondary small" onClick={exportAs('csv')}>
+            Export CSV
+          </button>
+          <button type="button" class="secondary small" onClick={exportAs('json')}>
+            Export JSON
+          </button>
         </div>
       </div>
       <div class="toolbar">
@@ -173,22 +247,46 @@ function Analytics({ link }: { link: Link }) {
         {preset === 'custom' && (
           // A cleared date keeps the one before: a range needs both ends.
           <>
-            <div class="field inline"><label for="range-from">From</label>
-              <input id="range-from" type="date" value={custom.from} max={custom.to} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, from: event.currentTarget.value })} /></div>
-            <div class="field inline"><label for="range-to">To</label>
-              <input id="range-to" type="date" value={custom.to} min={custom.from} onChange={(event) => event.currentTarget.value && setCustom({ ...custom, to: event.currentTarget.value })} /></div>
+            <div class="field inline">
+              <label for="range-from">From</label>
+              <input
+                id="range-from"
+                type="date"
+                value={custom.from}
+                max={custom.to}
+                onChange={(event) => event.currentTarget.value && setCustom({ ...custom, from: event.currentTarget.value })}
+              />
+            </div>
+            <div class="field inline">
+              <label for="range-to">To</label>
+              <input
+                id="range-to"
+                type="date"
+                value={custom.to}
+                min={custom.from}
+                onChange={(event) => event.currentTarget.value && setCustom({ ...custom, to: event.currentTarget.value })}
+              />
+            </div>
           </>
         )}
         <div class="field inline">
           <label for="bucket">Bucket</label>
           <select id="bucket" value={query.timeBucket} onChange={(event) => setBucket(event.currentTarget.value as TimeBucket)}>
-            {buckets.map((option) => <option key={option} value={option}>{option[0]!.toUpperCase() + option.slice(1)}</option>)}
+            {buckets.map((option) => (
+              <option key={option} value={option}>
+                {option[0]!.toUpperCase() + option.slice(1)}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field inline">
           <label for="time-zone">Time zone</label>
           <select id="time-zone" value={timeZone} onChange={(event) => setTimeZone(event.currentTarget.value)}>
-            {zones.map((zone) => <option key={zone} value={zone}>{zone.replace(/_/g, ' ')}</option>)}
+            {zones.map((zone) => (
+              <option key={zone} value={zone}>
+                {zone.replace(/_/g, ' ')}
+              </option>
+            ))}
           </select>
         </div>
       </div>
@@ -203,23 +301,59 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
   const bucket = report.range.timeBucket;
   const data = useMemo(() => seriesData(report.timeSeries), [report]);
   // From the data's arrival to the chart drawn, as a performance measure naming its bucket and size (the browser test prints it).
-  const onDrawn = () => performance.measure('report-draw', { start: arrivedAt, end: performance.now(), detail: { bucket, points: report.timeSeries.length } });
+  const onDrawn = () =>
+    performance.measure('report-draw', { start: arrivedAt, end: performance.now(), detail: { bucket, points: report.timeSeries.length } });
   const series = () => (
     <table>
-      <thead><tr><th scope="col">{bucket[0]!.toUpperCase() + bucket.slice(1)} ({timeZone})</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Unique clicks</th></tr></thead>
-      <tbody>{report.timeSeries.map((point) => (
-        <tr key={point.date}><th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th><td class="num">{point.clicks}</td><td class="num">{point.uniqueClicks}</td></tr>
-      ))}</tbody>
+      <thead>
+        <tr>
+          <th scope="col">
+            {bucket[0]!.toUpperCase() + bucket.slice(1)} ({timeZone})
+          </th>
+          <th scope="col" class="num">
+            Clicks
+          </th>
+          <th scope="col" class="num">
+            Unique clicks
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.timeSeries.map((point) => (
+          <tr key={point.date}>
+            <th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th>
+            <td class="num">{point.clicks}</td>
+            <td class="num">{point.uniqueClicks}</td>
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
   return (
     <>
       <dl class="totals">
-        <div class="card total"><dt class="total-label">Total clicks</dt><dd class="total-value">{numberFormat.format(report.totalClicks)}</dd></div>
-        <div class="card total"><dt class="total-label">Unique clicks</dt><dd class="total-value">{numberFormat.format(report.uniqueClicks)}</dd></div>
+        <div class="card total">
+          <dt class="total-label">Total clicks</dt>
+          <dd class="total-value">{numberFormat.format(report.totalClicks)}</dd>
+        </div>
+        <div class="card total">
+          <dt class="total-label">Unique clicks</dt>
+          <dd class="total-value">{numberFormat.format(report.uniqueClicks)}</dd>
+        </div>
       </dl>
-      <ChartCard title="Clicks over time" table={series}
-        chart={<TimeChart data={data} labels={['Clicks', 'Unique clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)} onDrawn={onDrawn} />} />
+      <ChartCard
+        title="Clicks over time"
+        table={series}
+        chart={
+          <TimeChart
+            data={data}
+            labels={['Clicks', 'Unique clicks']}
+            timeZone={timeZone}
+            formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), bucket, timeZone)}
+            onDrawn={onDrawn}
+          />
+        }
+      />
       <div class="breakdowns">
         <Breakdown title="Platforms" dimension="Platform" rows={breakdownRows(report.platforms, platformName)} />
         <Breakdown title="Devices" dimension="Device" rows={breakdownRows(report.devices)} />

@@ -52,10 +52,19 @@ export function LinksPage() {
 
   useEffect(() => {
     const controller = new AbortController();
-    api.links.list({
-      page: state.page, limit: PAGE_SIZE, sortBy: state.sortBy, sortDirection: state.sortDirection,
-      q: state.q || undefined, tag: state.tag || undefined, include: ['clicks', 'tags'],
-    }, { signal: controller.signal })
+    api.links
+      .list(
+        {
+          page: state.page,
+          limit: PAGE_SIZE,
+          sortBy: state.sortBy,
+          sortDirection: state.sortDirection,
+          q: state.q || undefined,
+          tag: state.tag || undefined,
+          include: ['clicks', 'tags'],
+        },
+        { signal: controller.signal },
+      )
       .then((page) => {
         // Past the last page (links deleted from it): show the last page there is.
         if (page.links.length === 0 && page.pagination.total > 0 && state.page > 1) return update({ page: page.pagination.pages });
@@ -66,7 +75,10 @@ export function LinksPage() {
     return () => controller.abort();
   }, [state.page, state.sortBy, state.sortDirection, state.q, state.tag, reload]);
   useEffect(() => {
-    api.tags.list().then(setTags).catch(() => setTags([]));
+    api.tags
+      .list()
+      .then(setTags)
+      .catch(() => setTags([]));
   }, [reload]);
 
   const sortBy = (field: LinkSortField) =>
@@ -96,38 +108,76 @@ export function LinksPage() {
     <section>
       <div class="page-head">
         <h1>Links</h1>
-        <AppLink href="/links/new" class="button">New link</AppLink>
+        <AppLink href="/links/new" class="button">
+          New link
+        </AppLink>
       </div>
       {/* biome-ignore lint/a11y/useSemanticElements: a form with the search role is the same landmark as <search>, in every browser */}
-      <form class="toolbar" role="search" onSubmit={(event) => {
-        event.preventDefault();
-        update({ q: search.trim() });
-      }}>
+      <form
+        class="toolbar"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          update({ q: search.trim() });
+        }}
+      >
         <div class="field inline">
           <label for="links-search">Search</label>
-          <input id="links-search" type="search" value={search} placeholder="Title, URL or code" onInput={(event) => setSearch(event.currentTarget.value)} />
+          <input
+            id="links-search"
+            type="search"
+            value={search}
+            placeholder="Title, URL or code"
+            onInput={(event) => setSearch(event.currentTarget.value)}
+          />
         </div>
         <div class="field inline">
           <label for="links-tag">Tag</label>
           <select id="links-tag" value={state.tag} onChange={(event) => update({ tag: event.currentTarget.value })}>
             <option value="">All tags</option>
-            {tags.map((tag) => <option key={tag.name} value={tag.name}>{tag.name} ({tag.links})</option>)}
+            {tags.map((tag) => (
+              <option key={tag.name} value={tag.name}>
+                {tag.name} ({tag.links})
+              </option>
+            ))}
           </select>
         </div>
-        <button type="submit" class="secondary">Search</button>
-        {selected.size > 0 && <button type="button" class="danger" onClick={deleteSelected}>Delete selected ({selected.size})</button>}
+        <button type="submit" class="secondary">
+          Search
+        </button>
+        {selected.size > 0 && (
+          <button type="button" class="danger" onClick={deleteSelected}>
+            Delete selected ({selected.size})
+          </button>
+        )}
       </form>
       {error && <Notice>{error}</Notice>}
-      {data && data.pagination.total === 0 && (filtered
-        ? <Notice kind="info">No link matches. <button type="button" class="link" onClick={() => {
-          setSearch('');
-          update({ q: '', tag: '' });
-        }}>Clear the search</button></Notice>
-        : (
+      {data &&
+        data.pagination.total === 0 &&
+        (filtered ? (
+          <Notice kind="info">
+            No link matches.{' '}
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                setSearch('');
+                update({ q: '', tag: '' });
+              }}
+            >
+              Clear the search
+            </button>
+          </Notice>
+        ) : (
           <div class="empty card">
             <h2>No links yet</h2>
-            <p>Create your first link: give it a title and the page it should open. Add the Android and iOS apps it should open when you have them; every visit is counted from the first click.</p>
-            <AppLink href="/links/new" class="button">Create your first link</AppLink>
+            <p>
+              Create your first link: give it a title and the page it should open. Add the Android and iOS apps it should open when you have
+              them; every visit is counted from the first click.
+            </p>
+            <AppLink href="/links/new" class="button">
+              Create your first link
+            </AppLink>
           </div>
         ))}
       {links.length > 0 && (
@@ -136,14 +186,30 @@ export function LinksPage() {
             <caption class="visually-hidden">Your links, {data!.pagination.total} in all</caption>
             <thead>
               <tr>
-                <th scope="col"><span class="visually-hidden">Select</span></th>
+                <th scope="col">
+                  <span class="visually-hidden">Select</span>
+                </th>
                 {COLUMNS.map((column) => (
-                  <th scope="col" key={column.label} class={column.optional ? 'optional' : undefined} aria-sort={column.field && state.sortBy === column.field ? (state.sortDirection === 'asc' ? 'ascending' : 'descending') : undefined}>
-                    {column.field
-                      ? <button type="button" class="sort" onClick={() => sortBy(column.field!)}>
-                        {column.label}{state.sortBy === column.field ? (state.sortDirection === 'asc' ? ' ▲' : ' ▼') : ''}
+                  <th
+                    scope="col"
+                    key={column.label}
+                    class={column.optional ? 'optional' : undefined}
+                    aria-sort={
+                      column.field && state.sortBy === column.field
+                        ? state.sortDirection === 'asc'
+                          ? 'ascending'
+                          : 'descending'
+                        : undefined
+                    }
+                  >
+                    {column.field ? (
+                      <button type="button" class="sort" onClick={() => sortBy(column.field!)}>
+                        {column.label}
+                        {state.sortBy === column.field ? (state.sortDirection === 'asc' ? ' ▲' : ' ▼') : ''}
                       </button>
-                      : column.label}
+                    ) : (
+                      column.label
+                    )}
                   </th>
                 ))}
               </tr>
@@ -151,12 +217,29 @@ export function LinksPage() {
             <tbody>
               {links.map((link) => (
                 <tr key={link.id}>
-                  <td><input type="checkbox" aria-label={`Select ${link.title}`} checked={selected.has(link.id)} onChange={() => toggle(link.id)} /></td>
-                  <td><AppLink href={`/links/${link.id}`}>{link.title}</AppLink></td>
-                  <td><code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} /></td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${link.title}`}
+                      checked={selected.has(link.id)}
+                      onChange={() => toggle(link.id)}
+                    />
+                  </td>
+                  <td>
+                    <AppLink href={`/links/${link.id}`}>{link.title}</AppLink>
+                  </td>
+                  <td>
+                    <code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} />
+                  </td>
                   <td class="url optional">{link.defaultUrl}</td>
                   <td class="num">{link.clicks ?? 0}</td>
-                  <td class="optional">{(link.tags ?? []).map((tag) => <span class="tag" key={tag}>{tag}</span>)}</td>
+                  <td class="optional">
+                    {(link.tags ?? []).map((tag) => (
+                      <span class="tag" key={tag}>
+                        {tag}
+                      </span>
+                    ))}
+                  </td>
                   <td class="nowrap optional">{dateFormat.format(new Date(link.createdAt))}</td>
                 </tr>
               ))}
@@ -166,9 +249,20 @@ export function LinksPage() {
       )}
       {data && data.pagination.pages > 1 && (
         <nav class="pager" aria-label="Pages">
-          <button type="button" class="secondary" disabled={state.page <= 1} onClick={() => update({ page: state.page - 1 })}>Previous</button>
-          <span>Page {data.pagination.page} of {data.pagination.pages}</span>
-          <button type="button" class="secondary" disabled={state.page >= data.pagination.pages} onClick={() => update({ page: state.page + 1 })}>Next</button>
+          <button type="button" class="secondary" disabled={state.page <= 1} onClick={() => update({ page: state.page - 1 })}>
+            Previous
+          </button>
+          <span>
+            Page {data.pagination.page} of {data.pagination.pages}
+          </span>
+          <button
+            type="button"
+            class="secondary"
+            disabled={state.page >= data.pagination.pages}
+            onClick={() => update({ page: state.page + 1 })}
+          >
+            Next
+          </button>
         </nav>
       )}
     </section>

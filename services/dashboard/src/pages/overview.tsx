@@ -25,7 +25,8 @@ export function OverviewPage() {
     const failed = (caught: unknown) => setError(errorText(caught));
     api.analytics.summary().then(setSummary).catch(failed);
     api.analytics.summary(last30Days).then(setRecent).catch(failed);
-    api.analytics.export({ ...last30Days, timeBucket: 'day', format: 'json', layout: 'wide' })
+    api.analytics
+      .export({ ...last30Days, timeBucket: 'day', format: 'json', layout: 'wide' })
       .then((rows) => setDaily(accountDailyClicks(rows)))
       .catch(failed);
   }, []);
@@ -37,29 +38,63 @@ export function OverviewPage() {
   const titles = new Map(summary.topLinks.map((link) => [link.id, link.title]));
   const top = breakdownRows(Object.fromEntries(summary.topLinks.map((link) => [link.id, link.clicks])), (id) => titles.get(id) ?? id);
   const totals: [string, number | undefined][] = [
-    ['Total links', summary.totalLinks], ['Total clicks', summary.totalClicks], ['Active links', summary.activeLinks], ['Clicks, last 30 days', recent?.totalClicks],
+    ['Total links', summary.totalLinks],
+    ['Total clicks', summary.totalClicks],
+    ['Active links', summary.activeLinks],
+    ['Clicks, last 30 days', recent?.totalClicks],
   ];
   return (
     <section>
       <h1>Overview</h1>
       <dl class="totals">
         {totals.map(([label, value]) => (
-          <div class="card total" key={label}><dt class="total-label">{label}</dt><dd class="total-value">{value === undefined ? '…' : numberFormat.format(value)}</dd></div>
+          <div class="card total" key={label}>
+            <dt class="total-label">{label}</dt>
+            <dd class="total-value">{value === undefined ? '…' : numberFormat.format(value)}</dd>
+          </div>
         ))}
       </dl>
       {summary.totalLinks === 0 && (
-        <div class="empty card"><h2>Start with a link</h2><p>Create a short link, share it, and its clicks show up here.</p>
-          <AppLink href="/links/new" class="button">Create your first link</AppLink></div>
+        <div class="empty card">
+          <h2>Start with a link</h2>
+          <p>Create a short link, share it, and its clicks show up here.</p>
+          <AppLink href="/links/new" class="button">
+            Create your first link
+          </AppLink>
+        </div>
       )}
       {data && daily && daily.length > 0 && (
-        <ChartCard title="Clicks, last 30 days"
-          chart={<TimeChart data={data.slice(0, 2)} labels={['Clicks']} timeZone={timeZone} formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', timeZone)} />}
+        <ChartCard
+          title="Clicks, last 30 days"
+          chart={
+            <TimeChart
+              data={data.slice(0, 2)}
+              labels={['Clicks']}
+              timeZone={timeZone}
+              formatTime={(seconds) => bucketLabel(new Date(seconds * 1000).toISOString(), 'day', timeZone)}
+            />
+          }
           table={() => (
             <table>
-              <thead><tr><th scope="col">Day ({timeZone})</th><th scope="col" class="num">Clicks</th></tr></thead>
-              <tbody>{daily.map((point) => <tr key={point.date}><th scope="row">{bucketLabel(point.date, 'day', timeZone)}</th><td class="num">{point.clicks}</td></tr>)}</tbody>
+              <thead>
+                <tr>
+                  <th scope="col">Day ({timeZone})</th>
+                  <th scope="col" class="num">
+                    Clicks
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {daily.map((point) => (
+                  <tr key={point.date}>
+                    <th scope="row">{bucketLabel(point.date, 'day', timeZone)}</th>
+                    <td class="num">{point.clicks}</td>
+                  </tr>
+                ))}
+              </tbody>
             </table>
-          )} />
+          )}
+        />
       )}
       {top.length > 0 && <Breakdown title="Top links" dimension="Link" rows={top} />}
     </section>

@@ -19,9 +19,10 @@ export function SignInPage() {
     setError(undefined);
     setFieldErrors({});
     try {
-      const result = mode === 'create'
-        ? await api.auth.register({ name: String(form.get('name')), email, password })
-        : await api.auth.login({ email, password });
+      const result =
+        mode === 'create'
+          ? await api.auth.register({ name: String(form.get('name')), email, password })
+          : await api.auth.login({ email, password });
       signIn({ token: result.token, user: result.user });
     } catch (caught) {
       if (caught instanceof ServiceValidationError && caught.details.length > 0) {
@@ -36,10 +37,21 @@ export function SignInPage() {
   const field = (name: string, label: string, type: string, autocomplete: string) => (
     <div class="field">
       <label for={`auth-${name}`}>{label}</label>
-      <input id={`auth-${name}`} name={name} type={type} required autocomplete={autocomplete}
-        aria-invalid={fieldErrors[name] ? true : undefined} aria-describedby={fieldErrors[name] ? `auth-${name}-error` : undefined}
-        minLength={name === 'password' && mode === 'create' ? 8 : undefined} />
-      {fieldErrors[name] && <p class="field-error" id={`auth-${name}-error`}>{fieldErrors[name]}</p>}
+      <input
+        id={`auth-${name}`}
+        name={name}
+        type={type}
+        required
+        autocomplete={autocomplete}
+        aria-invalid={fieldErrors[name] ? true : undefined}
+        aria-describedby={fieldErrors[name] ? `auth-${name}-error` : undefined}
+        minLength={name === 'password' && mode === 'create' ? 8 : undefined}
+      />
+      {fieldErrors[name] && (
+        <p class="field-error" id={`auth-${name}-error`}>
+          {fieldErrors[name]}
+        </p>
+      )}
     </div>
   );
 
@@ -51,7 +63,9 @@ export function SignInPage() {
         {field('email', 'Email', 'email', 'email')}
         {field('password', 'Password', 'password', mode === 'create' ? 'new-password' : 'current-password')}
         {error && <Notice>{error}</Notice>}
-        <button type="submit" disabled={busy}>{mode === 'create' ? 'Create account' : 'Sign in'}</button>
+        <button type="submit" disabled={busy}>
+          {mode === 'create' ? 'Create account' : 'Sign in'}
+        </button>
       </form>
       <p class="switch">
         {mode === 'create' ? 'Already have an account? ' : 'New here? '}
