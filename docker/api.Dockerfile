@@ -5,7 +5,7 @@
 # (scripts/build.mjs); the final image runs that bundle with plain node on the production
 # dependencies alone (npm packages are not bundled), and serves the dashboard from
 # services/dashboard/dist. No tsx or Vite at run time.
-FROM node:20-bookworm-slim AS manifests
+FROM node:22-bookworm-slim AS manifests
 WORKDIR /app
 # Only manifests first, so the dependency layers are cached until they change.
 COPY package.json package-lock.json ./
@@ -37,7 +37,7 @@ RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.npm \
     if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
  && npm ci --no-audit --no-fund --omit=dev --workspace services/api
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules ./node_modules

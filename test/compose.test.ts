@@ -88,7 +88,13 @@ describe('docker/compose.yaml', () => {
       [...readFileSync(join(dockerDir, `${name}.Dockerfile`), 'utf8').matchAll(/^FROM (\S+:\S+)/gm)].map((match) => match[1]),
     );
     const images = [...new Set([...bases, services.redis!.image, services.prometheus!.image])].sort();
-    expect(images).toEqual(['node:20-bookworm-slim', 'postgres:15-bookworm', 'prom/prometheus:v2.53.0', 'redis:7.2-bookworm']);
+    expect(images).toEqual([
+      'node:20-bookworm-slim',
+      'node:22-bookworm-slim',
+      'postgres:15-bookworm',
+      'prom/prometheus:v2.53.0',
+      'redis:7.2-bookworm',
+    ]);
     expect(
       Object.keys(STAND_INS)
         .map((name) => name.replace(/^docker\.io\/(library\/)?/, ''))

@@ -15,6 +15,7 @@ const BASE = 'localhost/deeplink-standin-debian';
 /** Each base image docker/ references, and the Containerfile of its stand-in. */
 export const STAND_INS = {
   'docker.io/library/node:20-bookworm-slim': 'node.Containerfile',
+  'docker.io/library/node:22-bookworm-slim': 'node.Containerfile',
   'docker.io/library/redis:7.2-bookworm': 'redis.Containerfile',
   'docker.io/library/postgres:15-bookworm': 'postgres.Containerfile',
   'docker.io/prom/prometheus:v2.53.0': 'prometheus.Containerfile',
@@ -53,7 +54,8 @@ async function ensureStandIn(env: NodeJS.ProcessEnv, name: string, containerfile
     const label = await podman(env, ['image', 'inspect', '--format', `{{index .Labels "${STAND_IN_LABEL}"}}`, name], 'stand-ins');
     if (label !== 'true') return;
   }
-  const context = containerfile === 'node.Containerfile' ? nodeContext() : standInsDir;
+  const nodeMajor = /\/node:(\d+)-/.exec(name)?.[1];
+  const context = nodeMajor ? await nodeContext(nodeMajor) : standInsDir;
   try {
     await podman(
       env,
@@ -65,13 +67,31 @@ async function ensureStandIn(env: NodeJS.ProcessEnv, name: string, containerfile
   }
 }
 
-/** This machine's node binary and its npm, as the node stand-in's build context. */
-function nodeContext(): string {
-  const node = realpathSync(process.execPath);
-  const npm = join(dirname(realpathSync(join(dirname(node), 'npm'))), '..');
+/**
+ * A node binary of `major` and this machine's npm, as the node stand-in's build context: this
+ * machine's own node when it is that version, else one from the npm registry's `node` package
+ * (kept under .data/, as CI keeps the ones it runs the tests on).
+ */
+async function nodeContext(major: string): Promise<string> {
+  const ownNode = realpathSync(process.execPath);
+  const npm = join(dirname(realpathSync(join(dirname(ownNode), 'npm'))), '..');
+  const node = process.versions.node.split('.')[0] === major ? ownNode : await registryNode(major);
   if (!existsSync(join(npm, 'package.json'))) throw new Error(`npm was not found beside ${node}`);
   const context = mkdtempSync(join(tmpdir(), 'deeplink-node-stand-in-'));
   cpSync(node, join(context, 'node'));
   cpSync(npm, join(context, 'npm'), { recursive: true });
   return context;
+}
+
+/** The node binary of the registry's `node@<major>` package, installed under .data/node-<major>. */
+async function registryNode(major: string): Promise<string> {
+  const prefix = join(cacheDir, '..', `node-${major}`);
+  const binary = join(prefix, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(binary)) {
+    await run('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `node@${major}`], {
+      env: process.env,
+      log: 'stand-ins',
+    });
+  }
+  return realpathSync(binary);
 }
