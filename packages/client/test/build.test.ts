@@ -47,6 +47,7 @@ describe('the ESM build', () => {
       'RateLimitError',
       'ServiceAuthError',
       'ServiceError',
+      'ServiceForbiddenError',
       'ServiceNetworkError',
       'ServiceValidationError',
       'createClient',
