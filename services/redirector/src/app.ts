@@ -168,12 +168,17 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
     for (const [name, value] of headers) res.writeHeader(name, value);
     // While shutting down, tell keep-alive clients to reconnect (to another instance).
-    if (!head || !native) {
-      res.end(head ? '' : body, closing);
+    if (!head) {
+      res.end(body, closing);
       return;
     }
-    // This uWS build never completes endWithoutBody(length) for length > 0: state it ourselves.
+    // HEAD: the GET's length without its body. This uWS build never completes
+    // endWithoutBody(length) for length > 0, and the JS fallback's end('') states no length.
     res.writeHeader(HEADER.contentLength, String(byteLength(body)));
+    if (!native) {
+      res.end('', closing);
+      return;
+    }
     if (closing) res.writeHeader(HEADER.connection, CLOSE);
     res.endWithoutBody();
   }

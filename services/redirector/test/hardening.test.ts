@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '@deeplink/core';
 import { createLink, metric, newCode, redirectorsWithOwnEnvironment, visit, visitAs } from './support.js';
+import { uwsImplementation } from '../src/uws.js';
 
 const redirectors = redirectorsWithOwnEnvironment();
 afterEach(() => redirectors.stopAll());
@@ -55,11 +56,19 @@ describe('redirector hardening', () => {
       'bad_host<script>.example.com',
       'intranet',
     ];
+    let refused = 0;
     for (let i = 0; i < 200; i++) {
       const host = `${i}${hosts[i % hosts.length]}`;
       const response = await visitAs(`${redirector.url}/${i % 3 === 0 ? '.well-known/assetlinks.json' : newCode()}`, host);
+      // Node's own http server (under uWebSockets.js's JS fallback) refuses headers over 16 KiB
+      // itself, with a 431, before the redirector sees them.
+      if (uwsImplementation() === 'fallback' && host.length > 16_000) {
+        expect(response.status, host.slice(0, 80)).toBe(431);
+        continue;
+      }
       expect(response.status, host.slice(0, 80)).toBe(400);
       expect(response.body).toBe('Bad Request: the Host header names no domain\n');
+      refused++;
     }
     const domainKeys = async () => {
       const keys: string[] = [];
@@ -74,7 +83,7 @@ describe('redirector hardening', () => {
     expect(await domainKeys()).toEqual([]);
     expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_entries')).toBe(0);
     expect(await metric(redirector.metricsUrl, 'redirector_domain_cache_bytes')).toBe(0);
-    expect(await metric(redirector.metricsUrl, 'redirector_responses_total', 'status="400"')).toBe(200);
+    expect(await metric(redirector.metricsUrl, 'redirector_responses_total', 'status="400"')).toBe(refused);
 
     // A well-formed hostname no account holds is still looked up once, and is a 404.
     expect((await visitAs(`${redirector.url}/${newCode()}`, 'nobody.example.net')).status).toBe(404);
