@@ -59,13 +59,18 @@ describe('redirector hardening', () => {
     let refused = 0;
     for (let i = 0; i < 200; i++) {
       const host = `${i}${hosts[i % hosts.length]}`;
-      const response = await visitAs(`${redirector.url}/${i % 3 === 0 ? '.well-known/assetlinks.json' : newCode()}`, host);
+      const url = `${redirector.url}/${i % 3 === 0 ? '.well-known/assetlinks.json' : newCode()}`;
       // Node's own http server (under uWebSockets.js's JS fallback) refuses headers over 16 KiB
-      // itself, with a 431, before the redirector sees them.
+      // itself, before the redirector sees them: a 431, or the connection reset mid-request.
       if (uwsImplementation() === 'fallback' && host.length > 16_000) {
-        expect(response.status, host.slice(0, 80)).toBe(431);
+        const outcome = await visitAs(url, host).then(
+          (response) => response.status,
+          (error: NodeJS.ErrnoException) => error.code,
+        );
+        expect([431, 'ECONNRESET', 'EPIPE'], host.slice(0, 80)).toContain(outcome);
         continue;
       }
+      const response = await visitAs(url, host);
       expect(response.status, host.slice(0, 80)).toBe(400);
       expect(response.body).toBe('Bad Request: the Host header names no domain\n');
       refused++;
