@@ -107,15 +107,20 @@ describe('analytics from a streaming read replica', { timeout: 120_000 }, () => 
   });
 
   afterAll(async () => {
-    await api?.close();
-    subscriber?.disconnect();
-    await Promise.all([sql?.end(), readSql?.end(), replicaAdmin?.end()]);
-    if (redis) {
-      await deleteKeys(redis, `${redisPrefix}*`);
-      redis.disconnect();
+    try {
+      // Each step bounded and named: a teardown that waits on a server it just stopped says which.
+      await withTimeout(api?.close() ?? Promise.resolve(), 15_000, 'closing the API');
+      subscriber?.disconnect();
+      // A query the stopped replica never answered is cut off rather than waited for.
+      await Promise.all([sql?.end({ timeout: 5 }), readSql?.end({ timeout: 5 }), replicaAdmin?.end({ timeout: 5 })]);
+      if (redis) {
+        await withTimeout(deleteKeys(redis, `${redisPrefix}*`), 15_000, 'deleting the Redis keys');
+        redis.disconnect();
+      }
+    } finally {
+      replica?.destroy();
+      primary?.destroy();
     }
-    replica?.destroy();
-    primary?.destroy();
   });
 
   const get = (url: string) => api.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
