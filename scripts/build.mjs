@@ -26,7 +26,7 @@ const migrator = join(repoRoot, 'packages/core/src/db/migrate.ts');
 
 export const SERVICES = ['api', 'redirector', 'worker'];
 /** The bench's comparison servers, bundled like the services so they run the same way. */
-export const BENCH_TARGETS = ['bare-uws', 'fastify-peer'];
+export const BENCH_TARGETS = ['bare-uws', 'fastify-peer', 'insert-peer'];
 
 /** Every bundle: name → TypeScript entry and output file, relative to the repository root. */
 const BUNDLES = Object.fromEntries([

@@ -22,7 +22,8 @@ import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
 import { measureApiReads } from './measure/api-reads.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
-import { measurePipeline } from './measure/pipeline.js';
+import { cpuParts } from './measure/cpu-cost.js';
+import { humanRotation, measurePipeline } from './measure/pipeline.js';
 import { measureYearQuery } from './measure/query.js';
 import {
   clickBatches,
@@ -77,7 +78,7 @@ function machine(): BenchResult['machine'] {
 
 async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
-  const phases = 8;
+  const phases = 10;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
   const [
     apiPort,
@@ -88,9 +89,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     barePort,
     bareAddressPort,
     peerPort,
+    insertPeerPort,
     apiMetricsPort,
     redirectorMetricsPort,
   ] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -141,6 +144,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const [yearLink] = await createLinks(account, 1, 'year');
   const capacityLinks = await createLinks(account, settings.links, 'capacity');
   const [probeLink] = await createLinks(account, 1, 'probe');
+  const [hotLink] = await createLinks(account, 1, 'hot');
   await activateDomain(world.sql, account, CUSTOM_HOST);
   const customLinks = await createLinks(account, settings.links, 'custom', { domain: CUSTOM_HOST });
   progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + customLinks.length + 2} links`);
@@ -305,35 +309,79 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   });
   const capacityCounts = queueCounts(world.redisUrl, capacityPrefix);
   const probeVisitor = createVisitor(shortUrlBase, 1);
-  await quiet();
-  const capacity = await measurePipeline({
+  // Each step charges the CPU time of every part of the stack to the clicks it recorded.
+  const stackParts = await cpuParts({ redirector: capacityRedirector, worker: capacityWorker }, world.sql, world.redisUrl);
+  const pipelineRun = {
     url: shortUrlBase,
     metricsUrl: redirectorMetrics,
     sql: world.sql,
     counts: capacityCounts,
-    links: capacityLinks,
     probe: probeLink!,
     visitor: probeVisitor,
     dir: logDir,
-    stepMs: settings.pipelineStepMs,
-    startRps: settings.pipelineStartRps,
-    factor: settings.pipelineFactor,
-    maxSteps: settings.pipelineSteps,
-    onProgress: (text) => progress.update(text),
-  }).finally(async () => {
+    cpuParts: stackParts,
+    redisUrl: world.redisUrl,
+    onProgress: (text: string) => progress.update(text),
+  };
+  let capacity: Awaited<ReturnType<typeof measurePipeline>>;
+  let hot: Awaited<ReturnType<typeof measurePipeline>>;
+  try {
+    await quiet();
+    capacity = await measurePipeline({
+      ...pipelineRun,
+      links: capacityLinks,
+      stepMs: settings.pipelineStepMs,
+      startRps: settings.pipelineStartRps,
+      factor: settings.pipelineFactor,
+      maxSteps: settings.pipelineSteps,
+    });
+
+    // The viral case: every visit on one link, at the rate the stack just held over many, held for minutes.
+    const hotRps = capacity.heldRps ?? settings.pipelineStartRps;
+    phase(7, `one hot link: the whole stack at ${Math.round(hotRps).toLocaleString('en-US')} req/s for ${settings.hotLinkMs / 1000} s`);
+    await quiet();
+    hot = await measurePipeline({
+      ...pipelineRun,
+      links: [hotLink!],
+      stepMs: settings.hotLinkMs,
+      startRps: hotRps,
+      factor: settings.pipelineFactor,
+      maxSteps: 1,
+    });
+  } finally {
     probeVisitor.close();
     await capacityCounts.close();
-  });
+  }
   await stop(capacityRedirector);
   await stop(capacityWorker);
   const pipeline = { ...capacity, workerPeakRssMB: peakRssMB['worker-capacity'] ?? 0 };
+  const hotLinkStep = hot.steps[0] ?? null;
 
-  phase(7, 'one-year hourly analytics query');
+  phase(8, 'the insert-per-click peer: Fastify, a Redis GET and one PostgreSQL INSERT per click');
+  // Unpinned, with wrk on the same cores, like the pipeline row: the whole machine records clicks.
+  const insertPeer = await start({
+    name: 'insert-peer',
+    bundle: 'insert-peer',
+    env: { ...peerEnv, PORT: String(insertPeerPort), DATABASE_URL: world.env.DATABASE_URL! },
+    ready: answers(`http://127.0.0.1:${insertPeerPort}/`),
+  });
+  await quiet();
+  const insertPeerUrl = `http://127.0.0.1:${insertPeerPort}`;
+  const { 'insert-peer': insertPeerFigure } = await measureInterleaved(
+    [{ name: 'insert-peer', url: insertPeerUrl }],
+    { ...http(insertPeerUrl), requests: humanRotation(capacityLinks), wrkCpus: undefined },
+    1,
+    (text) => progress.update(text),
+  );
+  await stop(insertPeer);
+  const [insertedRow] = await world.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM peer_clicks`;
+
+  phase(9, 'one-year hourly analytics query');
   const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) =>
     progress.update(`${n}/${settings.queryRequests} calls`),
   );
 
-  phase(8, 'API: authenticated reads, the API on one core');
+  phase(10, 'API: authenticated reads, the API on one core');
   // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
   const pinnedApiUrl = `http://127.0.0.1:${pinnedApiPort}`;
   const pinnedApi = await start({
@@ -364,6 +412,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     ratios: {
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),
       toPeer: ratio(redirectorMax.requestsPerSecond, peerFigure.requestsPerSecond),
+      pipelineToInsertPeer: pipeline.heldRps === null ? null : ratio(pipeline.heldRps, insertPeerFigure.requestsPerSecond),
     },
     worker: {
       clicks: settings.workerClicks,
@@ -382,6 +431,8 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
     yearQuery: { requests: yearSummary.count, buckets: yearQuery.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },
     pipeline,
+    hotLink: { stepMs: settings.hotLinkMs, step: hotLinkStep },
+    insertPeer: { ...insertPeerFigure, rows: insertedRow!.n },
     peakRssMB,
   };
   return { ...result, targets: evaluateTargets(result) };
@@ -390,7 +441,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 async function main(): Promise<void> {
   const logDir = join(repoRoot, '.bench', 'logs', stamp);
   mkdirSync(logDir, { recursive: true });
-  progress.phase('[0/8] bundling the services and the comparison servers');
+  progress.phase('[0/10] bundling the services and the comparison servers');
   try {
     const built = await buildBundles([...SERVICES, ...BENCH_TARGETS]);
     progress.note(`bundled ${built.names.join(', ')} in ${built.ms} ms`);
@@ -399,7 +450,7 @@ async function main(): Promise<void> {
     console.error(`bench failed: cannot build: ${(error as Error).message}`);
     process.exit(1);
   }
-  progress.phase('[0/8] bringing up Redis and PostgreSQL, creating the bench database');
+  progress.phase('[0/10] bringing up Redis and PostgreSQL, creating the bench database');
   const world = await createBenchWorld();
   progress.note(`database deeplink_bench_${world.id}, Redis prefix ${world.redisPrefix}, queue prefix ${world.queuePrefix}`);
   let failed = true;

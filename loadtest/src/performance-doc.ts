@@ -1,5 +1,5 @@
 import type { BenchResult, HttpFigure } from './report.js';
-import { formatReport } from './report.js';
+import { capacityCost, formatReport } from './report.js';
 
 /**
  * docs/performance.md, written by every default `npm run bench` (never by hand): the latest run in
@@ -58,6 +58,47 @@ function httpTable(r: BenchResult): string[] {
   ];
 }
 
+/** The whole stack's rows: capacity, one hot link, and the insert-per-click peer on the same machine. */
+function pipelineTable(r: BenchResult): string[] {
+  const held = r.pipeline.heldRps;
+  const hot = r.hotLink.step;
+  const vs = (rps: number) => (held ? `${fmt(held / rps, 2)}×` : 'n/a');
+  return [
+    '| whole stack, loss 0, freshness p99 ≤ 1 s | req/s | freshness p99 ms | pipeline row vs this |',
+    '|---|--:|--:|--:|',
+    `| capacity: ${fmt(r.settings.links)} links, ${fmt(r.pipeline.stepMs / 1000)} s per rate | ${fmt(held)} | ${fmt(capacityCost(r.pipeline)?.step.freshness.p99Ms)} | 1.00× |`,
+    hot
+      ? `| one hot link for ${fmt(r.hotLink.stepMs / 1000)} s${hot.held ? '' : ' (not held)'}; by minute ${hot.ratesByMinute.map((rate) => fmt(rate)).join(', ')} | ${fmt(hot.requestsPerSecond)} | ${fmt(hot.freshness.p99Ms)} | ${vs(hot.requestsPerSecond)} |`
+      : '| one hot link | not run | | |',
+    `| insert-per-click peer (Fastify, Redis GET, PostgreSQL INSERT) | ${fmt(r.insertPeer.requestsPerSecond)} | | ${vs(r.insertPeer.requestsPerSecond)} |`,
+  ];
+}
+
+/**
+ * Where a click's CPU time goes at capacity, part by part, and Redis command by command: the CPU
+ * seconds each process spent from the step's start until its clicks were rolled up, per click.
+ */
+function cpuTable(r: BenchResult): string[] {
+  const cost = capacityCost(r.pipeline);
+  if (!cost) return ['Not measured in this run.'];
+  const { step, cpu } = cost;
+  const total = cpu.rows.reduce((sum, row) => sum + row.microsPerClick, 0);
+  return [
+    `At ${fmt(step.requestsPerSecond)} req/s, ${fmt(cpu.clicks)} clicks, ${fmt(cpu.seconds, 1)} s from the step's start until the last was rolled up:`,
+    '',
+    "| part | CPU µs per click | of the machine's busy time |",
+    '|---|--:|--:|',
+    ...cpu.rows.map((row) => `| ${row.name} | ${fmt(row.microsPerClick, 1)} | ${pct(row.share, 1)} |`),
+    `| all | ${fmt(total, 1)} | |`,
+    '',
+    'Redis, command by command (time inside Redis only):',
+    '',
+    '| command | calls per click | µs per click |',
+    '|---|--:|--:|',
+    ...cpu.redisCommands.slice(0, 10).map((c) => `| ${c.command} | ${fmt(c.callsPerClick, 3)} | ${fmt(c.microsPerClick, 2)} |`),
+  ];
+}
+
 /** The whole document for `result`, carrying over the history of `previous` (the file it replaces). */
 export function performanceDocument(result: BenchResult, previous: string | undefined): string {
   const history = [historyRow(result), ...previousHistory(previous)].slice(0, HISTORY_ROWS);
@@ -75,6 +116,14 @@ export function performanceDocument(result: BenchResult, previous: string | unde
     `${machine.nproc} × ${machine.cpuModel}, ${fmt(machine.memoryGiB, 1)} GiB, Node ${machine.node}, ${machine.wrk}.`,
     '',
     ...httpTable(result),
+    '',
+    '### The whole pipeline',
+    '',
+    ...pipelineTable(result),
+    '',
+    "### Where a click's CPU time goes",
+    '',
+    ...cpuTable(result),
     '',
     'The full report, as the bench printed it:',
     '',

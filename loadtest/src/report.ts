@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type { ApiRead, ApiReadFigure } from './measure/api-reads.js';
 import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
-import type { PipelineFigure } from './measure/pipeline.js';
+import type { CpuCost } from './measure/cpu-cost.js';
+import type { PipelineFigure, PipelineStep } from './measure/pipeline.js';
 import type { BenchSettings } from './settings.js';
 import { roundsFor } from './measure/http.js';
 
@@ -38,13 +39,17 @@ export interface BenchResult {
   apiReads: Record<ApiRead, ApiReadFigure>;
   /** The redirector's click counters after its two wrk runs. */
   clickCapture: ClickCapture;
-  ratios: { toLimit: number | null; toPeer: number | null };
+  ratios: { toLimit: number | null; toPeer: number | null; pipelineToInsertPeer: number | null };
   worker: { clicks: number; jobs: number; seconds: number; clicksPerSecond: number; rolledUp: number };
   freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
   loss: LossTally & LossAccount & { failedJobs: number; droppedByRedirector: number | null };
   yearQuery: { requests: number; buckets: number; p50Ms: number; p99Ms: number };
   /** The highest rate the whole stack held (redirector, worker, Redis, PostgreSQL and wrk on this machine). */
   pipeline: PipelineFigure;
+  /** The whole stack held at the pipeline row's rate with every visit on one link. */
+  hotLink: { stepMs: number; step: PipelineStep | null };
+  /** Fastify, a Redis GET and one PostgreSQL INSERT per click, unpinned like the pipeline row; `rows` it inserted in all. */
+  insertPeer: HttpFigure & { rows: number };
   /** Peak resident set size (VmHWM) of each process, in MB (10^6 bytes). */
   peakRssMB: Record<string, number>;
   targets: TargetCheck[];
@@ -90,7 +95,28 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
     check('redirector peak RSS under load', '≤ 150 MB', `${fmt(redirectorRss, 1)} MB`, redirectorRss <= 150),
     check('worker peak RSS, pre-filled queue', '≤ 256 MB', `${fmt(workerRss, 1)} MB`, workerRss <= 256),
     check('one-year hourly query p99', '≤ 100 ms', `${fmt(r.yearQuery.p99Ms, 1)} ms`, r.yearQuery.p99Ms <= 100),
+    check(
+      'pipeline capacity (loss 0, freshness p99 ≤ 1 s)',
+      '≥ 35,000 req/s',
+      `${fmt(r.pipeline.heldRps ?? 0)} req/s`,
+      (r.pipeline.heldRps ?? 0) >= 35_000,
+    ),
+    check(`one hot link for ${fmt(r.hotLink.stepMs / 1000)} s vs the capacity row`, 'held, within 10 %', hotLinkValue(r), hotLinkHeld(r)),
+    check('pipeline vs insert-per-click peer', '≥ 20×', times(r.ratios.pipelineToInsertPeer), (r.ratios.pipelineToInsertPeer ?? 0) >= 20),
   ];
+}
+
+/** Whether the hot-link step held and delivered at least 90 % of the capacity row's rate. */
+function hotLinkHeld(r: Pick<BenchResult, 'hotLink' | 'pipeline'>): boolean {
+  const { step } = r.hotLink;
+  return !!step && step.held && r.pipeline.heldRps !== null && step.requestsPerSecond >= 0.9 * r.pipeline.heldRps;
+}
+
+function hotLinkValue(r: Pick<BenchResult, 'hotLink' | 'pipeline'>): string {
+  const { step } = r.hotLink;
+  if (!step) return 'not run';
+  const share = r.pipeline.heldRps ? ` (${pct(step.requestsPerSecond / r.pipeline.heldRps)})` : '';
+  return `${fmt(step.requestsPerSecond)} req/s${share}${step.held ? '' : ', not held'}`;
 }
 
 /** Lays out rows in columns: the first `leftColumns` left-aligned (text), the rest right-aligned (numbers). */
@@ -159,11 +185,18 @@ export function formatReport(r: BenchResult): string {
         `${fmt(r.loss.loss)} (${fmt(r.loss.requests)} redirects, ${fmt(r.loss.botRequests)} from bots; ${fmt(r.loss.expected)} human clicks expected, ${fmt(r.loss.reported)} reported; ${r.loss.failedJobs} failed jobs)`,
       ],
       ['pipeline capacity', pipelineLine(r.pipeline)],
+      ['one hot link', hotLinkLine(r.hotLink)],
+      [
+        'insert-per-click peer',
+        `${fmt(r.insertPeer.requestsPerSecond)} req/s, p99 ${fmt(r.insertPeer.p99Ms, 2)} ms, ${fmt(r.insertPeer.errors)} errors (${fmt(r.insertPeer.rows)} rows inserted); the pipeline row is ${times(r.ratios.pipelineToInsertPeer)} that`,
+      ],
       [
         'one-year hourly query',
         `p50 ${fmt(r.yearQuery.p50Ms, 1)} ms, p99 ${fmt(r.yearQuery.p99Ms, 1)} ms (${fmt(r.yearQuery.buckets)} buckets, ${r.yearQuery.requests} calls)`,
       ],
     ].map(([label, value]) => `${label!.padEnd(26)}${value}`),
+    '',
+    ...cpuLines(r.pipeline),
     '',
     `peak RSS (MB): ${Object.entries(r.peakRssMB)
       .map(([name, mib]) => `${name} ${fmt(mib, 1)}`)
@@ -187,6 +220,48 @@ function pipelineLine(p: PipelineFigure): string {
     `${held}; worker peak RSS ${fmt(p.workerPeakRssMB, 1)} MB; stopped: ${p.stoppedBecause}`,
     ...steps.map((step) => `${' '.repeat(28)}${step}`),
   ].join('\n');
+}
+
+/** The hot-link row: its one step, minute by minute. */
+function hotLinkLine({ stepMs, step }: BenchResult['hotLink']): string {
+  if (!step) return 'not run';
+  const minutes = step.ratesByMinute.map((rate) => fmt(rate)).join(', ');
+  return `${fmt(step.requestsPerSecond)} req/s for ${fmt(stepMs / 1000)} s${step.held ? ', held' : ` (MISS: ${step.misses.join('; ')})`}; freshness p99 ${fmt(step.freshness.p99Ms)} ms, loss ${fmt(step.loss)}; by minute: ${minutes} req/s`;
+}
+
+/** The step whose CPU cost describes the stack at capacity: the highest that held, else the last tried. */
+export function capacityCost(p: PipelineFigure): { step: PipelineStep; cpu: CpuCost } | undefined {
+  const step = [...p.steps].reverse().find((s) => s.held && s.cpu) ?? p.steps.findLast((s) => s.cpu);
+  return step?.cpu ? { step, cpu: step.cpu } : undefined;
+}
+
+/** Where a click's CPU time went in the capacity step: by part, then Redis by command. */
+function cpuLines(p: PipelineFigure): string[] {
+  const cost = capacityCost(p);
+  if (!cost) return [];
+  const { step, cpu } = cost;
+  const total = cpu.rows.reduce((sum, row) => sum + row.microsPerClick, 0);
+  return [
+    `CPU per click at ${fmt(step.requestsPerSecond)} req/s (${fmt(cpu.clicks)} clicks, ${fmt(cpu.seconds, 1)} s from the step's start until they were rolled up)`,
+    table([
+      ['part', 'CPU s', 'µs/click', 'of busy'],
+      ...cpu.rows.map((row) => [row.name, fmt(row.cpuSeconds, 1), fmt(row.microsPerClick, 1), pct(row.share)]),
+      [
+        'total',
+        fmt(
+          cpu.rows.reduce((sum, row) => sum + row.cpuSeconds, 0),
+          1,
+        ),
+        fmt(total, 1),
+        '',
+      ],
+    ]),
+    'Redis by command (its own time, not counting the network)',
+    table([
+      ['command', 'calls/click', 'µs/click'],
+      ...cpu.redisCommands.slice(0, 8).map((c) => [c.command, fmt(c.callsPerClick, 3), fmt(c.microsPerClick, 2)]),
+    ]),
+  ];
 }
 
 /** Writes the result as indented JSON, creating the folder. */

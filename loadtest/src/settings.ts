@@ -31,6 +31,8 @@ export interface BenchSettings {
   pipelineFactor: number;
   /** Most rates tried (BENCH_PIPELINE_STEPS, 6). */
   pipelineSteps: number;
+  /** How long the hot-link row holds the capacity row's rate on one link (BENCH_HOT_LINK_DURATION, 5m). */
+  hotLinkMs: number;
   /** CPU list for the server under test and for wrk (BENCH_SERVER_CPUS=0, BENCH_WRK_CPUS=1); unset = no pinning. */
   serverCpus?: string;
   wrkCpus?: string;
@@ -76,6 +78,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     pipelineStartRps: int(env, 'BENCH_PIPELINE_START_RATE', 25_000),
     pipelineFactor: factor(env, 'BENCH_PIPELINE_FACTOR', 1.25),
     pipelineSteps: int(env, 'BENCH_PIPELINE_STEPS', 6),
+    hotLinkMs: parseDuration(env.BENCH_HOT_LINK_DURATION || '5m'),
     serverCpus: pin ? env.BENCH_SERVER_CPUS || '0' : undefined,
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,

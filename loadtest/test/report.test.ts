@@ -21,7 +21,25 @@ const step = (targetRps: number, requestsPerSecond: number) => ({
   freshness: { samples: 200, p50Ms: 60, p99Ms: 300, timeouts: 0 },
   answered: requestsPerSecond * 60,
   loss: 0,
+  ratesByMinute: [requestsPerSecond],
 });
+
+/** What a step at 36,000 req/s for 60 s might have cost: 2,160,000 clicks. */
+const cpu = {
+  clicks: 2_160_000,
+  seconds: 64,
+  rows: [
+    { name: 'redirector', cpuSeconds: 54, microsPerClick: 25, share: 0.42 },
+    { name: 'worker', cpuSeconds: 21.6, microsPerClick: 10, share: 0.17 },
+    { name: 'Redis', cpuSeconds: 17.28, microsPerClick: 8, share: 0.135 },
+    { name: 'PostgreSQL', cpuSeconds: 4.32, microsPerClick: 2, share: 0.034 },
+    { name: 'everything else (wrk, the kernel, the bench)', cpuSeconds: 30.8, microsPerClick: 14.26, share: 0.24 },
+  ],
+  redisCommands: [
+    { command: 'evalsha', callsPerClick: 0.004, microsPerClick: 5.5 },
+    { command: 'hget', callsPerClick: 0.01, microsPerClick: 0.2 },
+  ],
+};
 
 function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<BenchResult, 'targets'> {
   return {
@@ -47,6 +65,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       pipelineStartRps: 25_000,
       pipelineFactor: 1.25,
       pipelineSteps: 6,
+      hotLinkMs: 300_000,
     },
     http: {
       redirector: http(80_000, 1),
@@ -61,7 +80,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
     },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
-    ratios: { toLimit: 0.8, toPeer: 4 },
+    ratios: { toLimit: 0.8, toPeer: 4, pipelineToInsertPeer: 24 },
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
     freshness: { samples: 50, p50Ms: 120, p99Ms: 400, maxMs: 410, timeouts: 0 },
     loss: {
@@ -78,16 +97,21 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     },
     yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 80 },
     pipeline: {
-      heldRps: 31_000,
-      stoppedBecause: '38,000 req/s missed: queue lag 9000 ms',
+      heldRps: 36_000,
+      stoppedBecause: '44,000 req/s missed: queue lag 9000 ms',
       stepMs: 60_000,
       workerPeakRssMB: 200,
       steps: [
-        { ...step(25_000, 24_900), held: true, misses: [] },
-        { ...step(31_250, 31_000), held: true, misses: [] },
-        { ...step(39_062, 38_000), maxQueueLagMs: 9000, held: false, misses: ['queue lag 9000 ms'] },
+        { ...step(29_000, 28_900), held: true, misses: [] },
+        { ...step(36_250, 36_000), held: true, misses: [], cpu },
+        { ...step(45_312, 44_000), maxQueueLagMs: 9000, held: false, misses: ['queue lag 9000 ms'] },
       ],
     },
+    hotLink: {
+      stepMs: 300_000,
+      step: { ...step(36_000, 35_000), ratesByMinute: [35_500, 35_000, 34_800, 34_900, 34_800], held: true, misses: [] },
+    },
+    insertPeer: { ...http(1_500, 40), rows: 60_000 },
     peakRssMB: { redirector: 90, api: 120, worker: 250 },
     ...overrides,
   };
@@ -96,14 +120,14 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
 describe('evaluateTargets', () => {
   it('passes every target when the figures meet them', () => {
     const checks = evaluateTargets(result());
-    expect(checks).toHaveLength(11);
+    expect(checks).toHaveLength(14);
     expect(checks.filter((c) => !c.pass)).toEqual([]);
   });
 
   it('misses exactly the targets that are not met, on the boundaries the targets state', () => {
     const checks = evaluateTargets(
       result({
-        ratios: { toLimit: 0.69, toPeer: 3 },
+        ratios: { toLimit: 0.69, toPeer: 3, pipelineToInsertPeer: 19.9 },
         worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
         peakRssMB: { redirector: 150.1, worker: 256.1 },
         yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
@@ -121,7 +145,26 @@ describe('evaluateTargets', () => {
       'worker throughput',
       'redirector peak RSS under load',
       'worker peak RSS, pre-filled queue',
+      'pipeline vs insert-per-click peer',
     ]);
+  });
+
+  it('misses the pipeline rows below 35,000 req/s, and a hot link that did not hold or fell 10 % behind', () => {
+    const base = result();
+    const missed = (overrides: Partial<Omit<BenchResult, 'targets'>>) =>
+      evaluateTargets({ ...base, ...overrides })
+        .filter((c) => !c.pass)
+        .map((c) => c.name);
+    expect(missed({ pipeline: { ...base.pipeline, heldRps: 34_999 } })).toEqual(['pipeline capacity (loss 0, freshness p99 ≤ 1 s)']);
+    const hot = base.hotLink.step!;
+    expect(missed({ hotLink: { stepMs: 300_000, step: { ...hot, requestsPerSecond: 32_400 } } })).toEqual([]);
+    expect(missed({ hotLink: { stepMs: 300_000, step: { ...hot, requestsPerSecond: 32_399 } } })).toEqual([
+      'one hot link for 300 s vs the capacity row',
+    ]);
+    expect(missed({ hotLink: { stepMs: 300_000, step: { ...hot, held: false, misses: ['loss 1'] } } })).toEqual([
+      'one hot link for 300 s vs the capacity row',
+    ]);
+    expect(missed({ hotLink: { stepMs: 300_000, step: null } })).toEqual(['one hot link for 300 s vs the capacity row']);
   });
 
   it('misses loss on any difference, in either direction, and when nothing was counted at all', () => {
@@ -136,7 +179,10 @@ describe('evaluateTargets', () => {
 
   it('misses freshness when a sample timed out, and ratios that could not be computed', () => {
     const checks = evaluateTargets(
-      result({ freshness: { samples: 49, p50Ms: 100, p99Ms: 200, maxMs: 200, timeouts: 1 }, ratios: { toLimit: null, toPeer: null } }),
+      result({
+        freshness: { samples: 49, p50Ms: 100, p99Ms: 200, maxMs: 200, timeouts: 1 },
+        ratios: { toLimit: null, toPeer: null, pipelineToInsertPeer: 24 },
+      }),
     );
     expect(checks.filter((c) => !c.pass).map((c) => c.name)).toEqual([
       'redirector vs bare uWS (limit)',
@@ -164,8 +210,20 @@ describe('formatReport', () => {
     expect(text).toContain('redirector 90.0');
     expect(text).toMatch(/pass\s+click loss\s+exactly 0\s+0/);
     expect(text).toContain('2 × Test CPU');
-    expect(text).toContain('31,000 req/s held for 60 s; worker peak RSS 200.0 MB');
-    expect(text).toMatch(/38,000 req\/s: .*\(MISS: queue lag 9000 ms\)/);
+    expect(text).toContain('36,000 req/s held for 60 s; worker peak RSS 200.0 MB');
+    expect(text).toMatch(/44,000 req\/s: .*\(MISS: queue lag 9000 ms\)/);
+    expect(text).toContain(
+      '35,000 req/s for 300 s, held; freshness p99 300 ms, loss 0; by minute: 35,500, 35,000, 34,800, 34,900, 34,800 req/s',
+    );
+    expect(text).toContain('1,500 req/s, p99 40.00 ms, 0 errors (60,000 rows inserted); the pipeline row is 24.00× that');
+  });
+
+  it("shows where a click's CPU time went in the highest step that held", () => {
+    const text = formatReport({ ...result(), targets: evaluateTargets(result()) });
+    expect(text).toContain('CPU per click at 36,000 req/s (2,160,000 clicks, 64.0 s');
+    expect(text).toMatch(/redirector\s+54\.0\s+25\.0\s+42\.0 %/);
+    expect(text).toMatch(/total\s+128\.0\s+59\.3/);
+    expect(text).toMatch(/evalsha\s+0\.004\s+5\.50/);
   });
 
   it('aligns columns', () => {
@@ -225,13 +283,19 @@ describe('performanceDocument', () => {
     return { ...full, targets: evaluateTargets(full) };
   };
 
-  it('shows each HTTP row beside the bare server of the same run, and the full report', () => {
+  it('shows each HTTP row beside the bare server of the same run, the pipeline rows, the CPU per click, and the full report', () => {
     const doc = performanceDocument(run('2026-03-01T10:00:00.000Z', 100_000), undefined);
+    expect(doc).toContain('| capacity: 1,000 links, 60 s per rate | 36,000 | 300 | 1.00× |');
+    expect(doc).toContain('| one hot link for 300 s; by minute 35,500, 35,000, 34,800, 34,900, 34,800 | 35,000 | 300 | 1.03× |');
+    expect(doc).toContain('| insert-per-click peer (Fastify, Redis GET, PostgreSQL INSERT) | 1,500 | | 24.00× |');
+    expect(doc).toContain('| redirector | 25.0 | 42.0 % |');
+    expect(doc).toContain('| all | 59.3 | |');
+    expect(doc).toContain('| evalsha | 0.004 | 5.50 |');
     expect(doc).toContain('## Latest run: 2026-03-01 10:00 to 11:00 UTC');
     expect(doc).toContain('| redirector, clicks on | 80,000 | 0.33 | 1.00 | 100,000 | 80.0 % | 0 |');
     expect(doc).toContain(formatReport(run('2026-03-01T10:00:00.000Z', 100_000)));
     expect(previousHistory(doc)).toEqual([
-      '| 2026-03-01 10:00 | 2 × Test CPU | 20.0.0 | 100,000 | 80,000 | 80.0 % | 60,000 | 31,000 | 12,000 | 80.0 |',
+      '| 2026-03-01 10:00 | 2 × Test CPU | 20.0.0 | 100,000 | 80,000 | 80.0 % | 60,000 | 36,000 | 12,000 | 80.0 |',
     ]);
   });
 

@@ -35,16 +35,17 @@ function runBench(output: string): Promise<{ code: number | null; output: string
         BENCH_PIPELINE_STEP: '2s',
         BENCH_PIPELINE_START_RATE: '200',
         BENCH_PIPELINE_STEPS: '2',
+        BENCH_HOT_LINK_DURATION: '2s',
         BENCH_OUTPUT: output,
       },
       onSpawn: (started) => (bench = started),
-      timeoutMs: 190_000,
+      timeoutMs: 300_000,
     },
   );
 }
 
 describe('npm run bench (smoke run)', () => {
-  it('produces every figure, and loses no click', { timeout: 210_000 }, async () => {
+  it('produces every figure, and loses no click', { timeout: 320_000 }, async () => {
     const output = join(dir, 'result.json');
     const { code, output: log } = await runBench(output);
     expect(code, log).toBe(0);
@@ -95,6 +96,32 @@ describe('npm run bench (smoke run)', () => {
     expect(result.pipeline.heldRps).toBe(Math.max(...result.pipeline.steps.map((step) => step.requestsPerSecond)));
     expect(result.pipeline.stoppedBecause).not.toMatch(/missed/);
     expect(result.pipeline.workerPeakRssMB).toBeGreaterThan(10);
+    // Each step charged CPU time to the stack's parts, Redis counted its commands.
+    for (const step of result.pipeline.steps) {
+      expect(step.cpu?.clicks).toBe(step.answered);
+      expect(step.cpu?.rows.map((row) => row.name)).toEqual([
+        'redirector',
+        'worker',
+        'Redis',
+        'PostgreSQL',
+        'everything else (wrk, the kernel, the bench)',
+      ]);
+      expect(step.cpu!.rows.find((row) => row.name === 'redirector')!.cpuSeconds).toBeGreaterThan(0);
+      expect(step.cpu!.redisCommands.length).toBeGreaterThan(0);
+      expect(step.ratesByMinute).toHaveLength(1);
+    }
+
+    // One hot link, at the rate the capacity row held: one step, every click counted.
+    expect(result.hotLink.stepMs).toBe(2000);
+    expect(result.hotLink.step, JSON.stringify(result.hotLink.step)).toMatchObject({ held: true, loss: 0, errors: 0 });
+    expect(result.hotLink.step!.answered).toBeGreaterThan(0);
+    expect(result.hotLink.step!.targetRps).toBe(result.pipeline.heldRps);
+
+    // The insert-per-click peer inserted a row for every answer (and its warm-up's).
+    expect(result.insertPeer.errors).toBe(0);
+    expect(result.insertPeer.requests).toBeGreaterThan(0);
+    expect(result.insertPeer.rows).toBeGreaterThanOrEqual(result.insertPeer.requests);
+    expect(result.ratios.pipelineToInsertPeer).toBeGreaterThan(0);
 
     for (const name of [
       'api',
@@ -108,10 +135,11 @@ describe('npm run bench (smoke run)', () => {
       'bare-uws',
       'bare-uws-address',
       'fastify-peer',
+      'insert-peer',
     ]) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
-    expect(result.targets).toHaveLength(11);
+    expect(result.targets).toHaveLength(14);
     expect(log).toContain('targets');
   });
 });

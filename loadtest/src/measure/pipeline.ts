@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Sql } from '@deeplink/core/db';
 import type { SeededLink } from '../seed.js';
+import { type CpuCost, type CpuPart, startCpuCost } from './cpu-cost.js';
 import { connectionsForRate, summarize } from '../stats.js';
 import { HUMAN_AGENTS } from '../user-agents.js';
 import type { Visitor } from '../visitor.js';
@@ -10,7 +11,7 @@ import { HALF_RATE_DELAY_MS } from './http.js';
 
 /** What a rate must keep up for a step to hold. */
 export const PIPELINE_CRITERIA = {
-  freshnessP99Ms: 2000,
+  freshnessP99Ms: 1000,
   /** The oldest batch waiting in the queue, at any sample of the step. */
   maxQueueLagMs: 5000,
 } as const;
@@ -40,6 +41,10 @@ export interface PipelineStep {
   answered: number;
   /** Redirects answered minus clicks in the rollups once the queue drained after the step. */
   loss: number;
+  /** Redirects answered in each whole minute of the step, per second: a rate that decays shows here. */
+  ratesByMinute: number[];
+  /** CPU spent per click by each part of the stack, from the step's start until its clicks were rolled up. */
+  cpu?: CpuCost;
   held: boolean;
   /** The criteria a step missed. */
   misses: string[];
@@ -77,6 +82,10 @@ export interface PipelineRun {
   factor: number;
   maxSteps: number;
   wrkCpus?: string;
+  /** The processes whose CPU time each step charges to its clicks (none: not measured). */
+  cpuParts?: readonly CpuPart[];
+  /** The Redis the stack uses, for its per-command times. */
+  redisUrl?: string;
   onProgress: (text: string) => void;
 }
 
@@ -96,6 +105,29 @@ async function rolledUp(sql: Sql, linkIds: string[]): Promise<number> {
     { n: number }[]
   >`SELECT coalesce(sum(clicks), 0)::bigint AS n FROM click_daily WHERE link_id = ANY(${linkIds}::uuid[])`;
   return row!.n;
+}
+
+/** A counter read at a moment (performance.now() milliseconds). */
+export interface CounterSample {
+  at: number;
+  value: number;
+}
+
+/**
+ * The counter's rate per second over each whole minute of the samples, from the sample nearest
+ * each minute's start to the one nearest its end; one figure over all of them when they span less.
+ */
+export function ratesByMinute(samples: readonly CounterSample[]): number[] {
+  if (samples.length < 2) return [];
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  const rate = (from: CounterSample, to: CounterSample) => ((to.value - from.value) * 1000) / Math.max(1, to.at - from.at);
+  const minutes = Math.floor((last.at - first.at) / 60_000);
+  if (minutes === 0) return [rate(first, last)];
+  const nearest = (at: number) => samples.reduce((best, sample) => (Math.abs(sample.at - at) < Math.abs(best.at - at) ? sample : best));
+  return Array.from({ length: minutes }, (_, minute) =>
+    rate(nearest(first.at + minute * 60_000), nearest(first.at + (minute + 1) * 60_000)),
+  );
 }
 
 /** Repeats `work` until `done()` says stop. */
@@ -144,14 +176,18 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
   for (let n = 1; n <= run.maxSteps; n++) {
     run.onProgress(`step ${n}: ${Math.round(targetRps).toLocaleString('en-US')} req/s for ${run.stepMs / 1000} s`);
     const before = { rolledUp: await rolledUp(run.sql, linkIds), answered: await redirectsAnswered(run.metricsUrl) };
+    const cost = run.cpuParts && run.redisUrl ? await startCpuCost(run.cpuParts, run.redisUrl) : undefined;
     let finished = false;
     const lags: number[] = [];
+    /** The redirector's answer count, about once a second. */
+    const answeredSamples: CounterSample[] = [];
     const delays: number[] = [];
     let timeouts = 0;
     const sampling = whileRunning(
       () => finished,
       async () => {
         lags.push(await run.counts.oldestWaitingAgeMs());
+        answeredSamples.push({ value: await redirectsAnswered(run.metricsUrl), at: performance.now() });
         await new Promise((resolve) => setTimeout(resolve, 1000));
       },
     );
@@ -196,6 +232,8 @@ export async function measurePipeline(run: PipelineRun): Promise<Omit<PipelineFi
       freshness: { samples: fresh.count, p50Ms: fresh.p50, p99Ms: fresh.p99, timeouts },
       answered,
       loss: answered - ((await rolledUp(run.sql, linkIds)) - before.rolledUp),
+      ratesByMinute: ratesByMinute(answeredSamples),
+      cpu: await cost?.(answered),
     };
     const misses = stepMisses(step);
     steps.push({ ...step, held: misses.length === 0, misses });
