@@ -95,6 +95,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     }),
     writer: createRollupWriter(rollupsRepository(sql, { timeouts: rollupTimeouts(config.WORKER_STALL_INTERVAL_MS) }), {
       onTransaction: metrics.transaction,
+      minIntervalMs: config.WORKER_WRITE_INTERVAL_MS,
     }),
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isRollupTimeout, type RollupBatch, RollupRows, type RollupsRepository, type RollupTimeouts } from '@deeplink/core/db';
 
 interface Pending {
@@ -39,10 +40,24 @@ export const rollupTimeouts = (stallIntervalMs: number): RollupTimeouts => ({
  * transaction per batch would queue every batch behind the previous one's row locks. Their clicks
  * are summed as they arrive, while the database works on the current transaction. Each batch stays
  * all-or-nothing together with its id.
+ *
+ * Transactions start at most every `minIntervalMs`. What a transaction costs PostgreSQL grows with
+ * the rows it touches (a link's hour and each of its dimension values), not with the clicks summed
+ * into them: across a thousand links, 32,000 clicks in one transaction cost about an eighth of the
+ * CPU per click that 500 do. A fast database would otherwise keep transactions small, and pay
+ * that price for every click just when traffic is highest. The pause adds at most the interval to
+ * a click's way to the reports.
  */
-export function createRollupWriter(rollups: RollupsRepository, { onTransaction = (_seconds: number) => {} } = {}) {
+export function createRollupWriter(
+  rollups: RollupsRepository,
+  {
+    onTransaction = (_seconds: number) => {},
+    minIntervalMs = 0,
+  }: { onTransaction?: (seconds: number) => void; minIntervalMs?: number } = {},
+) {
   let next = nextTransaction();
   let writing = false;
+  let lastStarted = Number.NEGATIVE_INFINITY;
 
   /** Resolves each entry; of entries sharing a batch id only the first can have been recorded. */
   const settle = (entries: Pending[], recorded: Set<string>) => {
@@ -56,9 +71,13 @@ export function createRollupWriter(rollups: RollupsRepository, { onTransaction =
   const drain = async () => {
     writing = true;
     while (next.entries.length > 0) {
+      // Batches arriving during the pause join this transaction.
+      const pause = lastStarted + minIntervalMs - performance.now();
+      if (pause > 0) await sleep(pause);
       const { entries, rows } = next;
       next = nextTransaction();
       const started = performance.now();
+      lastStarted = started;
       try {
         // The ids are all the transaction needs besides the sums: recordBatches reads no clicks when given `rows`.
         settle(

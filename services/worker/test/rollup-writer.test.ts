@@ -77,6 +77,21 @@ describe('rollup writer', () => {
     expect(times['join-1']).not.toBe(times['join-0']);
   });
 
+  it('starts transactions at most every minIntervalMs, gathering the batches that arrive meanwhile', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const writer = createRollupWriter(rollupsRepository(env.sql), { minIntervalMs: 400 });
+    // The first transaction starts at once; the next waits until 400 ms after it started.
+    expect(await writer.write(batchFor('paced-0', link!, 1))).toBe(true);
+    const later = [1, 2, 3].map((i) => writer.write(batchFor(`paced-${i}`, link!, 10)));
+    expect(await Promise.all(later)).toEqual([true, true, true]);
+
+    expect(await rolledUpClicks(env.sql, link!)).toBe(31);
+    const times = await transactionTimes('paced-');
+    expect(new Set([1, 2, 3].map((i) => times[`paced-${i}`])).size).toBe(1);
+    // now() is each transaction's start, as PostgreSQL's clock has it (a few ms off the worker's at most).
+    expect(times['paced-1']! - times['paced-0']!).toBeGreaterThanOrEqual(390);
+  });
+
   it('reports a repeated batch id once, as recorded by the first of its copies', async () => {
     const [link] = await createLinks(env.sql, 1);
     const writer = createRollupWriter(rollupsRepository(env.sql));
