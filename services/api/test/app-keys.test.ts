@@ -308,6 +308,33 @@ describe('an app key on any other route', () => {
   });
 });
 
+describe('logs', () => {
+  it('never hold an app key, created, used, refused or rotated', async () => {
+    const logged = await createApiHarness({ captureLogs: true });
+    try {
+      const user = await logged.registerUser();
+      const created = await logged.request({
+        method: 'POST',
+        url: '/api/apps',
+        token: user.token,
+        payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.logged' },
+      });
+      const { id, key } = created.json().data.app;
+      const payload = { url: 'https://example.com/abc' };
+      await logged.request({ method: 'POST', url: '/api/app/open', headers: { 'x-app-key': key }, payload });
+      await logged.request({ method: 'GET', url: '/api/links', headers: { authorization: `Bearer ${key}` } });
+      const rotated = await logged.request({ method: 'POST', url: `/api/apps/${id}/key`, token: user.token });
+      await logged.request({ method: 'POST', url: '/api/app/open', headers: { 'x-app-key': key }, payload });
+      const logs = logged.logs.join('\n');
+      expect(logs).toContain('/api/app/open');
+      expect(logs).not.toContain(key);
+      expect(logs).not.toContain(rotated.json().data.app.key);
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
 describe('app endpoint rate limits', () => {
   let limited: ApiHarness;
   beforeAll(async () => {
