@@ -78,8 +78,8 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
     },
 
     /**
-     * What the link at `body.url` holds for the app. openId and firstLaunch are validated but not
-     * used yet: recording opens comes later and will read them here.
+     * What the link at `body.url` holds for the app. openId and firstLaunch are validated at the
+     * edge but not stored: this is where a record of the open would read them.
      */
     async open(app: AppRecord, body: AppOpenBody, now = Date.now()): Promise<AppOpenResult> {
       const place = placeOf(body.url);
