@@ -47,7 +47,7 @@ export function appsRepository(sql: Sql) {
   return {
     /** Inserts an app with its key; throws AppTakenError when the account has it already. */
     async create(userId: string, app: CreateAppInput, key: StoredAppKey): Promise<AppRecord> {
-      const keyValues = { key_prefix: key.prefix, key_hash: key.hash };
+      const keyValues = { key_prefix: key.prefix, key_hash: key.hash, key_created_at: new Date() };
       const values =
         app.platform === 'ios'
           ? {

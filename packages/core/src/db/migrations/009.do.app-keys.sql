@@ -5,8 +5,6 @@
 ALTER TABLE apps ADD COLUMN key_prefix text;
 ALTER TABLE apps ADD COLUMN key_hash bytea;
 ALTER TABLE apps ADD COLUMN key_created_at timestamptz;
--- Set apart from ADD COLUMN, so the apps already there keep NULL (no key) and new ones get the time.
-ALTER TABLE apps ALTER COLUMN key_created_at SET DEFAULT now();
 ALTER TABLE apps ADD CONSTRAINT apps_key_complete CHECK ((key_hash IS NULL) = (key_prefix IS NULL) AND (key_hash IS NULL) = (key_created_at IS NULL));
 -- Every open call looks its key up by hash.
 CREATE UNIQUE INDEX apps_key_hash_key ON apps (key_hash) WHERE key_hash IS NOT NULL;
