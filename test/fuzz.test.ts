@@ -28,6 +28,8 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/analytics/summary'],
   ['GET', '/api/analytics/export'],
   ['POST', '/api/apps'],
+  ['POST', '/api/apps/:id/key'],
+  ['POST', '/api/app/open'],
   ['POST', '/api/domains'],
   ['GET', '/api/auth/api-keys'],
   ['GET', '/api/no-such-route'],
@@ -108,8 +110,19 @@ describe('API fuzz', () => {
   let api: ApiHarness;
   let token: string;
   let linkId: string;
+  let shortUrl: string;
+  let appKey: string;
   beforeAll(async () => {
     ({ api, token, linkId } = await harnessWithLink());
+    shortUrl = (await api.request({ method: 'GET', url: `/api/links/${linkId}`, token })).json().data.link.url;
+    appKey = (
+      await api.request({
+        method: 'POST',
+        url: '/api/apps',
+        token,
+        payload: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.fuzz' },
+      })
+    ).json().data.app.key;
   });
   afterAll(() => api.close());
 
@@ -154,6 +167,19 @@ describe('API fuzz', () => {
         teamId: fc.constant('ABCDE12345'),
         bundleId: fc.uuid().map((id) => `com.example.a${id.slice(0, 8)}`),
       }),
+      'POST /api/app/open': fc.record(
+        {
+          url: fc.oneof(
+            fc.constant(shortUrl),
+            fc.webUrl({ withQueryParameters: true, withFragments: true }),
+            nasty.map((text) => `${shortUrl}${text}`),
+            nasty,
+          ),
+          openId: fc.oneof(fc.uuid(), nasty),
+          firstLaunch: fc.oneof(fc.boolean(), nasty),
+        },
+        { requiredKeys: ['url'] },
+      ),
       'POST /api/links': fc.record(linkFields, { requiredKeys: ['title', 'defaultUrl'] }),
       'PUT /api/links/:id': fc.record(linkFields, { requiredKeys: [] }),
     };
@@ -180,11 +206,16 @@ describe('API fuzz', () => {
         async ([[method, route], payload, query], id, contentType, auth) => {
           const path = route.replace(':id', encodePathSegment(id));
           const search = new URLSearchParams(query).toString();
+          // The App SDK route takes an app key in X-App-Key; every other route a Bearer credential.
+          const credentials =
+            route === '/api/app/open'
+              ? { headers: auth === 'none' ? {} : { 'x-app-key': auth === 'valid' ? appKey : 'dla_garbage' } }
+              : { headers: auth === 'garbage' ? { authorization: 'Bearer dlk_garbage' } : {}, ...(auth === 'valid' && { token }) };
           const response = await api.request({
             method: method as 'GET',
             url: search ? `${path}?${search}` : path,
-            headers: { 'content-type': contentType, ...(auth === 'garbage' && { authorization: 'Bearer dlk_garbage' }) },
-            ...(auth === 'valid' && { token }),
+            ...credentials,
+            headers: { 'content-type': contentType, ...credentials.headers },
             ...(method !== 'GET' && method !== 'DELETE' && { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
           });
           expect(response.statusCode, `${method} ${path} → ${response.body}`).toBeLessThan(500);

@@ -304,6 +304,36 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(await me()).toBe(401);
   });
 
+  it("shows each app's key prefix and rotates its key, showing the new key once", async () => {
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
+    const client = createClient({ baseUrl: `${stack.apiUrl}/api`, token });
+    const app = await client.apps.create({ platform: 'ios', name: 'Acme Shop', teamId: 'ABCDE12345', bundleId: `com.acme.shop${width}` });
+    const open = (key: string) =>
+      fetch(`${stack.apiUrl}/api/app/open`, {
+        method: 'POST',
+        headers: { 'x-app-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: shortUrl }),
+      }).then((response) => response.status);
+    expect(await open(app.key)).toBe(200);
+
+    await page.getByRole('link', { name: 'Apps' }).click();
+    const row = page.getByRole('row', { name: /Acme Shop/ });
+    await expect.poll(() => row.isVisible()).toBe(true);
+    expect(await row.locator('code').textContent()).toBe(`${app.keyPrefix}…`);
+    expect(await page.content()).not.toContain(app.key);
+    await page.getByRole('button', { name: 'Rotate the key of Acme Shop' }).click();
+    const key = (await page.getByTestId('new-app-key').textContent())!;
+    expect(key).toMatch(/^dla_/);
+    expect(key).not.toBe(app.key);
+    expect(await page.getByText('shown only this once').isVisible()).toBe(true);
+    await expect.poll(() => row.locator('code').textContent()).toBe(`${key.slice(0, 12)}…`);
+    await shot(page, width, 'apps');
+    expect(await open(app.key)).toBe(401);
+    expect(await open(key)).toBe(200);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    expect(await page.getByTestId('new-app-key').count()).toBe(0);
+  });
+
   it('lists the link with its clicks and tags, pages, searches, filters by tag, and deletes the selected links', async () => {
     await page.getByRole('link', { name: 'Links', exact: true }).click();
     const row = page.getByRole('row', { name: /Spring sale/ });

@@ -27,6 +27,7 @@ import type {
   UpdateLinkInput,
   User,
   App,
+  AppWithKey,
   CreateAppInput,
   CreateDomainInput,
   Domain,
@@ -180,10 +181,17 @@ export function createClient(options: ClientOptions) {
     },
     links,
     apps: {
-      /** Registers an iOS or Android app: served in the association files of the account's domains. */
+      /**
+       * Registers an iOS or Android app: served in the association files of the account's domains.
+       * Its publishable app key, `key`, is shown only here (and by rotateKey).
+       */
       create: (input: CreateAppInput, opts?: RequestOptions) =>
-        send<{ app: App }>({ method: 'POST', path: '/apps', body: input }, opts).then((data) => data.app),
+        send<{ app: AppWithKey }>({ method: 'POST', path: '/apps', body: input }, opts).then((data) => data.app),
+      /** The account's apps, oldest first, each with its key's prefix (`keyPrefix`), never the key. */
       list: (opts?: RequestOptions) => send<{ apps: App[] }>({ method: 'GET', path: '/apps' }, opts).then((data) => data.apps),
+      /** Replaces the app's key: the new one is returned this once, the old one stops working at once. */
+      rotateKey: (id: string, opts?: RequestOptions) =>
+        send<{ app: AppWithKey }>({ method: 'POST', path: path`/apps/${id}/key` }, opts).then((data) => data.app),
       delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/apps/${id}` }, opts).then(() => {}),
     },
 

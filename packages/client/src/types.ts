@@ -159,6 +159,9 @@ export type ErrorDetail = Wire.ErrorDetail;
 /** An app of the account: an iOS app (teamId, bundleId) or an Android app (packageName, fingerprints). */
 export type App = Wire.App;
 
+/** An app with its publishable app key in full (`key`): returned by `apps.create()` and `apps.rotateKey()` only. */
+export type AppWithKey = Wire.AppWithKey;
+
 /** Body of `apps.create()`. */
 export type CreateAppInput = Wire.CreateAppBody;
 

@@ -91,6 +91,25 @@ describe('API keys', () => {
   });
 });
 
+describe('apps', () => {
+  it('creates an app with its key shown once, lists the prefix only, and rotates the key', async () => {
+    const owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    const app = await owner.apps.create({ platform: 'ios', name: 'Acme Shop', teamId: 'ABCDE12345', bundleId: 'com.acme.shop' });
+    expect(app.key).toMatch(/^dla_/);
+    const [listed] = await owner.apps.list();
+    expect(listed).toMatchObject({ id: app.id, keyPrefix: app.key.slice(0, 12), keyCreatedAt: app.keyCreatedAt });
+    expect(listed).not.toHaveProperty('key');
+
+    const rotated = await owner.apps.rotateKey(app.id);
+    expect(rotated).toMatchObject({ id: app.id, name: 'Acme Shop', keyPrefix: rotated.key.slice(0, 12) });
+    expect(rotated.key).not.toBe(app.key);
+    expect((await owner.apps.list())[0]!.keyPrefix).toBe(rotated.keyPrefix);
+    // The app key is no API credential: a client built on it is refused.
+    await expect(createClient({ baseUrl, apiKey: rotated.key }).auth.me()).rejects.toMatchObject({ status: 401 });
+  });
+});
+
 describe('links', () => {
   let owner: DeeplinkClient;
   beforeAll(async () => {

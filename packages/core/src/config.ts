@@ -153,6 +153,13 @@ const envSchema = z.object({
   RATE_LIMIT_ANONYMOUS_MAX: positiveInt.default(120),
   /** Requests per window per address to /auth/register and /auth/login together. */
   RATE_LIMIT_AUTH_MAX: positiveInt.default(10),
+  /**
+   * Open calls per window per app key: every install of an app shares its key, so this is the
+   * app's total (100 a second by default); raise it for an app opened more often.
+   */
+  APP_RATE_LIMIT_MAX: positiveInt.default(6000),
+  /** Open calls per window per client address, whatever key it sends (several devices may share an address). */
+  APP_RATE_LIMIT_ADDRESS_MAX: positiveInt.default(120),
 
   VISITOR_SALT: z.string().min(16, 'must be at least 16 characters').optional(),
   CLICK_FLUSH_MS: positiveInt.default(50),

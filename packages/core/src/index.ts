@@ -13,6 +13,7 @@ export * from './schemas/analytics.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';
 export * from './schemas/domains.js';
+export * from './schemas/app-sdk.js';
 export * from './routing/platform.js';
 export * from './routing/safe-url.js';
 export * from './routing/resolve-destination.js';

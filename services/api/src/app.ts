@@ -39,6 +39,8 @@ import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-li
 import { exportBudget } from './domain/export-budget.js';
 import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
+import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
+import { appSdkRoutes } from './routes/app-sdk-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -122,6 +124,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
   const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
+  const opens = appOpenService({ apps: appsRepository(sql), links: linksRepository(sql), shortUrlBase: config.SHORT_URL_BASE });
   const lookupTxt = txtLookup(config.DNS_SERVERS);
   const domains = domainsService({
     domains: domainRows,
@@ -169,7 +172,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
-  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, domains, qr: { links, renders, pngLimit } });
+  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, opens, domains, qr: { links, renders, pngLimit } });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
@@ -184,6 +187,7 @@ async function apiRoutes(
     links,
     analytics,
     apps,
+    opens,
     domains,
     qr,
   }: {
@@ -191,6 +195,7 @@ async function apiRoutes(
     links: LinksService;
     analytics: AnalyticsService;
     apps: AppsService;
+    opens: AppOpenService;
     domains: DomainsService;
     qr: QrRouteDeps;
   },
@@ -202,6 +207,7 @@ async function apiRoutes(
   await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
+  await api.register(appSdkRoutes, { opens });
   // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks
   // (credentials, rate limit, metrics) like any API request, with or without the dashboard.
   api.all('/*', { schema: { hide: true } }, sendNotFound);

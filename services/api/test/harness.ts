@@ -28,6 +28,8 @@ export async function createApiHarness(
     RATE_LIMIT_MAX: '100000',
     RATE_LIMIT_ANONYMOUS_MAX: '100000',
     RATE_LIMIT_AUTH_MAX: '100000',
+    APP_RATE_LIMIT_MAX: '100000',
+    APP_RATE_LIMIT_ADDRESS_MAX: '100000',
     ...options.env,
   });
   return harnessOn(env, options, () => env.close());

@@ -121,6 +121,8 @@ let apiKey: { id: string; key: string };
 let link: { id: string };
 let othersLink: { id: string };
 let app: { id: string };
+/** The key of an app of the owner's that stays, for the App SDK operations. */
+let appKey: string;
 let domain: { id: string; verification: { name: string; value: string } };
 let othersDomain: { id: string };
 
@@ -393,6 +395,25 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
       })
     ).json().data.app;
     await call({ method: 'DELETE', url: `/api/apps/${othersApp.id}`, token: owner.token, status: 403 });
+    appKey = (await call({ method: 'POST', url: `/api/apps/${app.id}/key`, token: owner.token, status: 200 })).json().data.app.key;
+    await call({ method: 'POST', url: `/api/apps/${othersApp.id}/key`, token: owner.token, status: 403 });
+
+    const opened = { method: 'POST', url: '/api/app/open', headers: { 'x-app-key': appKey } };
+    const shortUrl = (await api.request({ method: 'GET', url: `/api/links/${link.id}`, token: owner.token })).json().data.link.url;
+    await call({ ...opened, payload: { url: shortUrl, openId: randomUUID(), firstLaunch: true }, status: 200 });
+    await call({ ...opened, payload: { url: 'https://example.com/nothing-here' }, status: 404 });
+    await call({ ...opened, payload: { url: 'not a url' }, status: 400 });
+    await call({ ...opened, headers: { 'x-app-key': 'dla_unknown' }, payload: { url: shortUrl }, status: 401 });
+    // A second app, so the sweeps below still have a key once this one is deleted.
+    const kept = (
+      await api.request({
+        method: 'POST',
+        url: '/api/apps',
+        token: owner.token,
+        payload: { platform: 'android', packageName: 'com.example.kept', sha256CertFingerprints: [Array(32).fill('CD').join(':')] },
+      })
+    ).json().data.app;
+    appKey = kept.key;
     await call({ method: 'DELETE', url: `/api/apps/${app.id}`, token: owner.token, status: 200 });
 
     domain = (
@@ -452,7 +473,14 @@ const validBody = (operationId: string): unknown =>
     createApp: { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.other' },
     createDomain: { hostname: `x${Date.now()}.owner.test` },
     updateDomain: { notFoundUrl: null },
+    openAppLink: { url: 'https://example.com/abc' },
   })[operationId];
+
+/** The owner's credentials as the operation takes them: its app's key on the App SDK operations, else the login token. */
+const ownerCredentials = (operation: Operation): { token?: string; headers?: Record<string, string> } =>
+  operation.security?.some((scheme) => Object.hasOwn(scheme as object, 'appKey'))
+    ? { headers: { 'x-app-key': appKey } }
+    : { token: owner.token };
 
 /** A real URL for an operation's path, its `{id}` filled with `id`. */
 const urlOf = (path: string, id = link.id) => path.replace(/\{[^}]+\}/g, id);
@@ -463,7 +491,7 @@ describe('what every operation shares', SWEEP, () => {
       const response = await call({
         method,
         url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
-        token: owner.token,
+        ...ownerCredentials(operation),
         payload: validBody(operation.operationId!),
         status: 400,
       });
@@ -509,10 +537,11 @@ describe('what every operation shares', SWEEP, () => {
     const reading = operations.filter((o) => o.operation.responses['415']);
     expect(reading.length).toBeGreaterThanOrEqual(17);
     const large = JSON.stringify({ title: 'x'.repeat(1024 * 1024) });
-    for (const { method, path } of reading) {
+    for (const { method, path, operation } of reading) {
       const url = urlOf(path, randomUUID());
-      await call({ method, url, token: owner.token, payload: 'title=x', headers: { 'content-type': 'text/plain' }, status: 415 });
-      await call({ method, url, token: owner.token, payload: large, headers: { 'content-type': 'application/json' }, status: 413 });
+      const { token, headers } = ownerCredentials(operation);
+      await call({ method, url, token, payload: 'title=x', headers: { ...headers, 'content-type': 'text/plain' }, status: 415 });
+      await call({ method, url, token, payload: large, headers: { ...headers, 'content-type': 'application/json' }, status: 413 });
     }
   });
 });
@@ -520,13 +549,15 @@ describe('what every operation shares', SWEEP, () => {
 describe('rate limits', SWEEP, () => {
   let limited: ApiHarness;
   beforeAll(async () => {
-    limited = await createApiHarness({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_AUTH_MAX: '1' } });
+    limited = await createApiHarness({ env: { RATE_LIMIT_MAX: '1', RATE_LIMIT_AUTH_MAX: '1', APP_RATE_LIMIT_ADDRESS_MAX: '1' } });
   });
   afterAll(() => limited?.close());
 
   it('answers 429 with Retry-After on every operation once the caller is over the limit', async () => {
     const { token } = await limited.registerUser('Busy');
     await limited.request({ method: 'GET', url: '/api/auth/me', token });
+    // The App SDK operations count per address (and per app key): this address spends its one call.
+    await limited.request({ method: 'POST', url: '/api/app/open', payload: validBody('openAppLink') as object });
     for (const { method, path, operation } of operations) {
       const response = await limited.request({
         method: method as 'GET',

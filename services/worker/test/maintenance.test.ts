@@ -93,7 +93,11 @@ describe('maintenance tasks', () => {
       const missing = await add('missing.example.test');
       const stale = await add('stale.example.test');
       await domains.create(user!.id, 'pending.example.test', 't', undefined);
-      await appsRepository(env.sql).create(user!.id, { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' });
+      await appsRepository(env.sql).create(
+        user!.id,
+        { platform: 'ios', teamId: 'ABCDE12345', bundleId: 'com.example.app' },
+        { prefix: 'dla_test', hash: Buffer.alloc(32, 7) },
+      );
       // A write the API lost: the record still without the app.
       await cacheDomain(env.redis, keys, stale.hostname, toCachedDomain(stale, []));
       await cacheDomain(env.redis, keys, 'deleted.example.test', { id: '00000000-0000-4000-8000-000000000000', apps: [] });

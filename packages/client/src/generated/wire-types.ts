@@ -465,7 +465,7 @@ export interface LinkQrQuery {
   margin?: number;
 }
 
-/** An app of the account: an iOS app or an Android app. */
+/** An app of the account: an iOS app or an Android app, with its app key's prefix. */
 export interface App {
   id: string;
   platform: 'ios' | 'android';
@@ -475,7 +475,36 @@ export interface App {
   appStoreId?: string;
   packageName?: string;
   sha256CertFingerprints?: string[];
+  /**
+   * The first characters of the app's key, to tell keys apart; null while the app has none (apps registered
+   * before keys existed)
+   */
+  keyPrefix: string | null;
+  /** When the current key was created (or last rotated); null without a key */
+  keyCreatedAt: string | null;
   createdAt: string;
+}
+
+/** An app with its app key in full: only when the app is registered and when its key is rotated. */
+export interface AppWithKey {
+  id: string;
+  platform: 'ios' | 'android';
+  name?: string;
+  teamId?: string;
+  bundleId?: string;
+  appStoreId?: string;
+  packageName?: string;
+  sha256CertFingerprints?: string[];
+  /**
+   * The first characters of the app's key, to tell keys apart; null while the app has none (apps registered
+   * before keys existed)
+   */
+  keyPrefix: string | null;
+  /** When the current key was created (or last rotated); null without a key */
+  keyCreatedAt: string | null;
+  createdAt: string;
+  /** The app key, publishable (safe to ship inside the app); returned only in this response */
+  key: string;
 }
 
 /** Body of POST /apps: an iOS or an Android app, told apart by `platform`. */

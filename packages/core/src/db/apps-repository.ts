@@ -14,7 +14,16 @@ export interface AppRecord {
   appStoreId: string | null;
   packageName: string | null;
   sha256CertFingerprints: string[] | null;
+  /** The app key's first characters, shown in app lists; null while the app has no key. */
+  keyPrefix: string | null;
+  keyCreatedAt: Date | null;
   createdAt: Date;
+}
+
+/** An app key as stored: the SHA-256 of the secret, and its first characters for recognition. */
+export interface StoredAppKey {
+  prefix: string;
+  hash: Buffer;
 }
 
 /** Thrown by create when the account already registered this bundle id or package name. */
@@ -24,7 +33,8 @@ export class AppTakenError extends Error {
 
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", platform, name, team_id AS "teamId", bundle_id AS "bundleId", app_store_id AS "appStoreId",
-  package_name AS "packageName", sha256_cert_fingerprints AS "sha256CertFingerprints", created_at AS "createdAt"`;
+  package_name AS "packageName", sha256_cert_fingerprints AS "sha256CertFingerprints", key_prefix AS "keyPrefix",
+  key_created_at AS "keyCreatedAt", created_at AS "createdAt"`;
 
 /** An app as the association files name it. */
 export const toAssociatedApp = (app: AppRecord): AssociatedApp =>
@@ -35,11 +45,13 @@ export const toAssociatedApp = (app: AppRecord): AssociatedApp =>
 /** The apps accounts register. SQL for apps lives here and nowhere else. */
 export function appsRepository(sql: Sql) {
   return {
-    /** Inserts an app; throws AppTakenError when the account has it already. */
-    async create(userId: string, app: CreateAppInput): Promise<AppRecord> {
+    /** Inserts an app with its key; throws AppTakenError when the account has it already. */
+    async create(userId: string, app: CreateAppInput, key: StoredAppKey): Promise<AppRecord> {
+      const keyValues = { key_prefix: key.prefix, key_hash: key.hash, key_created_at: new Date() };
       const values =
         app.platform === 'ios'
           ? {
+              ...keyValues,
               user_id: userId,
               platform: 'ios',
               name: app.name ?? null,
@@ -48,6 +60,7 @@ export function appsRepository(sql: Sql) {
               app_store_id: app.appStoreId ?? null,
             }
           : {
+              ...keyValues,
               user_id: userId,
               platform: 'android',
               name: app.name ?? null,
@@ -67,6 +80,20 @@ export function appsRepository(sql: Sql) {
     async findById(id: string): Promise<AppRecord | undefined> {
       if (!isUuid(id)) return undefined;
       const [row] = await sql<AppRecord[]>`SELECT ${columns(sql)} FROM apps WHERE id = ${id}`;
+      return row;
+    },
+
+    /** The app whose key hashes to keyHash, if any (a replaced key is gone at once). */
+    async findByKeyHash(keyHash: Buffer): Promise<AppRecord | undefined> {
+      const [row] = await sql<AppRecord[]>`SELECT ${columns(sql)} FROM apps WHERE key_hash = ${keyHash}`;
+      return row;
+    },
+
+    /** Gives the app a new key in place of its old one (if any); undefined when the app is gone. */
+    async replaceKey(id: string, key: StoredAppKey): Promise<AppRecord | undefined> {
+      const [row] = await sql<AppRecord[]>`
+        UPDATE apps SET key_prefix = ${key.prefix}, key_hash = ${key.hash}, key_created_at = now()
+        WHERE id = ${id} RETURNING ${columns(sql)}`;
       return row;
     },
 

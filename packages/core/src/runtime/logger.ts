@@ -38,6 +38,7 @@ export function serializeRequest(request: { method?: string; url?: string; ip?: 
 /** Keys whose values never reach a log line, wherever a future log call puts them. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
+  'req.headers["x-app-key"]',
   'req.headers.cookie',
   '*.password',
   '*.passwordHash',

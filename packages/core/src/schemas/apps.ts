@@ -64,10 +64,30 @@ export const appSchema = z
     appStoreId: z.string().optional(),
     packageName: z.string().optional(),
     sha256CertFingerprints: z.array(z.string()).optional(),
+    keyPrefix: z.string().nullable().meta({
+      description:
+        "The first characters of the app's key, to tell keys apart; null while the app has none (apps registered before keys existed)",
+      example: 'dla_Q2xpY2tz',
+    }),
+    keyCreatedAt: timestampSchema
+      .nullable()
+      .meta({ description: 'When the current key was created (or last rotated); null without a key' }),
     createdAt: timestampSchema,
   })
   .meta({ id: 'App' });
 export type App = z.infer<typeof appSchema>;
 
+/** An app with its key in full: only in the answers that create one (registering the app, rotating its key). */
+export const appWithKeySchema = appSchema
+  .extend({
+    key: z.string().meta({
+      description: 'The app key, publishable (safe to ship inside the app); returned only in this response',
+      example: 'dla_Q2xpY2tzQW5kT3BlbnNBcmVDb3VudGVkSGVyZQ',
+    }),
+  })
+  .meta({ id: 'AppWithKey' });
+export type AppWithKey = z.infer<typeof appWithKeySchema>;
+
 export const appResponseSchema = successEnvelope(z.object({ app: appSchema }));
+export const appWithKeyResponseSchema = successEnvelope(z.object({ app: appWithKeySchema }));
 export const appListResponseSchema = successEnvelope(z.object({ apps: z.array(appSchema) }));

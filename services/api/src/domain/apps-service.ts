@@ -1,11 +1,21 @@
-import { type App, conflict, type CreateAppInput, forbidden, notFound, type RedisKeys } from '@deeplink/core';
-import { type AppRecord, type AppsRepository, AppTakenError, type LinksRepository } from '@deeplink/core/db';
+import { type App, type AppWithKey, conflict, type CreateAppInput, forbidden, notFound, type RedisKeys } from '@deeplink/core';
+import { type AppRecord, type AppsRepository, AppTakenError, type LinksRepository, type StoredAppKey } from '@deeplink/core/db';
 import { cacheLink, type RedisClient } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
 import type { DomainRecords } from './domain-records.js';
+import { generateAppKey, hashApiKey, SHOWN_KEY_PREFIX_LENGTH } from './tokens.js';
 
-/** An account's apps: their association files on its domains, and the iOS page's name and App Store fallback. */
+/** A new app key, and what of it is stored. */
+const newAppKey = (): { key: string; stored: StoredAppKey } => {
+  const key = generateAppKey();
+  return { key, stored: { prefix: key.slice(0, SHOWN_KEY_PREFIX_LENGTH), hash: hashApiKey(key) } };
+};
+
+/**
+ * An account's apps: their association files on its domains, the iOS page's name and App Store
+ * fallback, and their publishable app keys (shown in full only when created).
+ */
 export function appsService(deps: {
   apps: AppsRepository;
   links: LinksRepository;
@@ -23,8 +33,18 @@ export function appsService(deps: {
     ...(app.appStoreId && { appStoreId: app.appStoreId }),
     ...(app.packageName && { packageName: app.packageName }),
     ...(app.sha256CertFingerprints && { sha256CertFingerprints: app.sha256CertFingerprints }),
+    keyPrefix: app.keyPrefix,
+    keyCreatedAt: app.keyCreatedAt?.toISOString() ?? null,
     createdAt: app.createdAt.toISOString(),
   });
+
+  /** The caller's app, or the 404/403 the other routes of /apps/:id answer. */
+  const ownApp = async (principal: Principal, id: string): Promise<AppRecord> => {
+    const app = await deps.apps.findById(id);
+    if (!app) throw notFound('App not found');
+    if (app.userId !== principal.userId) throw forbidden('This app belongs to another account');
+    return app;
+  };
 
   /** What changes with an app: the owner's domains' association files, and (iOS) its links' cached records. */
   const republish = async (app: AppRecord) => {
@@ -38,17 +58,31 @@ export function appsService(deps: {
   };
 
   return {
-    async create(principal: Principal, body: CreateAppInput): Promise<App> {
+    /** Registers the app with a new key, returned in full this once. */
+    async create(principal: Principal, body: CreateAppInput): Promise<AppWithKey> {
+      const { key, stored } = newAppKey();
       let app: AppRecord;
       try {
-        app = await deps.apps.create(principal.userId, body);
+        app = await deps.apps.create(principal.userId, body, stored);
       } catch (error) {
         if (!(error instanceof AppTakenError)) throw error;
         const field = body.platform === 'ios' ? 'bundleId' : 'packageName';
         throw conflict('You registered this app already', [{ field, message: 'is already registered' }]);
       }
       await republish(app);
-      return toApp(app);
+      return { ...toApp(app), key };
+    },
+
+    /**
+     * Gives the app a new key, returned in full this once. The old key stops working at once: every
+     * open call looks its key up in PostgreSQL, so no instance holds on to it. No grace period.
+     */
+    async rotateKey(principal: Principal, id: string): Promise<AppWithKey> {
+      await ownApp(principal, id);
+      const { key, stored } = newAppKey();
+      const app = await deps.apps.replaceKey(id, stored);
+      if (!app) throw notFound('App not found');
+      return { ...toApp(app), key };
     },
 
     async list(principal: Principal): Promise<App[]> {
@@ -56,9 +90,7 @@ export function appsService(deps: {
     },
 
     async delete(principal: Principal, id: string): Promise<void> {
-      const app = await deps.apps.findById(id);
-      if (!app) throw notFound('App not found');
-      if (app.userId !== principal.userId) throw forbidden('This app belongs to another account');
+      await ownApp(principal, id);
       const deleted = await deps.apps.delete(id);
       if (deleted) await republish(deleted);
     },

@@ -17,7 +17,7 @@ import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } fro
 import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
 import type { AccountCache } from './accounts.js';
 import type { CredentialFailures } from './credential-failures.js';
-import { generateApiKey, hashApiKey, looksLikeApiKey, signAccessToken, tokenVerifier } from './tokens.js';
+import { generateApiKey, hashApiKey, looksLikeApiKey, SHOWN_KEY_PREFIX_LENGTH, signAccessToken, tokenVerifier } from './tokens.js';
 
 /** Unknown API keys remembered (by hash), so the same wrong key does not reach the database again soon. */
 const UNKNOWN_KEYS_MAX = 10_000;
@@ -33,8 +33,6 @@ export const KEY_USAGE_RESOLUTION_SECONDS = 60;
 /** lastUsedAt as answered: rounded down to its resolution, as it claims no more precision than that. */
 const usageTime = (at: Date) =>
   new Date(Math.floor(at.getTime() / (KEY_USAGE_RESOLUTION_SECONDS * 1000)) * KEY_USAGE_RESOLUTION_SECONDS * 1000).toISOString();
-/** Characters of a new key kept in clear for key lists: `dlk_` and 8 of its 43 random ones (48 of 256 bits). */
-const SHOWN_PREFIX_LENGTH = 12;
 
 /** Who is calling: the user, and the API key when the request used one. */
 export interface Principal {
@@ -165,7 +163,7 @@ export function authService(deps: {
       const record = await apiKeys.create({
         userId: principal.userId,
         name,
-        prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+        prefix: key.slice(0, SHOWN_KEY_PREFIX_LENGTH),
         keyHash: hashApiKey(key),
       });
       return { id: record.id, name: record.name, key, createdAt: record.createdAt.toISOString() };

@@ -13,6 +13,19 @@ export const hashApiKey = (key: string): Buffer => createHash('sha256').update(k
 
 export const looksLikeApiKey = (token: string): boolean => token.startsWith(API_KEY_PREFIX);
 
+/**
+ * App keys start with this: publishable keys shipped inside apps, good for the app endpoints only.
+ * Not `dlk_`, so an app key sent as a Bearer credential is never taken for an API key: it fails
+ * like any invalid token.
+ */
+export const APP_KEY_PREFIX = 'dla_';
+
+/** A new app key: the prefix plus 32 random bytes in base64url, hashed with hashApiKey like an API key. */
+export const generateAppKey = (): string => APP_KEY_PREFIX + randomBytes(32).toString('base64url');
+
+/** Characters of a new key kept in clear for lists: the 4-character prefix and 8 of its 43 random ones (48 of 256 bits). */
+export const SHOWN_KEY_PREFIX_LENGTH = 12;
+
 /** Signs a login token (HS256) carrying the user id as `sub` and the user's token version as `ver`. */
 export function signAccessToken(userId: string, version: number, secret: string, ttlSeconds: number): string {
   return jwt.sign({ ver: version }, secret, { algorithm: 'HS256', subject: userId, expiresIn: ttlSeconds });

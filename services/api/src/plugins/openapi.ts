@@ -102,6 +102,12 @@ export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dlk_…) or the token from register/login' },
+            appKey: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-App-Key',
+              description: "An app's publishable key (dla_…): the App SDK operations only",
+            },
           },
         },
         security: [{ bearer: [] }],

@@ -7,12 +7,18 @@ import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Counts one request against the caller's limit; throws the 429 past it. For requests no hook saw (router errors). */
+    /**
+     * Counts one request against the caller's limit; throws the 429 past it. For requests no hook
+     * saw (router errors), and for the app key's limit once the app routes know the key.
+     */
     chargeRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
   interface FastifyContextConfig {
-    /** Which rate limit applies: `auth` (per address, strict), `none`, or by default per caller. */
-    rateLimitScope?: 'auth' | 'none';
+    /**
+     * Which rate limit applies: `auth` (per address, strict), `app` (the app endpoints: per address
+     * on arrival, then per app key once the key is known), `none`, or by default per caller.
+     */
+    rateLimitScope?: 'auth' | 'app' | 'none';
     /**
      * How many requests this one counts as against the caller's rate limit, read once the body is
      * validated (a bulk request: one per link it touches). Default 1.
@@ -21,7 +27,7 @@ declare module 'fastify' {
   }
 }
 
-type Scope = 'auth' | 'user' | 'anonymous';
+type Scope = 'auth' | 'user' | 'anonymous' | 'app-address' | 'app-key';
 
 /**
  * The address a per-address limit counts under: IPv4 as it is, IPv6 by its /64 (the rule the
@@ -34,6 +40,10 @@ function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } |
   const scope = request.routeOptions.config.rateLimitScope;
   if (scope === 'none') return undefined;
   if (scope === 'auth') return { scope: 'auth', subject: addressSubject(request) };
+  if (scope === 'app')
+    return request.appCaller
+      ? { scope: 'app-key', subject: request.appCaller.id }
+      : { scope: 'app-address', subject: addressSubject(request) };
   return request.principal
     ? { scope: 'user', subject: request.principal.userId }
     : { scope: 'anonymous', subject: addressSubject(request) };
@@ -42,8 +52,9 @@ function subjectOf(request: FastifyRequest): { scope: Scope; subject: string } |
 /**
  * The API's rate limits, counted by @fastify/rate-limit in Redis (its RedisStore: one script per
  * request, so limits hold across API instances): per user when authenticated, per address
- * otherwise, per address and strict on register and login (`rateLimitScope`), none on health
- * checks. A window starts at a subject's first request and lasts RATE_LIMIT_WINDOW_SECONDS.
+ * otherwise, per address and strict on register and login (`rateLimitScope`), on the app
+ * endpoints per address and then per app key (each call counts once against both), none on
+ * health checks. A window starts at a subject's first request and lasts RATE_LIMIT_WINDOW_SECONDS.
  *
  * The plugin counts; this hook picks the rule and answers, because two things here are not the
  * plugin's defaults: X-RateLimit-Reset is the Unix time the window ends (the plugin sends seconds
@@ -59,6 +70,8 @@ export const rateLimits = fp<{ redis: RedisClient; keys: RedisKeys; config: Conf
       auth: config.RATE_LIMIT_AUTH_MAX,
       user: config.RATE_LIMIT_MAX,
       anonymous: config.RATE_LIMIT_ANONYMOUS_MAX,
+      'app-address': config.APP_RATE_LIMIT_ADDRESS_MAX,
+      'app-key': config.APP_RATE_LIMIT_MAX,
     };
     await app.register(fastifyRateLimit, {
       // The hooks below decide which requests count; the plugin only keeps the counters.

@@ -1,6 +1,6 @@
 import {
   appListResponseSchema,
-  appResponseSchema,
+  appWithKeyResponseSchema,
   createAppBodySchema,
   createDomainBodySchema,
   domainListResponseSchema,
@@ -27,9 +27,9 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
       schema: {
         operationId: 'createApp',
         tags: ['Apps'],
-        summary: 'Register an iOS or Android app (served in the association files of your domains)',
+        summary: 'Register an iOS or Android app (served in the association files of your domains); its app key is shown this once',
         body: createAppBodySchema,
-        response: { 201: appResponseSchema, ...authenticatedErrors, ...conflict('App already registered') },
+        response: { 201: appWithKeyResponseSchema, ...authenticatedErrors, ...conflict('App already registered') },
       },
     },
     async (request, reply) =>
@@ -47,6 +47,20 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
       },
     },
     async (request) => ({ success: true, data: { apps: await apps.list(principalOf(request)) } }) as const,
+  );
+
+  app.post(
+    '/apps/:id/key',
+    {
+      schema: {
+        operationId: 'rotateAppKey',
+        tags: ['Apps'],
+        summary: "Replace the app's key (or give one to an app without): the new key is shown this once, the old one stops at once",
+        params: idParamsSchema,
+        response: { 200: appWithKeyResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) => ({ success: true, data: { app: await apps.rotateKey(principalOf(request), request.params.id) } }) as const,
   );
 
   app.delete(

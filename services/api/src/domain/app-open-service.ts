@@ -1,0 +1,102 @@
+import {
+  type AppOpenBody,
+  type AppOpenResult,
+  isExpired,
+  notFound,
+  parseAppUrl,
+  parseWebUrl,
+  shortUrls,
+  unauthorized,
+  withParameters,
+} from '@deeplink/core';
+import type { AppRecord, AppsRepository, LinkRecord, LinksRepository } from '@deeplink/core/db';
+import { toCachedLink } from '@deeplink/core/redis';
+import { hashApiKey } from './tokens.js';
+
+/** A short code as the redirector serves it (its path is the code, nothing else). */
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * One answer for every URL the app cannot have: unknown, on a domain the app is not associated
+ * with, another account's link, deleted or expired. Always the same words, so the answer tells
+ * nothing about links the caller does not own.
+ */
+const noLink = () => notFound('No link of this app at this URL');
+
+/**
+ * The app half of the links: an app opened through a Universal Link or an App Link hands over the
+ * URL, with its publishable app key, and gets what the link holds for it. Keys are looked up in
+ * PostgreSQL on every call (by hash, one indexed row), so a rotated key stops at once on every
+ * API instance.
+ */
+export function appOpenService(deps: { apps: AppsRepository; links: LinksRepository; shortUrlBase: string }) {
+  const base = new URL(deps.shortUrlBase);
+  // SHORT_URL_BASE may carry a path (behind a proxy that strips it); the code follows it.
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const shortUrl = shortUrls(deps.shortUrlBase);
+
+  /**
+   * Where a URL points: the code, and the custom hostname (undefined on the default domain). The
+   * default domain is SHORT_URL_BASE's hostname, whatever the scheme or port; any other hostname
+   * is looked up as a custom domain, and only an active one of the app's owner has its links.
+   */
+  const placeOf = (value: string): { code: string; hostname?: string } | undefined => {
+    const url = new URL(value);
+    const hostname = url.hostname.toLowerCase().replace(/\.$/, '');
+    const isDefault = hostname === base.hostname.toLowerCase();
+    let path = url.pathname;
+    if (isDefault && basePath) {
+      if (!path.startsWith(`${basePath}/`)) return undefined;
+      path = path.slice(basePath.length);
+    }
+    const code = path.slice(1);
+    if (!CODE.test(code)) return undefined;
+    return isDefault ? { code } : { code, hostname };
+  };
+
+  /** The link's app URL and minimum version for this app: only when the link's iosLink or androidLink targets it. */
+  const forApp = (app: AppRecord, link: LinkRecord): { deepLink?: string; minimumVersion?: string } => {
+    const target =
+      app.platform === 'ios'
+        ? link.iosLink?.bundleId === app.bundleId
+          ? link.iosLink
+          : undefined
+        : link.androidLink?.appPackageName === app.packageName
+          ? link.androidLink
+          : undefined;
+    const deepLink = parseAppUrl(target?.url)?.href;
+    if (!target || !deepLink) return {};
+    return { deepLink, ...(target.minimumVersion && { minimumVersion: target.minimumVersion }) };
+  };
+
+  return {
+    /** The app an X-App-Key header names; 401 without one or for a key no app has (now). */
+    async authenticate(key: string | undefined): Promise<AppRecord> {
+      const app = key ? await deps.apps.findByKeyHash(hashApiKey(key)) : undefined;
+      if (!app) throw unauthorized(key ? 'The app key is invalid or was replaced' : 'Send the app key in the X-App-Key header');
+      return app;
+    },
+
+    /**
+     * What the link at `body.url` holds for the app. openId and firstLaunch are validated at the
+     * edge but not stored: this is where a record of the open would read them.
+     */
+    async open(app: AppRecord, body: AppOpenBody, now = Date.now()): Promise<AppOpenResult> {
+      const place = placeOf(body.url);
+      const link = place && (await deps.links.findByCode(place.code, place.hostname));
+      if (!link || link.userId !== app.userId) throw noLink();
+      // The link as the redirector routes it: expired, it opens nothing, so there is nothing for the app either.
+      const routed = toCachedLink(link);
+      const web = parseWebUrl(routed.defaultUrl);
+      if (isExpired(routed, now) || !web) throw noLink();
+      const parameters = routed.customParameters ?? {};
+      return {
+        link: { id: link.id, code: link.code, url: shortUrl(link.code, link.domain) },
+        ...forApp(app, link),
+        parameters,
+        webUrl: withParameters(web, parameters),
+      };
+    },
+  };
+}
+export type AppOpenService = ReturnType<typeof appOpenService>;
