@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ClickEvent, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
 
 /** Clicks in a batch of the format the redirector writes (packed-1, this release's current format). */
-export const clicksOf = (batch: PackedClickBatch): number => batch.clicks.length / PACKED_FIELDS;
+const clicksOf = (batch: PackedClickBatch): number => batch.clicks.length / PACKED_FIELDS;
 
 /**
  * The clicks in memory: the batch filling now, and the sealed batches that wait for the queue or the
