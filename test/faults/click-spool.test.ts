@@ -195,7 +195,7 @@ describe('a click spool its disk fails', () => {
     expect(await metric(redirector.metricsUrl, 'redirector_clicks_dropped_total')).toBe(dropped);
     // Nothing torn: the next batch after a cut-short write starts a line of its own.
     for (const line of logLines(redirector.output).filter((l) => l.msg === 'click queue reachable; spool replayed'))
-      expect(line.skippedLines).toBe(0);
+      expect(line.setAsideLines).toBe(0);
     await expect.poll(async () => (await readiness(redirector.url)).status, { timeout: 5_000 }).toBe(200);
 
     // A later outage's few clicks are replayed as soon as Redis is back, without a restart.

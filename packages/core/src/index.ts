@@ -1,5 +1,5 @@
 // The contract every workspace shares, and nothing that does I/O: configuration, the error table,
-// the zod schemas of the API, routing rules and pages, the click queue's format, Redis key names,
+// the zod schemas of the API, routing rules and pages, the click queue's batch formats, Redis key names,
 // short codes and the bounded in-process map. What talks to PostgreSQL, to Redis or runs a service
 // process lives behind its own entry: `@deeplink/core/db`, `@deeplink/core/redis`,
 // `@deeplink/core/runtime`, `@deeplink/core/domains`.
@@ -22,6 +22,7 @@ export * from './routing/short-url.js';
 export * from './routing/preview-crawlers.js';
 export * from './apps/association.js';
 export * from './queue/clicks.js';
+export * from './queue/batch-formats.js';
 export * from './redis/keys.js';
 export * from './redis/cluster-url.js';
 export * from './ids/short-code.js';

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UA } from '../../../test/support/user-agents.js';
-import {
-  PACKED_FORMAT,
-  PackedClickBatchBuilder,
-  packClickBatch,
-  readClickJob,
-  scrubClickJob,
-  type ClickEvent,
-  type PackedClickBatch,
-} from '../src/queue/clicks.js';
+import { readClickJob, scrubClickJob } from '../src/queue/batch-formats.js';
+import { PACKED_FORMAT, PackedClickBatchBuilder, packClickBatch, type ClickEvent, type PackedClickBatch } from '../src/queue/clicks.js';
 
 const LINK_A = '0b8f3c1e-0000-4000-8000-00000000000a';
 const LINK_B = '0b8f3c1e-0000-4000-8000-00000000000b';
@@ -64,7 +57,7 @@ describe('packed click batches', () => {
     const builder = new PackedClickBatchBuilder();
     expect(builder.size).toBe(0);
     expect(builder.build('empty')).toMatchObject({ strings: [], clicks: [] });
-    builder.add(LINK_A, 5, '::1', AGENT, '');
+    builder.add({ linkId: LINK_A, ts: 5, ip: '::1', userAgent: AGENT, referrer: '' });
     expect(builder.size).toBe(1);
     expect(readClickJob(builder.build('one'))?.clicks).toEqual([{ linkId: LINK_A, ts: 5, ip: '::1', userAgent: AGENT, referrer: '' }]);
   });

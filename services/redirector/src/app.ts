@@ -207,7 +207,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
 
   /** Queues a visit; before the response ends, since the client address cannot be read afterwards. */
   function record(res: HttpResponse, linkId: string, visit: Visit, now: number) {
-    clicks.push(linkId, now, visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress), visit.userAgent, visit.referrer);
+    const ip = visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress);
+    clicks.push({ linkId, ts: now, ip, userAgent: visit.userAgent, referrer: visit.referrer });
   }
 
   function answer(res: HttpResponse, code: string, visit: Visit, site: DomainAnswers, { link, answers }: LinkEntry, now: number) {

@@ -31,6 +31,8 @@ export class Metrics {
   clicksReplayed = 0;
   /** Appends the spool's disk refused (full, read-only, gone): those batches stay in memory. */
   spoolWriteFailures = 0;
+  /** Spool lines a replay could not read as a click batch (torn, or of a format this release does not read), moved aside. */
+  spoolLinesSetAside = 0;
   batchesFlushed = 0;
   flushErrors = 0;
   /** On Redis Cluster: batches written to the queue's primary that no replica confirmed in time. */
@@ -162,6 +164,12 @@ export class Metrics {
       'Appends to the spool that the disk refused (full, read-only, gone); those batches stay in memory.',
       [],
       one(() => this.spoolWriteFailures),
+    );
+    counter(
+      'redirector_click_spool_lines_set_aside_total',
+      'Spool lines a replay could not read as a click batch (torn, or of a format this release does not read), kept in set-aside.jsonl.',
+      [],
+      one(() => this.spoolLinesSetAside),
     );
     counter(
       'redirector_click_batches_flushed_total',

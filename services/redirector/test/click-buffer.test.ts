@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_QUEUE, type ClickJobData, PACKED_FIELDS } from '@deeplink/core';
+import { CLICK_QUEUE, type ClickJobData, readClickJob } from '@deeplink/core';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
 import { capturingLogger } from '../../../test/support/logs.js';
 import { createClickBuffer } from '../src/click-buffer.js';
@@ -59,10 +59,10 @@ describe('click batches no replica confirmed', () => {
       rewriteUnconfirmedAfterMs: 300,
     });
     try {
-      for (let i = 0; i < 3; i++) buffer.push('link-1', Date.now(), `203.0.113.${i}`, 'agent', '');
+      for (let i = 0; i < 3; i++) buffer.push({ linkId: 'link-1', ts: Date.now(), ip: `203.0.113.${i}`, userAgent: 'agent', referrer: '' });
       await buffer.flush();
       const [written] = await queue.getWaiting();
-      expect(written?.data.clicks).toHaveLength(3 * PACKED_FIELDS);
+      expect(readClickJob(written?.data)?.clicks).toHaveLength(3);
       expect(metrics.unreplicatedBatches).toBe(1);
 
       // The primary that held it fails before a replica has it: the job is gone.
@@ -72,7 +72,7 @@ describe('click batches no replica confirmed', () => {
       expect(confirmations).toBe(1);
 
       // Another unconfirmed batch, still waiting for its second write when the buffer closes: it goes to the spool.
-      buffer.push('link-1', Date.now(), '203.0.113.9', 'agent', '');
+      buffer.push({ linkId: 'link-1', ts: Date.now(), ip: '203.0.113.9', userAgent: 'agent', referrer: '' });
       await buffer.flush();
       expect(metrics.unreplicatedBatches).toBe(2);
     } finally {

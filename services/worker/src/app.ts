@@ -1,5 +1,15 @@
 import { Queue, UnrecoverableError, Worker, type Job, type JobJsonRaw } from 'bullmq';
-import { CLICK_BATCH_JOB, CLICK_QUEUE, type ClickJobData, type Config, POISON_REASON, scrubClickJob } from '@deeplink/core';
+import {
+  CLICK_BATCH_FORMATS,
+  CLICK_BATCH_JOB,
+  CLICK_QUEUE,
+  type ClickBatch,
+  type ClickBatchFormats,
+  type ClickJobData,
+  type Config,
+  POISON_REASON,
+  scrubClickJob,
+} from '@deeplink/core';
 import { rollupsRepository, type Sql } from '@deeplink/core/db';
 import { duplicateRedis, type RedisClient } from '@deeplink/core/redis';
 import { createLogger, type Logger, type RedisOutageLog } from '@deeplink/core/runtime';
@@ -27,6 +37,8 @@ export interface WorkerDeps {
   registry?: Registry;
   /** The process's Redis outage log: BullMQ's connection errors go there instead of each being logged. */
   outage?: RedisOutageLog;
+  /** The click batch formats read (default: this release's); upgrade tests pass a later release's. */
+  formats?: ClickBatchFormats;
 }
 
 export interface ClickWorker {
@@ -80,6 +92,7 @@ class ClickBatchWorker extends Worker<ClickJobData, BatchOutcome> {
 /** Builds the click-batch consumer and its maintenance schedules. */
 export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   const { config, sql } = deps;
+  const formats = deps.formats ?? CLICK_BATCH_FORMATS;
   if (deps.schedule !== false) assertValidSchedules(config);
   const log = deps.log ?? createLogger('worker', config.LOG_LEVEL);
   // BullMQ blocks on its connection and must never give up on a command.
@@ -103,13 +116,14 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     const unreadable = unreadableFields(job.data);
     if (unreadable) throw new UnrecoverableError(`${POISON_REASON} job ${unreadable.join(', ')} is not JSON`);
     if (job.name !== CLICK_BATCH_JOB) throw new UnrecoverableError(`${POISON_REASON} unexpected job name "${job.name}"`);
-    let unread = readClickBatch(job.data);
-    if (!unread) throw new UnrecoverableError(`${POISON_REASON} job data is not a click batch`);
+    const reading = readClickBatch(job.data, formats);
+    if ('problem' in reading) throw new UnrecoverableError(`${POISON_REASON} ${reading.problem}`);
+    let unread: ClickBatch | undefined = reading.batch;
     const started = performance.now();
     // Handed over once, then read again from the job's data (which BullMQ holds anyway) if needed,
     // so the unpacked clicks are not kept beside it while the batch waits for its transaction.
     const outcome = await rollup(() => {
-      const batch = unread ?? readClickBatch(job.data)!;
+      const batch = unread ?? (readClickBatch(job.data, formats) as { batch: ClickBatch }).batch;
       unread = undefined;
       return batch;
     });
@@ -140,13 +154,13 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
    */
   const keepForInspection = async (job: Job<ClickJobData, BatchOutcome>) => {
     const unreadable = unreadableFields(job.data);
-    if (!unreadable) return job.updateData(scrubClickJob(job.data) as ClickJobData);
+    if (!unreadable) return job.updateData(scrubClickJob(job.data, formats) as ClickJobData);
     // The job in hand holds the marker; the batch itself may still be readable in Redis.
     const client = await worker.client;
     const key = queue.toKey(job.id!);
     const data = parsed('data', await client.hget(key, 'data'));
     const repaired = Object.fromEntries(unreadable.map((field) => [field, JSON_FIELDS[field]]));
-    await client.hset(key, { ...repaired, data: JSON.stringify(scrubClickJob(data?.value)) });
+    await client.hset(key, { ...repaired, data: JSON.stringify(scrubClickJob(data?.value, formats)) });
   };
   worker.on('failed', (job, error) => {
     const poison = error.message.startsWith(POISON_REASON);
@@ -185,7 +199,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   queue.on('error', onError);
 
   const watch = watchQueueRedis({ queue, redis: deps.redis, intervalMs: config.WORKER_STALL_INTERVAL_MS, log, onLost: metrics.lost });
-  const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log, onFailedForGood: () => metrics.failed(true) });
+  const tasks = maintenanceTasks({ config, sql, redis: deps.redis, queue, log, formats, onFailedForGood: () => metrics.failed(true) });
   const maintenance =
     deps.schedule === false ? undefined : scheduleMaintenance(tasks, { redis: deps.redis, prefix: config.REDIS_PREFIX, log });
 

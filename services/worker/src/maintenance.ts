@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
+import { type ClickBatchFormats, type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
 import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
 import { reconcileDomainCache, reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup, type TxtLookup } from '@deeplink/core/domains';
@@ -78,6 +78,8 @@ export async function retryFailedBatches(
     maxRetries: number;
     retentionSeconds: number;
     log: Logger;
+    /** The formats the worker reads, to hash the addresses of a batch of any of them. */
+    formats?: ClickBatchFormats;
     onFailedForGood?: () => void;
   },
   now = Date.now(),
@@ -97,7 +99,7 @@ export async function retryFailedBatches(
       continue;
     }
     if (retries === maxRetries) {
-      await job.updateData(scrubClickJob(job.data));
+      await job.updateData(scrubClickJob(job.data, deps.formats));
       await setRetries(job.id, maxRetries + 1);
       deps.onFailedForGood?.();
       log.error(
@@ -139,6 +141,8 @@ export function maintenanceTasks(deps: {
   redis: RedisClient;
   queue: Queue;
   log: Logger;
+  /** The click batch formats the worker reads (default: this release's). */
+  formats?: ClickBatchFormats;
   now?: () => Date;
   /** Called for each batch that runs out of retries. */
   onFailedForGood?: () => void;
@@ -184,6 +188,7 @@ export function maintenanceTasks(deps: {
           maxRetries: config.FAILED_BATCH_MAX_RETRIES,
           retentionSeconds: config.FAILED_BATCH_RETENTION_DAYS * 24 * 60 * 60,
           log,
+          formats: deps.formats,
           onFailedForGood: deps.onFailedForGood,
         }),
     },

@@ -1,4 +1,4 @@
-import { type ClickBatch, readClickJob } from '@deeplink/core';
+import { type ClickBatch, type ClickBatchFormats, readClickJobData } from '@deeplink/core';
 import type { RollupBatch, RollupPreview } from '@deeplink/core/db';
 import { previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
@@ -15,16 +15,16 @@ export interface BatchOutcome {
 }
 
 /**
- * The clicks of a job's packed batch, or undefined for data that can never succeed (not a packed
- * batch, or an id PostgreSQL cannot hold) and so is not retried.
+ * The clicks of a job's batch, read with the reader its format names, or why the data can never
+ * succeed (no batch, a format this worker does not read, an id PostgreSQL cannot hold) and so is not retried.
  */
-export function readClickBatch(data: unknown): ClickBatch | undefined {
-  const batch = readClickJob(data);
-  if (!batch) return undefined;
-  const { batchId } = batch;
+export function readClickBatch(data: unknown, formats: ClickBatchFormats): { batch: ClickBatch } | { problem: string } {
+  const reading = readClickJobData(data, formats);
+  if (!('batch' in reading)) return reading;
+  const { batchId } = reading.batch;
   // PostgreSQL text cannot hold NUL; such an id would fail every attempt.
   const usableId = batchId.length > 0 && batchId.length <= MAX_BATCH_ID_LENGTH && !batchId.includes('\u0000');
-  return usableId ? batch : undefined;
+  return usableId ? { batch: reading.batch } : { problem: 'job data is not a click batch: its id cannot be stored' };
 }
 
 /**

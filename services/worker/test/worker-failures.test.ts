@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, loadConfig, packClickBatch, readClickJob } from '@deeplink/core';
+import { CLICK_BATCH_JOB, loadConfig, packClickBatch, type PackedClickBatch, readClickJob } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
 import { holdTableLock } from '../../../test/support/table-lock.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
@@ -25,12 +25,13 @@ describe('click batch worker under failure', () => {
     try {
       const packed = packClickBatch({ batchId: 'corrupt-1', clicks: [click(link!)] });
       // A string index past the end of the batch's string table.
-      await producer.queue.add(CLICK_BATCH_JOB, { ...packed, clicks: [0, 0, 0, 0, 42] }, { jobId: packed.batchId, attempts: 5 });
+      const corrupt: PackedClickBatch = { ...packed, clicks: [0, 0, 0, 0, 42] };
+      await producer.queue.add(CLICK_BATCH_JOB, corrupt, { jobId: packed.batchId, attempts: 5 });
       await waitForIdle(producer.queue);
       const [failed] = await producer.queue.getFailed();
       expect(failed?.id).toBe('corrupt-1');
       expect(failed?.attemptsMade).toBe(1);
-      expect(failed?.failedReason).toBe('poison: job data is not a click batch');
+      expect(failed?.failedReason).toBe('poison: job data is not a whole "packed-1" click batch');
       expect(await rolledUpClicks(env.sql, link!)).toBe(0);
       await failed!.remove();
     } finally {

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** The BullMQ queue between the redirector and the worker. */
 export const CLICK_QUEUE = 'clicks';
 export const CLICK_BATCH_JOB = 'batch';
@@ -60,8 +58,23 @@ export interface PackedClickBatch {
   clicks: number[];
 }
 
-/** The click queue's job data: a packed batch, the only shape the worker reads; anything else is poison. */
-export type ClickJobData = PackedClickBatch;
+/**
+ * One layout of a click batch in job data, named by the data's `format` field. Each format can read
+ * its own data back and write a batch in it; batch-formats.ts lists the formats a release reads.
+ */
+export interface ClickBatchFormat {
+  readonly name: string;
+  /** The batch in `data` (an object whose `format` is this one's name), or undefined when it is not a whole batch. */
+  read(data: Record<string, unknown>): ClickBatch | undefined;
+  /** Job data of this format holding `batch`. */
+  write(batch: ClickBatch): ClickJobData;
+}
+
+/** What every format's job data has in common: the click queue's job data, whatever its layout. */
+export interface ClickJobData {
+  format: string;
+  batchId: string;
+}
 
 /** Builds one PackedClickBatch click by click; add() is cheap enough for the redirect path. */
 export class PackedClickBatchBuilder {
@@ -72,9 +85,15 @@ export class PackedClickBatchBuilder {
   /** Clicks added so far. */
   size = 0;
 
-  add(linkId: string, ts: number, ip: string, userAgent: string, referrer: string): void {
-    if (this.size === 0) this.since = ts;
-    this.clicks.push(ts - this.since, this.intern(linkId), this.intern(ip), this.intern(userAgent), this.intern(referrer));
+  add(click: ClickEvent): void {
+    if (this.size === 0) this.since = click.ts;
+    this.clicks.push(
+      click.ts - this.since,
+      this.intern(click.linkId),
+      this.intern(click.ip),
+      this.intern(click.userAgent),
+      this.intern(click.referrer),
+    );
     this.size++;
   }
 
@@ -95,18 +114,16 @@ export class PackedClickBatchBuilder {
 /** Packs clicks given as objects (test and benchmark producers use this to queue what the redirector queues). */
 export function packClickBatch({ batchId, clicks }: ClickBatch): PackedClickBatch {
   const builder = new PackedClickBatchBuilder();
-  for (const { linkId, ts, ip, userAgent, referrer } of clicks) builder.add(linkId, ts, ip, userAgent, referrer);
+  for (const click of clicks) builder.add(click);
   return builder.build(batchId);
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /**
  * Reads a packed batch's clicks back into objects, or undefined for data that is not a whole
  * packed batch (such a job can never succeed). The values of the clicks are left for the worker to judge.
  */
-export function readClickJob(data: unknown): ClickBatch | undefined {
-  if (!isObject(data) || data.format !== PACKED_FORMAT || typeof data.batchId !== 'string' || !Array.isArray(data.clicks)) return undefined;
+function readPackedClickBatch(data: Record<string, unknown>): ClickBatch | undefined {
+  if (data.format !== PACKED_FORMAT || typeof data.batchId !== 'string' || !Array.isArray(data.clicks)) return undefined;
   const { batchId, clicks, since, strings } = data;
   if (!Number.isFinite(since) || !Array.isArray(strings) || !strings.every((s) => typeof s === 'string')) return undefined;
   if (clicks.length % PACKED_FIELDS !== 0) return undefined;
@@ -126,16 +143,5 @@ export function readClickJob(data: unknown): ClickBatch | undefined {
   return { batchId, clicks: events };
 }
 
-/** What replaces a client address in a batch kept for inspection: enough to tell visitors apart, not to find them. */
-const hashedAddress = (ip: string) => `sha256:${createHash('sha256').update(ip).digest('hex').slice(0, 16)}`;
-
-/**
- * Job data with its client addresses replaced by hashes, for a batch that failed for good and is
- * kept for a person to inspect. Data that is not a packed batch is replaced whole: it may hold
- * addresses anywhere.
- */
-export function scrubClickJob(data: unknown): unknown {
-  const batch = readClickJob(data);
-  if (!batch) return { scrubbed: 'unreadable batch data removed' };
-  return packClickBatch({ batchId: batch.batchId, clicks: batch.clicks.map((click) => ({ ...click, ip: hashedAddress(click.ip) })) });
-}
+/** `packed-1`: what the redirector writes (PackedClickBatchBuilder) since packed batches exist. */
+export const PACKED_1: ClickBatchFormat = { name: PACKED_FORMAT, read: readPackedClickBatch, write: packClickBatch };
