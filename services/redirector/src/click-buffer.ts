@@ -176,6 +176,23 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
   const timer = setInterval(tick, config.CLICK_FLUSH_MS);
   timer.unref();
 
+  /**
+   * Memory is full: moves sealed batches to the spool, newest first, until there is room. A write
+   * to the queue can hang until its timeout when Redis goes away mid-write, and clicks keep coming
+   * meanwhile; the spool takes them (the next tick replays it once the queue answers) instead of
+   * their being dropped. The batch being written stays. True when there is room now.
+   */
+  function spillToSpool(): boolean {
+    held.seal();
+    while (held.size() >= config.CLICK_BUFFER_MAX) {
+      const count = held.spillNewest(sending ? 1 : 0, spool.append);
+      if (count === 0) return false;
+      metrics.clicksSpooled += count;
+      outage.spooled(count);
+    }
+    return true;
+  }
+
   /** Drops a click memory has no room for (counted, logged). */
   function drop(): void {
     metrics.clicksDropped++;
@@ -188,11 +205,11 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
 
   return {
     /**
-     * Records one click; drops it (counted, logged) when memory holds CLICK_BUFFER_MAX already.
-     * Never blocks. The click's fields are copied: the caller may reuse the object.
+     * Records one click; when memory holds CLICK_BUFFER_MAX already, moves sealed batches to the
+     * spool first, and drops the click (counted, logged) only when the spool takes none. Never blocks. The click's fields are copied: the caller may reuse the object.
      */
     push(click: ClickEvent): void {
-      if (held.size() >= config.CLICK_BUFFER_MAX) {
+      if (held.size() >= config.CLICK_BUFFER_MAX && !spillToSpool()) {
         drop();
         return;
       }

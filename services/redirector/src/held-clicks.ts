@@ -38,6 +38,19 @@ export function createHeldClicks(batchSize: number) {
     /** The oldest sealed batch, which goes next; undefined when none waits. */
     oldest: (): PackedClickBatch | undefined => sealed[0],
 
+    /**
+     * Hands the newest sealed batch to `take` (the spool), unless only `keep` batches wait: the
+     * oldest may be on its way to the queue. Returns the clicks let go, 0 when none were.
+     */
+    spillNewest(keep: number, take: (batch: PackedClickBatch) => boolean): number {
+      const batch = sealed.length > keep ? sealed.at(-1)! : undefined;
+      if (!batch || !take(batch)) return 0;
+      sealed.pop();
+      const count = clicksOf(batch);
+      size -= count;
+      return count;
+    },
+
     /** Lets the oldest sealed batch go, once the queue or the spool has it; returns its clicks. */
     release(): number {
       const count = clicksOf(sealed.shift()!);

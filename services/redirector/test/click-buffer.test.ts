@@ -86,3 +86,78 @@ describe('click batches no replica confirmed', () => {
     expect((await queue.getWaiting()).map((job) => job.id)).toContain(spooled[0]);
   });
 });
+
+// Redis going away mid-write leaves that write hanging until its timeout while visits keep coming.
+// Memory fills up meanwhile: the spool takes the sealed batches rather than the clicks being dropped.
+describe('a full buffer while a write hangs', () => {
+  let env: TestEnvironment;
+  let queue: Queue<ClickJobData>;
+  let spoolDir: string;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment();
+    queue = new Queue<ClickJobData>(CLICK_QUEUE, {
+      connection: env.redis.duplicate({ maxRetriesPerRequest: null }),
+      prefix: env.config.QUEUE_PREFIX,
+    });
+    spoolDir = mkdtempSync(join(tmpdir(), 'deeplink-full-buffer-'));
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await env?.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+  });
+
+  it('spills sealed batches to the spool, keeps the one being written, and the spool reaches the queue afterwards', async () => {
+    const connection = env.redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: false });
+    const spool = createClickSpool({ dir: spoolDir, maxBytes: 1_000_000 });
+    const metrics = new Metrics({
+      bufferedClicks: () => 0,
+      lruSize: () => 0,
+      lruBytes: () => 0,
+      domainCacheSize: () => 0,
+      domainCacheBytes: () => 0,
+      spoolBytes: () => spool.bytes(),
+      spooling: () => false,
+      native: true,
+    });
+    // The first write's confirmation takes a second: that write is in flight all the while.
+    let release!: () => void;
+    const slow = new Promise<boolean>((resolve) => (release = () => resolve(true)));
+    let writes = 0;
+    const buffer = createClickBuffer({
+      config: { ...env.config, CLICK_FLUSH_MS: 20, CLICK_BATCH_SIZE: 10, CLICK_BUFFER_MAX: 100 },
+      connection,
+      spool,
+      metrics,
+      logger: capturingLogger().log,
+      replicated: () => (writes++ === 0 ? slow : Promise.resolve(true)),
+    });
+    const click = (i: number) => ({ linkId: 'link-1', ts: Date.now(), ip: `198.51.100.${i % 250}`, userAgent: 'agent', referrer: '' });
+    try {
+      buffer.push(click(0));
+      const first = buffer.flush();
+      for (let i = 1; i <= 500; i++) buffer.push(click(i));
+      expect(metrics.clicksDropped).toBe(0);
+      expect(buffer.size()).toBeLessThanOrEqual(100);
+      expect(spool.bytes()).toBeGreaterThan(0);
+      release();
+      await first;
+      // The ticks send what memory holds and replay the spool: every click reaches the queue once.
+      await expect
+        .poll(
+          async () => {
+            const jobs = await queue.getWaiting(0, -1);
+            return jobs.reduce((sum, job) => sum + (readClickJob(job.data)?.clicks.length ?? 0), 0);
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(501);
+      expect(spool.bytes()).toBe(0);
+      expect(metrics.clicksDropped).toBe(0);
+    } finally {
+      await buffer.close(5_000);
+      connection.disconnect();
+    }
+  });
+});
