@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core/db';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { logLines } from './support/logs.js';
-import { freePort, healthy, runToExit, startProcess, type RunningProcess } from './support/processes.js';
-import { adminUrl, databaseUrl } from './support/urls.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { logLines } from '@deeplink/test-kit/logs';
+import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
+import { adminUrl, databaseUrl } from '@deeplink/test-kit/urls';
 import { bundleFlags } from '../scripts/build.mjs';
 
 const run = promisify(execFile);

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ConflictError, ServiceValidationError, type DeeplinkClient, type Domain } from '../packages/client/src/index.js';
 import { redisKeys } from '@deeplink/core';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
-import { startDnsServer, type DnsServer } from './support/dns-server.js';
-import { capturingLogger } from './support/logs.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { startStack, type Stack } from './support/stack.js';
-import { UA } from './support/user-agents.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { capturingLogger } from '@deeplink/test-kit/logs';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 const FINGERPRINT = '14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5';
 

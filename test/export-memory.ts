@@ -2,9 +2,9 @@
 // asserts nothing about time. Run: npx tsx test/export-memory.ts [links] [layout] [format]
 // (defaults: 1000 links, wide, csv: a year of hourly rows, 8.76 million of them).
 import { rollupPartitions } from '@deeplink/core/db';
-import { createTestEnvironment } from './support/environment.js';
-import setup from './support/global-setup.js';
-import { freePort, healthy, readMemory, startProcess } from './support/processes.js';
+import { createTestEnvironment } from '@deeplink/test-kit/environment';
+import setup from '@deeplink/test-kit/global-setup';
+import { freePort, healthy, readMemory, startProcess } from '@deeplink/test-kit/processes';
 
 const [linkCount = 1000, layout = 'wide', format = 'csv'] = [Number(process.argv[2] ?? 1000), process.argv[3], process.argv[4]];
 const YEAR = { start: '2025-01-01', end: '2025-12-31' };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@deeplink/core';
 import { harnessWithLink, type ApiHarness } from '../services/api/test/harness.js';
 import { createLink, createUser, startRedirector, type RedirectorProcess } from '../services/redirector/test/support.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
 const RUNS = 250;
 const ROUTES: [string, string][] = [

@@ -2,11 +2,11 @@
 // real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
 // must show up in the rollups exactly as often as it answered a redirect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from './support/clicks.js';
-import { createTestEnvironment, type TestEnvironment } from './support/environment.js';
-import { freePort, healthy, startProcess } from './support/processes.js';
-import { startStack, type Stack } from './support/stack.js';
-import { UA } from './support/user-agents.js';
+import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from '@deeplink/test-kit/clicks';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort, healthy, startProcess } from '@deeplink/test-kit/processes';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 // Public addresses whose country the bundled GeoIP database knows.
 const ADDRESSES = { US: '8.8.8.8', AU: '1.1.1.1', GB: '81.2.69.160', JP: '133.1.0.1' };

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { redisUrl } from './support/urls.js';
+import { redisUrl } from '@deeplink/test-kit/urls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core/db';
 

@@ -2,8 +2,8 @@
 // hourly rows (daily rows are UTC days). Prints median milliseconds per report; asserts nothing.
 // Run: npx tsx test/timezone-cost.ts
 import { analyticsRepository, CLICK_DIMENSIONS, rollupPartitions } from '@deeplink/core/db';
-import { createTestEnvironment } from './support/environment.js';
-import setup from './support/global-setup.js';
+import { createTestEnvironment } from '@deeplink/test-kit/environment';
+import setup from '@deeplink/test-kit/global-setup';
 
 await setup();
 const env = await createTestEnvironment();

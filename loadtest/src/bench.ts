@@ -16,7 +16,7 @@ import {
   type ProcessOptions,
   type ReadyCheck,
   type RunningProcess,
-} from '../../test/support/processes.js';
+} from '@deeplink/test-kit/processes';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';

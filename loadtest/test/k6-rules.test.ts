@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../../test/support/environment.js';
-import { freePort, healthy, startProcess, type RunningProcess } from '../../test/support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort, healthy, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
 import { AGENTS, expectedAnswer, pathOf } from '../k6/lib/traffic.js';
 import { createLinks, createSession, type SeededLink } from '../src/seed.js';
 

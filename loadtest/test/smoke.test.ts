@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runToExit, type RunningProcess } from '../../test/support/processes.js';
+import { runToExit, type RunningProcess } from '@deeplink/test-kit/processes';
 import type { BenchResult } from '../src/report.js';
 
 const repoRoot = join(import.meta.dirname, '../..');

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { launchChromium, openPage as openPageIn } from '../support/browser.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { decodeQrPng } from '../support/qr.js';
-import { startStack, type Stack } from '../support/stack.js';
-import { UA } from '../support/user-agents.js';
+import { launchChromium, openPage as openPageIn } from '@deeplink/test-kit/browser';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { decodeQrPng } from '@deeplink/test-kit/qr';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 const screenshots = join(import.meta.dirname, '../../.screenshots');
 /** Public addresses the bundled GeoIP database places in these countries. */

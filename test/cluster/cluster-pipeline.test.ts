@@ -7,10 +7,10 @@ import { Queue } from 'bullmq';
 import { CLICK_QUEUE, type Config, loadConfig, redisKeys } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
 import { createRedis, duplicateRedis, getMany, reconcileLinkCache, type RedisClient, scanKeys, unlinkMany } from '@deeplink/core/redis';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { freePort, healthy, startProcess, type RunningProcess } from '../support/processes.js';
-import { startRedisCluster, type PrivateRedisCluster } from '../support/redis-cluster.js';
-import { UA } from '../support/user-agents.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort, healthy, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
+import { startRedisCluster, type PrivateRedisCluster } from '@deeplink/test-kit/redis-cluster';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 let cluster: PrivateRedisCluster;
 let env: TestEnvironment;

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, waitUntil } from '../support/processes.js';
-import { UA } from '../support/user-agents.js';
+import { freePort, waitUntil } from '@deeplink/test-kit/processes';
+import { UA } from '@deeplink/test-kit/user-agents';
 import { ensurePodman, podman, removeProject, run } from './podman.js';
 import { ensureStandIns } from './stand-ins.js';
 

@@ -1,7 +1,7 @@
 // An upgrade to a release that writes a new click batch format: batches the current release's
 // redirector wrote (left in the queue, in the failed set, and in its spool while Redis was away)
 // are each counted exactly once by the next release, whose registry writes `packed-2` and keeps
-// reading `packed-1` (test/support/next-batch-format.ts). The Redis server is the test's own, with
+// reading `packed-1` (packages/test-kit/src/next-batch-format.ts). The Redis server is the test's own, with
 // an append-only file, so that it can be taken down and come back with the queue it held.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,11 +16,11 @@ import { Metrics } from '../../services/redirector/src/metrics.js';
 import { clickQueue, createLink, createUser, metric, startRedirector, UA, visit } from '../../services/redirector/test/support.js';
 import { createWorker } from '../../services/worker/src/app.js';
 import { retryFailedBatches } from '../../services/worker/src/maintenance.js';
-import { waitForIdle } from '../support/clicks.js';
-import { createTestEnvironment } from '../support/environment.js';
-import { capturingLogger } from '../support/logs.js';
-import { NEXT_RELEASE_FORMATS, PACKED_2 } from '../support/next-batch-format.js';
-import { startPrivateRedis } from '../support/private-redis.js';
+import { waitForIdle } from '@deeplink/test-kit/clicks';
+import { createTestEnvironment } from '@deeplink/test-kit/environment';
+import { capturingLogger } from '@deeplink/test-kit/logs';
+import { NEXT_RELEASE_FORMATS, PACKED_2 } from '@deeplink/test-kit/next-batch-format';
+import { startPrivateRedis } from '@deeplink/test-kit/private-redis';
 
 /** Everything the scenario started, stopped after it whatever happened. */
 const cleanups: (() => unknown)[] = [];

@@ -8,15 +8,15 @@ import { Redis } from 'ioredis';
 import { CLICK_BATCH_JOB, CLICK_QUEUE, packClickBatch } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { logLines } from '../support/logs.js';
-import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
-import { startPrivateRedis } from '../support/private-redis.js';
-import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '../support/processes.js';
-import { startStack, type Stack } from '../support/stack.js';
-import { holdTableLock } from '../support/table-lock.js';
-import { sampleValue } from '../support/metrics.js';
-import { UA } from '../support/user-agents.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { logLines } from '@deeplink/test-kit/logs';
+import { startPrimary, type PrivatePostgres } from '@deeplink/test-kit/private-postgres';
+import { startPrivateRedis } from '@deeplink/test-kit/private-redis';
+import { freePort, healthy, runToExit, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { holdTableLock } from '@deeplink/test-kit/table-lock';
+import { sampleValue } from '@deeplink/test-kit/metrics';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 /** Everything a scenario started, stopped after it whatever happened. */
 const cleanups: (() => unknown)[] = [];

@@ -18,10 +18,10 @@ import {
   visit,
   type RedirectorProcess,
 } from '../../services/redirector/test/support.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { logLines } from '../support/logs.js';
-import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
-import { runToExit } from '../support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { logLines } from '@deeplink/test-kit/logs';
+import { startPrivateRedis, type PrivateRedis } from '@deeplink/test-kit/private-redis';
+import { runToExit } from '@deeplink/test-kit/processes';
 
 /** Everything a scenario started, stopped after it whatever happened. */
 const cleanups: (() => unknown)[] = [];

@@ -3,13 +3,13 @@
 // does not cut short.
 import { createDatabase } from '@deeplink/core/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rolledUpClicks } from '../support/clicks.js';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { logLines } from '../support/logs.js';
-import { startPrimary, type PrivatePostgres } from '../support/private-postgres.js';
-import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
-import { startStack, type Stack } from '../support/stack.js';
-import { UA } from '../support/user-agents.js';
+import { rolledUpClicks } from '@deeplink/test-kit/clicks';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { logLines } from '@deeplink/test-kit/logs';
+import { startPrimary, type PrivatePostgres } from '@deeplink/test-kit/private-postgres';
+import { startPrivateRedis, type PrivateRedis } from '@deeplink/test-kit/private-redis';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 const SERVICES = ['api', 'redirector', 'worker'] as const;
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTool } from '../../scripts/services.mjs';
-import { createTestEnvironment, type TestEnvironment } from '../support/environment.js';
-import { freePort, waitUntil } from '../support/processes.js';
-import { startStack, type Stack } from '../support/stack.js';
-import { UA } from '../support/user-agents.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort, waitUntil } from '@deeplink/test-kit/processes';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 const alertsFile = join(import.meta.dirname, '../../docker/alerts.yml');
 

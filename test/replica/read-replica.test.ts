@@ -8,9 +8,9 @@ import { createDatabase, migrate, type Sql } from '@deeplink/core/db';
 import { createRedis, deleteKeys } from '@deeplink/core/redis';
 import { withTimeout } from '@deeplink/core/runtime';
 import { buildApi } from '../../services/api/src/app.js';
-import { recordClicks, rollupClick } from '../support/rollups.js';
-import { startPrimary, startReplica, type PrivatePostgres } from '../support/private-postgres.js';
-import { redisUrl } from '../support/urls.js';
+import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { startPrimary, startReplica, type PrivatePostgres } from '@deeplink/test-kit/private-postgres';
+import { redisUrl } from '@deeplink/test-kit/urls';
 
 // A private primary and a real streaming replica of it (pg_basebackup), the API reading analytics
 // from the replica. That the reads come from the replica is shown by pausing its replay: clicks

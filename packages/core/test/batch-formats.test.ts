@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NEXT_RELEASE_FORMATS, PACKED_2 } from '../../../test/support/next-batch-format.js';
+import { NEXT_RELEASE_FORMATS, PACKED_2 } from '@deeplink/test-kit/next-batch-format';
 import { CLICK_BATCH_FORMATS, clickBatchFormats, readClickJob, readClickJobData, scrubClickJob } from '../src/queue/batch-formats.js';
 import { PACKED_1, PACKED_FORMAT, PackedClickBatchBuilder, packClickBatch, type ClickEvent } from '../src/queue/clicks.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UA } from '../../../test/support/user-agents.js';
+import { UA } from '@deeplink/test-kit/user-agents';
 import { readClickJob, scrubClickJob } from '../src/queue/batch-formats.js';
 import { PACKED_FORMAT, PackedClickBatchBuilder, packClickBatch, type ClickEvent, type PackedClickBatch } from '../src/queue/clicks.js';
 

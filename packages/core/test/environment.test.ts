@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
 describe('test environment', () => {
   let env: TestEnvironment;

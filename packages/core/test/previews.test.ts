@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deadEndPages, PAGE_CSP, renderPreviewPage } from '../src/routing/pages.js';
 import { isPreviewCrawler, PREVIEW_CRAWLERS } from '../src/routing/preview-crawlers.js';
-import { UA } from '../../../test/support/user-agents.js';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 describe('isPreviewCrawler', () => {
   it('knows every crawler of the list by its real User-Agent, in any case', () => {

@@ -4,8 +4,8 @@ import { analyticsRepository, type AnalyticsRepository } from '../src/db/analyti
 import { createDatabase, type Sql } from '../src/db/client.js';
 import { analyticsWithReplica, isReplicaUnavailable } from '../src/db/read-replica.js';
 import { withTimeout } from '../src/runtime/timeout.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { freePort } from '../../../test/support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort } from '@deeplink/test-kit/processes';
 
 // The fallback rules against a replica address nothing listens on (a real refused connection);
 // test/replica/ runs the same code against a real streaming replica.

@@ -6,8 +6,8 @@ import { analyticsRepository } from '../src/db/analytics-repository.js';
 import { partitionEnd, retentionCutoff, rollupPartitions } from '../src/db/rollup-partitions.js';
 import { rollupsRepository, type RollupClick } from '../src/db/rollups-repository.js';
 import { generateShortCode } from '../src/ids/short-code.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { adminUrl, databaseUrl } from '../../../test/support/urls.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { adminUrl, databaseUrl } from '@deeplink/test-kit/urls';
 
 const HOUR = 3_600_000;
 const DIMENSIONS = { platform: 'ios', country: 'US', browser: 'Chrome', os: 'iOS', device: 'Mobile', referrer: 'direct' };

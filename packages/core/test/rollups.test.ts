@@ -3,7 +3,7 @@ import { generateShortCode } from '../src/ids/short-code.js';
 import { linksRepository } from '../src/db/links-repository.js';
 import { BatchesRecordedBefore, RollupRows, rollupsRepository, type RollupBatch, type RollupClick } from '../src/db/rollups-repository.js';
 import { usersRepository } from '../src/db/users-repository.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
 const HOUR = 3_600_000;
 const hour0 = Date.UTC(2026, 0, 15, 10);

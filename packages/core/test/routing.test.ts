@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
 import { detectPlatform } from '../src/routing/platform.js';
 import { isExpired, routeFor } from '../src/routing/resolve-destination.js';
-import { UA } from '../../../test/support/user-agents.js';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 describe('detectPlatform', () => {
   it.each([

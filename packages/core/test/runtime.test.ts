@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capturingLogger } from '../../../test/support/logs.js';
+import { capturingLogger } from '@deeplink/test-kit/logs';
 import { rateLimitedLog } from '../src/runtime/logger.js';
 import { readinessCheck } from '../src/runtime/readiness.js';
 import { createRedisOutageLog } from '../src/runtime/redis-connections.js';

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '@deeplink/core';
 import { usersRepository } from '@deeplink/core/db';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { ACCOUNT_TTL_MS, accountCache, type AccountCache } from '../src/domain/accounts.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 

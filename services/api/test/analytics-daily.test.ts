@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsRepository, CLICK_DIMENSIONS, type ReportRange, wholeDaysOf } from '@deeplink/core/db';
-import { ANDROID_CHROME, type ClickValues, recordClicks, rollupClick } from '../../../test/support/rollups.js';
-import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
+import { ANDROID_CHROME, type ClickValues, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 // Reports read whole UTC days from the daily rollups and the hours at either edge from the hourly

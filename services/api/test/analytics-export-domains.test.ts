@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../../../test/support/dns-server.js';
-import { recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let dns: DnsServer;

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANDROID_CHROME, recordClicks, rollupClick } from '../../../test/support/rollups.js';
-import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
+import { ANDROID_CHROME, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RollupClick } from '@deeplink/core/db';
-import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick as click } from '../../../test/support/rollups.js';
+import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick as click } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

@@ -1,8 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsRepository } from '@deeplink/core/db';
-import { recordClicks, rollupClick } from '../../../test/support/rollups.js';
-import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
+import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 // The analytics queries must reach rollup rows through the primary keys, never by reading the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RollupClick, RollupPreview } from '@deeplink/core/db';
-import { ANDROID_CHROME, recordClicks, rollupClick as click, rollupPreview } from '../../../test/support/rollups.js';
-import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
+import { ANDROID_CHROME, recordClicks, rollupClick as click, rollupPreview } from '@deeplink/test-kit/rollups';
+import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

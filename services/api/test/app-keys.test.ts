@@ -2,7 +2,7 @@
 // POST /app/open on its owner's links and for nothing else (real API, PostgreSQL, Redis, DNS).
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../../../test/support/dns-server.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

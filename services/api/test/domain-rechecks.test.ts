@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '@deeplink/core';
 import { linksRepository } from '@deeplink/core/db';
-import { startDnsServer, type DnsServer } from '../../../test/support/dns-server.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { buildApi } from '../src/app.js';
 import { createLogger } from '@deeplink/core/runtime';
 import { createDatabase } from '@deeplink/core/db';

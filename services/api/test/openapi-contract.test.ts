@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../../../test/support/dns-server.js';
-import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeQrPng } from '../../../test/support/qr.js';
+import { decodeQrPng } from '@deeplink/test-kit/qr';
 import { qrRenderPool, type QrRenderPool } from '../src/domain/qr-render-pool.js';
 
 const options = { errorCorrectionLevel: 'M', margin: 4, width: 512 } as const;

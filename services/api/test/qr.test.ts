@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeQrPng } from '../../../test/support/qr.js';
+import { decodeQrPng } from '@deeplink/test-kit/qr';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

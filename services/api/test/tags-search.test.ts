@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordClicks, rollupClick } from '../../../test/support/rollups.js';
+import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 let api: ApiHarness;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packClickBatch, type PackedClickBatch } from '@deeplink/core';
-import { NEXT_RELEASE_FORMATS, PACKED_2 } from '../../../test/support/next-batch-format.js';
+import { NEXT_RELEASE_FORMATS, PACKED_2 } from '@deeplink/test-kit/next-batch-format';
 import { createClickSpool, SET_ASIDE_FILE } from '../src/click-spool.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLICK_BATCH_JOB, type ClickJobData, PACKED_FORMAT } from '@deeplink/core';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import {
   UA,
   clickQueue,

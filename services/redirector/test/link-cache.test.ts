@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISSING_LINK, redisKeys } from '@deeplink/core';
 import { linksRepository } from '@deeplink/core/db';
 import { cacheLink, toCachedLink, uncacheLink } from '@deeplink/core/redis';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createLink, createUser, metric, newCode, startRedirector, visit, type RedirectorProcess } from './support.js';
 
 describe('link lookup: LRU, Redis, PostgreSQL', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '@deeplink/core';
 import { cacheLink, createRedis, toCachedLink } from '@deeplink/core/redis';
 import { createLogger } from '@deeplink/core/runtime';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createLinkLookup, type LinkLookup } from '../src/link-lookup.js';
 import { Metrics } from '../src/metrics.js';
 import { createLink, createUser } from './support.js';

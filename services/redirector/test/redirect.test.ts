@@ -1,9 +1,9 @@
-import { sampleValue } from '../../../test/support/metrics.js';
+import { sampleValue } from '@deeplink/test-kit/metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP, redisKeys } from '@deeplink/core';
 import type { LinkRecord } from '@deeplink/core/db';
 import { cacheLink } from '@deeplink/core/redis';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { UA, createLink, createUser, metric, startRedirector, visit, type RedirectorProcess } from './support.js';
 import { uwsImplementation } from '../src/uws.js';
 

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisKeys } from '@deeplink/core';
 import { type LinkRecord, linksRepository } from '@deeplink/core/db';
 import { cacheLink } from '@deeplink/core/redis';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { startPrivateRedis, type PrivateRedis } from '@deeplink/test-kit/private-redis';
 import { clickQueue, createLink, createUser, metric, queuedClicks, startRedirector, visit, type RedirectorProcess } from './support.js';
 
 describe('redirector while its Redis is down', () => {

@@ -3,10 +3,10 @@ import { request } from 'node:http';
 import { Queue, type Job } from 'bullmq';
 import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
 import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
-import { runToExit as runProgramToExit, startProcess, type RunningProcess } from '../../../test/support/processes.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { sampleValue } from '../../../test/support/metrics.js';
-import { UA } from '../../../test/support/user-agents.js';
+import { runToExit as runProgramToExit, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { sampleValue } from '@deeplink/test-kit/metrics';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 /** Shared with the other suites' tests. */
 export { UA };

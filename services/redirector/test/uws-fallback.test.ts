@@ -1,6 +1,6 @@
-import { logLines } from '../../../test/support/logs.js';
+import { logLines } from '@deeplink/test-kit/logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
 
 describe('uWebSockets.js JS fallback', () => {

@@ -6,8 +6,8 @@ import { RollupRows } from '@deeplink/core/db';
 import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
-import { ANDROID_CHROME, DEFAULT_CLICK, IPHONE_SAFARI } from '../../../test/support/rollups.js';
-import { BROWSER_AGENTS } from '../../../test/support/user-agents.js';
+import { ANDROID_CHROME, DEFAULT_CLICK, IPHONE_SAFARI } from '@deeplink/test-kit/rollups';
+import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { HOUR, UA, click } from './helpers.js';
 
 const LINK = '6f1c7c3e-2b0a-4d5e-9f00-000000000001';

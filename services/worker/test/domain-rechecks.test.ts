@@ -5,8 +5,8 @@ import { challengeName, loadConfig, redisKeys } from '@deeplink/core';
 import { type DomainRecord, domainsRepository, linksRepository, toCachedDomain, usersRepository } from '@deeplink/core/db';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { cacheDomain, cacheLink } from '@deeplink/core/redis';
-import { startDnsServer, type DnsServer } from '../../../test/support/dns-server.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { maintenanceTasks, type MaintenanceTask } from '../src/maintenance.js';
 import { capturingLogger, clickProducer } from './helpers.js';
 

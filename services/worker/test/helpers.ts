@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ClickEvent, generateShortCode } from '@deeplink/core';
 import { linksRepository, type Sql, usersRepository } from '@deeplink/core/db';
-import { capturingLogger } from '../../../test/support/logs.js';
-import { UA } from '../../../test/support/user-agents.js';
+import { capturingLogger } from '@deeplink/test-kit/logs';
+import { UA } from '@deeplink/test-kit/user-agents';
 
 /** Shared with the other suites' tests. */
 export { UA };
@@ -37,4 +37,4 @@ export {
   rolledUpClicks,
   uniqueVisitors,
   waitForIdle,
-} from '../../../test/support/clicks.js';
+} from '@deeplink/test-kit/clicks';

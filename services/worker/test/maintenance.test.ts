@@ -13,8 +13,8 @@ import {
   usersRepository,
 } from '@deeplink/core/db';
 import { cacheDomain, parseCachedLink, reconcileDomainCache, reconcileLinkCache, toCachedLink } from '@deeplink/core/redis';
-import { startDnsServer } from '../../../test/support/dns-server.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { startDnsServer } from '@deeplink/test-kit/dns-server';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker } from '../src/app.js';
 import {
   maintenanceTasks,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RollupBatch, rollupsRepository } from '@deeplink/core/db';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker } from '../src/app.js';
 import { createRollupWriter } from '../src/rollup-writer.js';
 import { capturingLogger, click, clickProducer, createLinks, rolledUpClicks, waitForIdle } from './helpers.js';

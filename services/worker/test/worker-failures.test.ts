@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLICK_BATCH_JOB, loadConfig, packClickBatch, type PackedClickBatch, readClickJob } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
-import { holdTableLock } from '../../../test/support/table-lock.js';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { holdTableLock } from '@deeplink/test-kit/table-lock';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker } from '../src/app.js';
 import { capturingLogger, click, clickProducer, createLinks, rolledUpClicks, waitForIdle, type ClickProducer } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
-import { sampleValue } from '../../../test/support/metrics.js';
-import { spawnProcess, type RunningProcess } from '../../../test/support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { sampleValue } from '@deeplink/test-kit/metrics';
+import { spawnProcess, type RunningProcess } from '@deeplink/test-kit/processes';
 import { UA, click, clickProducer, createLinks, rolledUpClicks, waitForIdle, type ClickProducer } from './helpers.js';
 
 describe('worker process', () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLICK_BATCH_JOB, packClickBatch, type PackedClickBatch, PREVIEW_CRAWLERS } from '@deeplink/core';
 import { analyticsRepository, linksRepository } from '@deeplink/core/db';
-import { createTestEnvironment, type TestEnvironment } from '../../../test/support/environment.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker, type ClickWorker } from '../src/app.js';
 import {
   HOUR,

@@ -1,5 +1,5 @@
-import { createTestEnvironment, type TestEnvironment } from '../../../../test/support/environment.js';
-import { freePort, healthy, startProcess, type RunningProcess } from '../../../../test/support/processes.js';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { freePort, healthy, startProcess, type RunningProcess } from '@deeplink/test-kit/processes';
 
 export interface ApiProcess {
   /** `{base_url}`: the API's address including `/api`. */

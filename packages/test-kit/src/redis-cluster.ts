@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aptInstall } from '../../scripts/services.mjs';
+import { aptInstall } from '../../../scripts/services.mjs';
 import { waitUntil } from './processes.js';
 
 /** A Redis Cluster of a test's own: redis-server processes on spare 127.0.0.1 ports. */

@@ -1,6 +1,6 @@
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { aptInstall, isRoot, postgresBinDir, runAsPostgres } from '../../scripts/services.mjs';
+import { aptInstall, isRoot, postgresBinDir, runAsPostgres } from '../../../scripts/services.mjs';
 import { freePort } from './processes.js';
 
 /** A PostgreSQL server of a test's own, on a spare port, with its data in a temporary folder. */

@@ -1,7 +1,7 @@
 /** Set by the global setup: the migrated database each test file clones. */
 export const templateDatabase = (): string => process.env.DEEPLINK_TEST_TEMPLATE ?? 'deeplink_test_template';
 
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../../scripts/services.mjs';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../../../scripts/services.mjs';
 
 /** The server tests run against: DATABASE_URL's server (default: local PostgreSQL, as scripts/services.mjs defines it). */
 export const baseDatabaseUrl = (): string => process.env.DATABASE_URL || DEFAULT_DATABASE_URL;

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { basename, join } from 'node:path';
-import { bundleFlags, bundlePath, sourcePath } from '../../scripts/build.mjs';
+import { bundleFlags, bundlePath, sourcePath } from '../../../scripts/build.mjs';
 
-const repoRoot = join(import.meta.dirname, '../..');
+const repoRoot = join(import.meta.dirname, '../../..');
 
 /**
  * What a process runs: a bundle of scripts/build.mjs by name (a service, or one of the bench's

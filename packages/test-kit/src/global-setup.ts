@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, migrate } from '@deeplink/core/db';
-import { buildBundles, buildDashboard, SERVICES } from '../../scripts/build.mjs';
-import { ensureServices } from '../../scripts/services.mjs';
+import { buildBundles, buildDashboard, SERVICES } from '../../../scripts/build.mjs';
+import { ensureServices } from '../../../scripts/services.mjs';
 import { adminUrl, baseDatabaseUrl, databaseUrl } from './urls.js';
 
-const migrationsDir = join(import.meta.dirname, '../../packages/core/src/db/migrations');
+const migrationsDir = join(import.meta.dirname, '../../core/src/db/migrations');
 
 /** Named after the migrations' content, so concurrent runs share it and a changed migration gets a new one. */
 function templateName(): string {

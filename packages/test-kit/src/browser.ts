@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { aptInstall } from '../../scripts/services.mjs';
+import { aptInstall } from '../../../scripts/services.mjs';
 
 /** Debian's Chromium: the browser tests drive it, and never download one of their own. */
 export const CHROMIUM = '/usr/bin/chromium';

@@ -1,0 +1,2 @@
+// The bench and the tests read Prometheus text the same way.
+export { metricValue as sampleValue } from '../../../loadtest/src/measure/drain.js';
