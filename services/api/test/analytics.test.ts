@@ -50,6 +50,7 @@ describe('GET /api/analytics/links/:id', () => {
       platforms: { android: 0, ios: 0, desktop: 0 },
       countries: {},
       browsers: {},
+      os: {},
       devices: { Mobile: 0, Desktop: 0 },
       referrers: {},
       timeSeries: [
@@ -76,6 +77,7 @@ describe('GET /api/analytics/links/:id', () => {
       platforms: { android: 1, ios: 0, desktop: 0 },
       countries: { US: 1 },
       browsers: { Chrome: 1 },
+      os: { Android: 1 },
       devices: { Mobile: 1, Desktop: 0 },
       referrers: { 'news.example.org': 1 },
       timeSeries: [
@@ -306,7 +308,18 @@ describe('GET /api/analytics/summary', () => {
 
   it('follows links as they are created, clicked, expire and are deleted, for the caller only', async () => {
     const user = await api.registerUser('Summary');
-    expect(await summary(user.token)).toEqual({ totalLinks: 0, totalClicks: 0, activeLinks: 0, topLinks: [] });
+    expect(await summary(user.token)).toEqual({
+      totalLinks: 0,
+      totalClicks: 0,
+      activeLinks: 0,
+      topLinks: [],
+      platforms: { android: 0, ios: 0, desktop: 0 },
+      countries: {},
+      browsers: {},
+      os: {},
+      devices: { Mobile: 0, Desktop: 0 },
+      referrers: {},
+    });
 
     const ids: Record<string, string> = {};
     // Created in reverse order, so a tie broken by anything but the title would show.
@@ -331,6 +344,13 @@ describe('GET /api/analytics/summary', () => {
         { id: ids.charlie, title: 'charlie', clicks: 3 },
         { id: ids.foxtrot, title: 'foxtrot', clicks: 2 },
       ],
+      // Every click is DEFAULT_CLICK's (desktop Chrome on Windows from the US, direct); the stranger's is not here.
+      platforms: { android: 0, ios: 0, desktop: 21 },
+      countries: { US: 21 },
+      browsers: { Chrome: 21 },
+      os: { Windows: 21 },
+      devices: { Mobile: 0, Desktop: 21 },
+      referrers: { direct: 21 },
     });
 
     await setExpiry(user.token, ids.bravo!, '2020-01-01');
@@ -343,7 +363,7 @@ describe('GET /api/analytics/summary', () => {
     const deleted = await api.request({ method: 'DELETE', url: `/api/links/${ids.delta}`, token: user.token });
     expect(deleted.statusCode).toBe(200);
     const after = await summary(user.token);
-    expect(after).toMatchObject({ totalLinks: 6, totalClicks: 14, activeLinks: 5 });
+    expect(after).toMatchObject({ totalLinks: 6, totalClicks: 14, activeLinks: 5, os: { Windows: 14 } });
     expect(after.topLinks.map((link: { title: string }) => link.title)).toEqual(['alpha', 'bravo', 'charlie', 'foxtrot', 'echo']);
   });
 
