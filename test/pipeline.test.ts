@@ -115,7 +115,7 @@ describe('the click pipeline', () => {
     const report = (await get(`/analytics/links/${link.id}?${range}`)).data.analytics;
     expect(report.os).toEqual(oses);
     expect(report.totalClicks).toBe(1000);
-    expect((await get(`/analytics/summary?${range}`)).data.summary.os).toMatchObject(oses);
+    expect((await get(`/analytics/summary?${range}&breakdowns=true`)).data.summary.os).toMatchObject(oses);
     const long: { dimension: string; value: string; clicks: number }[] = await get(
       `/analytics/links/${link.id}/export?${range}&format=json`,
     );

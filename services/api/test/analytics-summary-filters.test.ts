@@ -45,7 +45,7 @@ describe('GET /analytics/summary with tag and range', () => {
   });
 
   it('sums only the links carrying the tag', async () => {
-    expect(await summary({ tag: 'spring' })).toEqual({
+    expect(await summary({ tag: 'spring', breakdowns: 'true' })).toEqual({
       totalLinks: 2,
       activeLinks: 1,
       totalClicks: 3,
@@ -62,7 +62,8 @@ describe('GET /analytics/summary with tag and range', () => {
       referrers: { direct: 3 },
     });
     expect((await summary({ tag: 'Email' })).totalClicks).toBe(5);
-    expect(await summary({ tag: 'autumn' })).toMatchObject({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [], os: {} });
+    expect(await summary({ tag: 'autumn' })).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [] });
+    expect((await summary({ tag: 'autumn', breakdowns: 'true' })).os).toEqual({});
     // Without filters: SPEC's all-time summary of every link.
     expect((await summary()).totalClicks).toBe(6);
     // A misspelt filter is refused, never answered with the whole account.
@@ -72,12 +73,12 @@ describe('GET /analytics/summary with tag and range', () => {
   });
 
   it('counts the clicks of a range, its bare dates read in the time zone', async () => {
-    const first = await summary({ startDate: '2026-03-01', endDate: '2026-03-01' });
+    const first = await summary({ startDate: '2026-03-01', endDate: '2026-03-01', breakdowns: 'true' });
     expect(first.totalClicks).toBe(2);
     // The range's clicks only, in every breakdown: the iPhone's of 1 March and the ad's Windows click, not the Android one of 2 March.
     expect(first.os).toEqual({ iOS: 1, Windows: 1 });
     expect(first.platforms).toEqual({ android: 0, ios: 1, desktop: 1 });
-    const paris = await summary({ startDate: '2026-03-02', endDate: '2026-03-02', timezone: 'Europe/Paris' });
+    const paris = await summary({ startDate: '2026-03-02', endDate: '2026-03-02', timezone: 'Europe/Paris', breakdowns: 'true' });
     expect(paris.totalClicks).toBe(2);
     expect(paris.topLinks.map((link: { title: string }) => link.title)).toEqual(['Spring ad', 'Spring email']);
     expect(paris.os).toEqual({ Android: 1, Windows: 1 });
@@ -93,5 +94,8 @@ describe('GET /analytics/summary with tag and range', () => {
     const kolkata = await api.request({ method: 'GET', url: '/api/analytics/summary?startDate=2026-03-01&timezone=Asia/Kolkata', token });
     expect(kolkata.statusCode).toBe(400);
     expect(kolkata.json().error.details[0].field).toBe('timezone');
+    const yes = await api.request({ method: 'GET', url: '/api/analytics/summary?breakdowns=yes', token });
+    expect(yes.statusCode).toBe(400);
+    expect(yes.json().error.details).toEqual([{ field: 'breakdowns', message: 'must be true or false' }]);
   });
 });

@@ -288,6 +288,13 @@ export interface SummaryAnalyticsQuery {
    * @default "UTC"
    */
   timezone?: string;
+  /**
+   * true: add every dimension's breakdown (platforms, countries, browsers, os, devices, referrers) over the
+   * same clicks. It reads a row per link, day and value of the range (all time: of the account's whole
+   * history), so it costs far more than the totals on a large account
+   * @default "false"
+   */
+  breakdowns?: 'true' | 'false';
 }
 
 /** Format of an analytics export. */
@@ -446,36 +453,36 @@ export interface SummaryAnalytics {
   }[];
   /**
    * The routing platform: android, ios, desktop. Each value always present, 0 when it had no clicks; clicks
-   * over the same links and clicks as totalClicks, adding up to totalClicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
    */
-  platforms: Record<string, number>;
+  platforms?: Record<string, number>;
   /**
    * ISO country codes; Unknown where the address has no country. The top 10, the rest added up as Other;
-   * clicks over the same links and clicks as totalClicks, adding up to totalClicks
+   * clicks over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
    */
-  countries: Record<string, number>;
+  countries?: Record<string, number>;
   /**
    * Browser names (Chrome, Mobile Safari, Samsung Internet…); Unknown where the agent names none. The top 10,
-   * the rest added up as Other; clicks over the same links and clicks as totalClicks, adding up to
-   * totalClicks
+   * the rest added up as Other; clicks over the same links and clicks as totalClicks; only with
+   * breakdowns=true, adding up to totalClicks
    */
-  browsers: Record<string, number>;
+  browsers?: Record<string, number>;
   /**
    * Operating system names (Windows, Android, iOS, Mac OS…); Unknown where the agent names none. The top 10,
-   * the rest added up as Other; clicks over the same links and clicks as totalClicks, adding up to
-   * totalClicks
+   * the rest added up as Other; clicks over the same links and clicks as totalClicks; only with
+   * breakdowns=true, adding up to totalClicks
    */
-  os: Record<string, number>;
+  os?: Record<string, number>;
   /**
    * Mobile (phones, tablets, wearables), Desktop. Each value always present, 0 when it had no clicks; clicks
-   * over the same links and clicks as totalClicks, adding up to totalClicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
    */
-  devices: Record<string, number>;
+  devices?: Record<string, number>;
   /**
    * Referring hosts; direct for visits without a referrer. The top 10, the rest added up as Other; clicks
-   * over the same links and clicks as totalClicks, adding up to totalClicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
    */
-  referrers: Record<string, number>;
+  referrers?: Record<string, number>;
 }
 
 /** One row of a long export. */

@@ -72,6 +72,16 @@ export const summaryAnalyticsQuerySchema = z
     ),
     endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
     timezone: timezoneParam,
+    breakdowns: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .default('false')
+      .meta({
+        description:
+          "true: add every dimension's breakdown (platforms, countries, browsers, os, devices, referrers) over the same clicks. " +
+          "It reads a row per link, day and value of the range (all time: of the account's whole history), so it costs far more " +
+          'than the totals on a large account',
+        example: 'true',
+      }),
   })
   .strict();
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
@@ -145,6 +155,15 @@ const breakdownSchemas = (scope: string) =>
     }),
   ) as Record<BreakdownKey, z.ZodRecord<z.ZodString, z.ZodNumber>>;
 
+/** The breakdowns a summary carries when asked for (breakdowns=true). */
+const optionalBreakdownSchemas = () =>
+  Object.fromEntries(
+    Object.entries(breakdownSchemas('over the same links and clicks as totalClicks; only with breakdowns=true')).map(([key, schema]) => [
+      key,
+      schema.optional(),
+    ]),
+  ) as Record<BreakdownKey, z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>>;
+
 export const linkAnalyticsSchema = z
   .object({
     totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
@@ -186,7 +205,7 @@ export const summaryAnalyticsSchema = z
     topLinks: z
       .array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() }))
       .meta({ description: 'The 5 most-clicked links' }),
-    ...breakdownSchemas('over the same links and clicks as totalClicks'),
+    ...optionalBreakdownSchemas(),
   })
   .meta({ id: 'SummaryAnalytics' });
 export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;

@@ -108,16 +108,22 @@ export function analyticsService(deps: {
     },
 
     /**
-     * The caller's link counts, clicks, five most-clicked links and every dimension's breakdown:
-     * of one tag's links when `tag` is given, over a range when startDate or endDate is (else all time).
+     * The caller's link counts, clicks and five most-clicked links, and every dimension's breakdown
+     * when `breakdowns` is 'true': of one tag's links when `tag` is given, over a range when
+     * startDate or endDate is (else all time).
      */
     async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
-      const { tag, startDate, endDate, timezone } = query;
+      const { tag, startDate, endDate, timezone, breakdowns: withBreakdowns } = query;
       // Month buckets only so that any range resolves: the summary has no series.
       const range =
         startDate === undefined && endDate === undefined
           ? undefined
           : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
+      // Breakdowns only when asked for: all time they read the account's whole history, row by value.
+      if (withBreakdowns !== 'true') {
+        const { dimensions: _none, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range });
+        return summary;
+      }
       const { dimensions, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range }, DIMENSION_NAMES);
       return { ...summary, ...breakdowns(dimensions) };
     },
