@@ -21,9 +21,9 @@ let linkId: string;
 const range = { startDate: '2026-03-01', endDate: '2026-03-01' };
 
 /** The value one click has in a dimension: a fixed dimension's first value, else a name of the test's own. */
-const valueOf = (spec: DimensionSpec, name: string) =>
+const clickValue = (spec: DimensionSpec, name: string) =>
   spec.values.kind === 'fixed' ? Object.keys(spec.values.values)[0]! : `walked-${name}`;
-const CLICK = Object.fromEntries(DIMENSION_NAMES.map((name) => [name, valueOf(DIMENSIONS[name], name)]));
+const CLICK = Object.fromEntries(DIMENSION_NAMES.map((name) => [name, clickValue(DIMENSIONS[name], name)]));
 
 beforeAll(async () => {
   api = await createApiHarness();
@@ -46,7 +46,7 @@ const get = (url: string, query: Record<string, string> = {}) =>
 
 describe.each(DIMENSION_NAMES)('the %s dimension', (name) => {
   const spec: DimensionSpec = DIMENSIONS[name];
-  const value = valueOf(spec, name);
+  const value = clickValue(spec, name);
 
   it('is a breakdown of the report and summary schemas, and of the OpenAPI document', async () => {
     expect(linkAnalyticsSchema.shape).toHaveProperty(spec.response);
