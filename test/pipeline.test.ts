@@ -77,7 +77,7 @@ describe('the click pipeline', () => {
     expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 1 });
   });
 
-  it('counts 1,000 visits exactly, with their platforms, devices, browsers and countries, and no bots', async () => {
+  it('counts 1,000 visits exactly, with their platforms, devices, browsers, countries and operating systems, and no bots', async () => {
     const link = await createLink({ title: 'Viral', defaultUrl: 'https://example.com/viral' });
     const mix = [
       { ua: UA.androidChrome, country: 'US' },
@@ -101,6 +101,30 @@ describe('the click pipeline', () => {
     expect(await dimensionTotals(env.sql, link.id, 'browser')).toEqual({ Chrome: 500, 'Mobile Safari': 250, Firefox: 250 });
     expect(await dimensionTotals(env.sql, link.id, 'country')).toEqual({ US: 250, AU: 250, GB: 250, JP: 250 });
     expect(await uniqueVisitors(env.sql, link.id)).toBe(4);
+
+    // The API reports the operating systems the worker read from the agents, in the link report,
+    // the summary and both export layouts.
+    const get = async (path: string) => {
+      const response = await fetch(`${apiUrl}/api${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      return response.json() as Promise<any>;
+    };
+    const oses = { Android: 250, iOS: 250, Windows: 250, Linux: 250 };
+    // Yesterday and today (UTC), so visits made around midnight are in the range too.
+    const range = `startDate=${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}&endDate=${new Date().toISOString().slice(0, 10)}`;
+    const report = (await get(`/analytics/links/${link.id}?${range}`)).data.analytics;
+    expect(report.os).toEqual(oses);
+    expect(report.totalClicks).toBe(1000);
+    expect((await get(`/analytics/summary?${range}&breakdowns=true`)).data.summary.os).toMatchObject(oses);
+    const long: { dimension: string; value: string; clicks: number }[] = await get(
+      `/analytics/links/${link.id}/export?${range}&format=json`,
+    );
+    const longOs: Record<string, number> = {};
+    for (const row of long) if (row.dimension === 'os') longOs[row.value] = (longOs[row.value] ?? 0) + row.clicks;
+    expect(longOs).toEqual(oses);
+    const wide: Record<string, number>[] = await get(`/analytics/links/${link.id}/export?${range}&format=json&layout=wide`);
+    const column = (name: string) => wide.reduce((sum, row) => sum + (row[name] ?? 0), 0);
+    expect(['os_Android', 'os_iOS', 'os_Windows', 'os_Linux', 'os_Other'].map(column)).toEqual([250, 250, 250, 250, 0]);
   });
 
   it('counts every click that got a 302 when the redirector is stopped under load', async () => {

@@ -1,7 +1,8 @@
 // What a report in a time zone other than UTC costs: its day, week and month buckets are read from
 // hourly rows (daily rows are UTC days). Prints median milliseconds per report; asserts nothing.
 // Run: npx tsx test/timezone-cost.ts
-import { analyticsRepository, CLICK_DIMENSIONS, rollupPartitions } from '@deeplink/core/db';
+import { DIMENSION_NAMES } from '@deeplink/core';
+import { analyticsRepository, rollupPartitions } from '@deeplink/core/db';
 import { createTestEnvironment } from '@deeplink/test-kit/environment';
 import setup from '@deeplink/test-kit/global-setup';
 
@@ -23,7 +24,7 @@ try {
     FROM generate_series(timestamptz '2025-01-01', timestamptz '2025-12-31 23:00', interval '1 hour') h`;
   await sql`
     INSERT INTO click_hourly_dimensions (link_id, bucket, dimension, value, clicks)
-    SELECT link_id, bucket, d, 'v' || (extract(hour FROM bucket)::int % 8), 5 FROM click_hourly, unnest(${CLICK_DIMENSIONS as unknown as string[]}::text[]) d`;
+    SELECT link_id, bucket, d, 'v' || (extract(hour FROM bucket)::int % 8), 5 FROM click_hourly, unnest(${DIMENSION_NAMES as unknown as string[]}::text[]) d`;
   await sql`
     INSERT INTO click_daily (link_id, day, clicks, visitors)
     SELECT link_id, (bucket AT TIME ZONE 'UTC')::date, sum(clicks), hll_union_agg(visitors) FROM click_hourly GROUP BY 1, 2`;

@@ -183,6 +183,17 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
       .toEqual({ Android: 1, iOS: 1, Desktop: 1 });
     await showTable(page, 'Countries');
     expect(await tableOf(page, 'Countries')).toEqual({ 'Japan (JP)': 1, 'United Kingdom (GB)': 1, 'United States (US)': 1 });
+    await showTable(page, 'Operating systems');
+    expect(await tableOf(page, 'Operating systems')).toEqual({ Android: 1, iOS: 1, Windows: 1 });
+    // Every breakdown of the report, in the registry's order.
+    expect(await page.locator('.breakdowns h2').allTextContents()).toEqual([
+      'Platforms',
+      'Countries',
+      'Browsers',
+      'Operating systems',
+      'Devices',
+      'Referrers',
+    ]);
     await expect.poll(() => page.locator('.total-value').first().textContent()).toBe('3');
     expect(await page.locator('.total', { hasText: 'Unique clicks' }).locator('.total-value').textContent()).toBe('3');
     await showTable(page, 'Clicks over time');

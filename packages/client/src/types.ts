@@ -127,13 +127,14 @@ export type QrQuery = Wire.LinkQrQuery;
 /** A row of the account-wide long export: a per-link row led by its link's id. */
 export type AccountExportRow = Wire.AccountExportRow;
 
-// The wide row is written out here: its country and browser columns depend on the data, which
-// takes a template-literal index signature the generated types cannot express beside the text
-// columns (the OpenAPI document describes it as AnalyticsWideExportRow).
+// The wide row is written out here: its country, browser, os and referrer columns depend on the
+// data, which takes a template-literal index signature the generated types cannot express beside
+// the text columns (the OpenAPI document describes it as AnalyticsWideExportRow).
 
 /**
- * A row of a wide export: one link in one bucket. Besides these columns it has `country_<code>`
- * and `browser_<name>` columns for the export's top 10 of each, and `country_Other`/`browser_Other`.
+ * A row of a wide export: one link in one bucket. Besides these columns it has `country_<code>`,
+ * `browser_<name>`, `os_<name>` and `referrer_<host>` columns for the export's top 10 of each, and
+ * `country_Other`, `browser_Other`, `os_Other` and `referrer_Other` for the rest.
  */
 export interface WideExportRow {
   link_id: string;
@@ -147,7 +148,7 @@ export interface WideExportRow {
   desktop: number;
   mobile: number;
   desktop_device: number;
-  [column: `country_${string}` | `browser_${string}`]: number;
+  [column: `country_${string}` | `browser_${string}` | `os_${string}` | `referrer_${string}`]: number;
 }
 
 /** Error codes the API answers with. */

@@ -2,13 +2,15 @@
 // the zod schemas of the API, routing rules and pages, the click queue's batch formats, Redis key names,
 // short codes and the bounded in-process map. What talks to PostgreSQL, to Redis or runs a service
 // process lives behind its own entry: `@deeplink/core/db`, `@deeplink/core/redis`,
-// `@deeplink/core/runtime`, `@deeplink/core/domains`.
+// `@deeplink/core/runtime`, `@deeplink/core/domains`. The analytics dimensions are also their own
+// entry, `@deeplink/core/dimensions`, so the dashboard bundles them without the rest.
 export * from './config.js';
 export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './default-urls.mjs';
 export * from './errors.js';
 export * from './schemas/common.js';
 export * from './schemas/auth.js';
 export * from './schemas/links.js';
+export * from './analytics/dimensions.js';
 export * from './schemas/analytics.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';

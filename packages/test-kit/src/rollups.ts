@@ -1,8 +1,8 @@
 // Clicks written straight into the rollups, for tests of what reads them (the API's analytics):
 // the repository the worker writes with, without the queue, the worker or User-Agent strings.
 import { randomUUID } from 'node:crypto';
-import type { Platform } from '@deeplink/core';
-import { type ClickDimension, type RollupClick, type RollupPreview, rollupsRepository, type Sql } from '@deeplink/core/db';
+import type { DimensionName, Platform } from '@deeplink/core';
+import { type RollupClick, type RollupPreview, rollupsRepository, type Sql } from '@deeplink/core/db';
 
 const HOUR_MS = 3_600_000;
 const BATCH_CLICKS = 1_000;
@@ -30,7 +30,7 @@ export const DEFAULT_VISITOR = 'visitor-1';
  * `Unknown`, `referrer` a lower-case host or `direct`, `visitor` any string without a space (the
  * unique-visitor sketches count distinct ones).
  */
-export type ClickValues = Partial<Record<ClickDimension, string> & AgentValues & { visitor: string }>;
+export type ClickValues = Partial<Record<DimensionName, string> & AgentValues & { visitor: string }>;
 
 /** The values of a click a test leaves unsaid: desktop Chrome from the US, direct, DEFAULT_VISITOR. */
 export const DEFAULT_CLICK: Required<ClickValues> = { ...DESKTOP_CHROME, country: 'US', referrer: 'direct', visitor: DEFAULT_VISITOR };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRepository, CLICK_DIMENSIONS, type ReportRange, wholeDaysOf } from '@deeplink/core/db';
+import { DIMENSION_NAMES } from '@deeplink/core';
+import { analyticsRepository, type ReportRange, wholeDaysOf } from '@deeplink/core/db';
 import { ANDROID_CHROME, type ClickValues, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
@@ -97,7 +98,7 @@ describe('reports from daily and hourly rollups', () => {
     const repository = analyticsRepository(api.env.sql);
     for (const timeBucket of ['hour', 'day', 'week', 'month'] as const) {
       const range = { start, end, timeBucket };
-      const [report, expected] = await Promise.all([repository.linkReport(linkId, range, CLICK_DIMENSIONS), hourlyOnly(range)]);
+      const [report, expected] = await Promise.all([repository.linkReport(linkId, range, DIMENSION_NAMES), hourlyOnly(range)]);
       expect(report.totalClicks, timeBucket).toBeGreaterThan(0);
       expect(report.totalClicks, timeBucket).toBe(expected.totalClicks);
       expect(report.uniqueClicks, timeBucket).toBe(expected.uniqueClicks);

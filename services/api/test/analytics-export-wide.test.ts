@@ -71,7 +71,7 @@ const parseCsv = (body: string): WideRow[] =>
     columns: true,
     cast: (value, context) =>
       context.header ||
-      !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|country_.*|browser_.*)$/.test(String(context.column))
+      !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|(country|browser|os|referrer)_.*)$/.test(String(context.column))
         ? value
         : Number(value),
   });
@@ -90,6 +90,8 @@ describe('GET /analytics/export?layout=wide', () => {
     expect(columns).toContain('country_US');
     expect(columns).toContain('country_Other');
     expect(columns).toContain('browser_Other');
+    expect(columns.filter((column) => column.startsWith('os_'))).toEqual(['os_Windows', 'os_Android', 'os_Other']);
+    expect(columns.filter((column) => column.startsWith('referrer_'))).toEqual(['referrer_direct', 'referrer_Other']);
     expect(rows).toHaveLength(2 * 7);
     expect(new Set(rows.map((row) => row.link_id))).toEqual(new Set([links.email!.id, links.ad!.id]));
     expect(sum(rows, 'country_Other')).toBe(4 * 2);
@@ -108,6 +110,8 @@ describe('GET /analytics/export?layout=wide', () => {
       );
       expect({ android: sum(own, 'android'), ios: sum(own, 'ios'), desktop: sum(own, 'desktop') }).toEqual(report.platforms);
       expect({ Mobile: sum(own, 'mobile'), Desktop: sum(own, 'desktop_device') }).toEqual(report.devices);
+      expect({ Windows: sum(own, 'os_Windows'), Android: sum(own, 'os_Android') }).toEqual(report.os);
+      expect(sum(own, 'referrer_direct')).toBe(report.referrers.direct);
       // Countries outside the export's top 10 (over both links) are in country_Other.
       let folded = 0;
       for (const [country, clicks] of Object.entries(report.countries as Record<string, number>)) {
@@ -121,6 +125,8 @@ describe('GET /analytics/export?layout=wide', () => {
           columns.filter((column) => column.startsWith(prefix)).reduce((total, column) => total + Number(row[column]), 0);
         expect(group('country_')).toBe(row.clicks);
         expect(group('browser_')).toBe(row.clicks);
+        expect(group('os_')).toBe(row.clicks);
+        expect(group('referrer_')).toBe(row.clicks);
         expect(Number(row.android) + Number(row.ios) + Number(row.desktop)).toBe(row.clicks);
       }
     }

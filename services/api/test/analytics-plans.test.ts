@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIMENSION_NAMES } from '@deeplink/core';
 import { analyticsRepository } from '@deeplink/core/db';
 import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
@@ -161,9 +162,17 @@ describe('analytics query plans', () => {
     }
   });
 
-  it("reads the summary's click totals through the primary key", async () => {
+  it("reads the summary's click totals and breakdowns through the primary keys, all time and over a range", async () => {
     const repository = analyticsRepository(traced);
     expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId)));
+    const allTime = expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId, {}, DIMENSION_NAMES)));
+    // All time, the totals and the breakdowns come from the daily rows alone.
+    expect(allTime.filter((access) => access.includes('hourly'))).toEqual([]);
+    expect(allTime.some((access) => access.includes('click_daily_dimensions'))).toBe(true);
+    expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId, { range: range(20, 'day', 7) }, DIMENSION_NAMES)));
+    const { dimensions, totalClicks } = await analyticsRepository(api.env.sql).accountSummary(userId, {}, ['os']);
+    expect(totalClicks).toBe(2 * HOURS);
+    expect(dimensions).toEqual([{ dimension: 'os', value: 'Windows', clicks: 2 * HOURS }]);
   });
 
   it('reads only the requested rows: the report matches the clicks recorded', async () => {

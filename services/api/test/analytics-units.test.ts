@@ -1,8 +1,57 @@
 import { describe, expect, it } from 'vitest';
+import { DIMENSION_NAMES, DIMENSIONS, WIDE_FIXED_COLUMNS } from '@deeplink/core';
+import { wideLayout } from '../src/domain/analytics-export.js';
 import { bucketIsoStrings, resolveRange } from '../src/domain/analytics-range.js';
+import { breakdowns } from '../src/domain/breakdowns.js';
 import { csvField, csvLine } from '../src/domain/csv.js';
 import { contentDisposition } from '../src/routes/analytics-routes.js';
 import { topN, withLabels } from '../src/domain/top-n.js';
+
+describe('breakdowns from the registry', () => {
+  it('gives every dimension its breakdown: fixed values zero-filled, open-ended ones folded after the top 10', () => {
+    const oses = Array.from({ length: 12 }, (_, i) => ({ dimension: 'os' as const, value: `os-${String(i).padStart(2, '0')}`, clicks: 1 }));
+    const result = breakdowns([{ dimension: 'platform', value: 'ios', clicks: 4 }, ...oses]);
+    expect(Object.keys(result)).toEqual(DIMENSION_NAMES.map((name) => DIMENSIONS[name].response));
+    expect(result.platforms).toEqual({ android: 0, ios: 4, desktop: 0 });
+    expect(result.devices).toEqual({ Mobile: 0, Desktop: 0 });
+    expect(result.os).toMatchObject({ 'os-00': 1, 'os-09': 1, Other: 2 });
+    expect(Object.keys(result.os)).toHaveLength(11);
+    expect(result.countries).toEqual({});
+  });
+
+  it('lays the wide export out as fixed columns, then each open-ended dimension in registry order, its rest last', () => {
+    const layout = wideLayout({
+      country: ['US', 'Other'],
+      browser: ['Chrome', 'Other'],
+      os: ['iOS', 'Other'],
+      referrer: ['t.co', 'Other'],
+    });
+    expect(layout.columns).toEqual([
+      ...WIDE_FIXED_COLUMNS,
+      'country_US',
+      'country_Other',
+      'browser_Chrome',
+      'browser_Other',
+      'os_iOS',
+      'os_Other',
+      'referrer_t.co',
+      'referrer_Other',
+    ]);
+    const record = layout.record(
+      { id: 'l', title: 't', shortUrl: 'u' },
+      {
+        bucket: new Date('2026-03-01T00:00:00Z'),
+        clicks: 3,
+        uniqueClicks: 2,
+        dimensions: ['platform', 'device', 'os', 'os', 'referrer'],
+        values: ['ios', 'Mobile', 'iOS', 'Android', 'news.example'],
+        counts: [3, 3, 2, 1, 3],
+      },
+    );
+    const at = (column: string) => record[layout.columns.indexOf(column)];
+    expect([at('ios'), at('mobile'), at('os_iOS'), at('os_Other'), at('referrer_Other'), at('country_Other')]).toEqual([3, 3, 2, 1, 3, 0]);
+  });
+});
 
 describe('topN', () => {
   it('breaks ties by label, so equal counts always give the same top N', () => {

@@ -50,6 +50,7 @@ describe('GET /api/analytics/links/:id', () => {
       platforms: { android: 0, ios: 0, desktop: 0 },
       countries: {},
       browsers: {},
+      os: {},
       devices: { Mobile: 0, Desktop: 0 },
       referrers: {},
       timeSeries: [
@@ -76,6 +77,7 @@ describe('GET /api/analytics/links/:id', () => {
       platforms: { android: 1, ios: 0, desktop: 0 },
       countries: { US: 1 },
       browsers: { Chrome: 1 },
+      os: { Android: 1 },
       devices: { Mobile: 1, Desktop: 0 },
       referrers: { 'news.example.org': 1 },
       timeSeries: [
@@ -294,8 +296,9 @@ describe('GET /api/analytics/links/:id', () => {
 });
 
 describe('GET /api/analytics/summary', () => {
-  const summary = async (token: string) => {
-    const response = await api.request({ method: 'GET', url: '/api/analytics/summary', token });
+  const summary = async (token: string, breakdowns?: 'true' | 'false') => {
+    const url = breakdowns ? `/api/analytics/summary?breakdowns=${breakdowns}` : '/api/analytics/summary';
+    const response = await api.request({ method: 'GET', url, token });
     expect(response.statusCode, response.body).toBe(200);
     return response.json().data.summary;
   };
@@ -307,6 +310,18 @@ describe('GET /api/analytics/summary', () => {
   it('follows links as they are created, clicked, expire and are deleted, for the caller only', async () => {
     const user = await api.registerUser('Summary');
     expect(await summary(user.token)).toEqual({ totalLinks: 0, totalClicks: 0, activeLinks: 0, topLinks: [] });
+    expect(await summary(user.token, 'true')).toEqual({
+      totalLinks: 0,
+      totalClicks: 0,
+      activeLinks: 0,
+      topLinks: [],
+      platforms: { android: 0, ios: 0, desktop: 0 },
+      countries: {},
+      browsers: {},
+      os: {},
+      devices: { Mobile: 0, Desktop: 0 },
+      referrers: {},
+    });
 
     const ids: Record<string, string> = {};
     // Created in reverse order, so a tie broken by anything but the title would show.
@@ -319,7 +334,7 @@ describe('GET /api/analytics/summary', () => {
     );
     await record([click(await createLink(stranger.token, 'not mine'), Date.UTC(2025, 0, 1))]);
 
-    expect(await summary(user.token)).toEqual({
+    expect(await summary(user.token, 'true')).toEqual({
       totalLinks: 7,
       totalClicks: 21,
       activeLinks: 7,
@@ -331,6 +346,13 @@ describe('GET /api/analytics/summary', () => {
         { id: ids.charlie, title: 'charlie', clicks: 3 },
         { id: ids.foxtrot, title: 'foxtrot', clicks: 2 },
       ],
+      // Every click is DEFAULT_CLICK's (desktop Chrome on Windows from the US, direct); the stranger's is not here.
+      platforms: { android: 0, ios: 0, desktop: 21 },
+      countries: { US: 21 },
+      browsers: { Chrome: 21 },
+      os: { Windows: 21 },
+      devices: { Mobile: 0, Desktop: 21 },
+      referrers: { direct: 21 },
     });
 
     await setExpiry(user.token, ids.bravo!, '2020-01-01');
@@ -344,6 +366,9 @@ describe('GET /api/analytics/summary', () => {
     expect(deleted.statusCode).toBe(200);
     const after = await summary(user.token);
     expect(after).toMatchObject({ totalLinks: 6, totalClicks: 14, activeLinks: 5 });
+    expect(after).not.toHaveProperty('os');
+    expect(await summary(user.token, 'false')).toEqual(after);
+    expect((await summary(user.token, 'true')).os).toEqual({ Windows: 14 });
     expect(after.topLinks.map((link: { title: string }) => link.title)).toEqual(['alpha', 'bravo', 'charlie', 'foxtrot', 'echo']);
   });
 

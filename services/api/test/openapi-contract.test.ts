@@ -343,6 +343,7 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}`, token: owner.token, status: 403 });
     await call({ method: 'GET', url: '/api/analytics/summary', token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/analytics/summary?tag=spring&${range}&timezone=UTC`, token: owner.token, status: 200 });
+    await call({ method: 'GET', url: `/api/analytics/summary?${range}&breakdowns=true`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: '/api/analytics/summary?tag=Not%20a%20tag', token: owner.token, status: 400 });
 
     for (const format of ['csv', 'json']) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountDailyClicks, breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../src/lib/chart-data.js';
+import { accountDailyClicks, breakdownRows, bucketLabel, countryName, seriesData } from '../src/lib/chart-data.js';
 
 describe('chart data', () => {
   it('turns the time series into uPlot columns: Unix seconds, clicks and unique clicks', () => {
@@ -50,7 +50,6 @@ describe('chart data', () => {
   it('names countries and platforms', () => {
     expect(countryName('JP')).toBe('Japan (JP)');
     expect(countryName('Unknown')).toBe('Unknown');
-    expect(platformName('ios')).toBe('iOS');
   });
 
   it('labels buckets by their grain', () => {

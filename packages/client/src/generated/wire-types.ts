@@ -288,6 +288,13 @@ export interface SummaryAnalyticsQuery {
    * @default "UTC"
    */
   timezone?: string;
+  /**
+   * true: add every dimension's breakdown (platforms, countries, browsers, os, devices, referrers) over the
+   * same clicks. It reads a row per link, day and value of the range (all time: of the account's whole
+   * history), so it costs far more than the totals on a large account
+   * @default "false"
+   */
+  breakdowns?: 'true' | 'false';
 }
 
 /** Format of an analytics export. */
@@ -326,8 +333,9 @@ export interface AnalyticsExportQuery {
   /**
    * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
    * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
-   * mobile, desktop_device, then country_<code> and browser_<name> columns for the top 10 of the whole
-   * export, with country_Other and browser_Other holding the rest)
+   * mobile, desktop_device, then country_<value>, browser_<value>, os_<value>, referrer_<value> columns for
+   * the top 10 of the whole export, with country_Other, browser_Other, os_Other, referrer_Other holding the
+   * rest)
    * @default "long"
    */
   layout?: 'long' | 'wide';
@@ -363,8 +371,9 @@ export interface AccountExportQuery {
   /**
    * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
    * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
-   * mobile, desktop_device, then country_<code> and browser_<name> columns for the top 10 of the whole
-   * export, with country_Other and browser_Other holding the rest)
+   * mobile, desktop_device, then country_<value>, browser_<value>, os_<value>, referrer_<value> columns for
+   * the top 10 of the whole export, with country_Other, browser_Other, os_Other, referrer_Other holding the
+   * rest)
    * @default "long"
    */
   layout?: 'long' | 'wide';
@@ -380,15 +389,35 @@ export interface LinkAnalytics {
   uniqueClicks: number;
   /** Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks */
   previews: number;
-  /** android, ios, desktop */
+  /**
+   * The routing platform: android, ios, desktop. Each value always present, 0 when it had no clicks; clicks
+   * in the range, adding up to totalClicks
+   */
   platforms: Record<string, number>;
-  /** ISO country codes: the top 10, the rest as Other; Unknown where the address has no country */
+  /**
+   * ISO country codes; Unknown where the address has no country. The top 10, the rest added up as Other;
+   * clicks in the range, adding up to totalClicks
+   */
   countries: Record<string, number>;
-  /** Browser names: the top 10, the rest as Other */
+  /**
+   * Browser names (Chrome, Mobile Safari, Samsung Internet…); Unknown where the agent names none. The top 10,
+   * the rest added up as Other; clicks in the range, adding up to totalClicks
+   */
   browsers: Record<string, number>;
-  /** Mobile, Desktop */
+  /**
+   * Operating system names (Windows, Android, iOS, Mac OS…); Unknown where the agent names none. The top 10,
+   * the rest added up as Other; clicks in the range, adding up to totalClicks
+   */
+  os: Record<string, number>;
+  /**
+   * Mobile (phones, tablets, wearables), Desktop. Each value always present, 0 when it had no clicks; clicks
+   * in the range, adding up to totalClicks
+   */
   devices: Record<string, number>;
-  /** Referring hosts: the top 10, the rest as Other; direct for visits without a referrer */
+  /**
+   * Referring hosts; direct for visits without a referrer. The top 10, the rest added up as Other; clicks in
+   * the range, adding up to totalClicks
+   */
   referrers: Record<string, number>;
   /** One entry per bucket across the whole range, zero-filled; the clicks add up to totalClicks */
   timeSeries: {
@@ -422,12 +451,44 @@ export interface SummaryAnalytics {
     title: string;
     clicks: number;
   }[];
+  /**
+   * The routing platform: android, ios, desktop. Each value always present, 0 when it had no clicks; clicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
+   */
+  platforms?: Record<string, number>;
+  /**
+   * ISO country codes; Unknown where the address has no country. The top 10, the rest added up as Other;
+   * clicks over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
+   */
+  countries?: Record<string, number>;
+  /**
+   * Browser names (Chrome, Mobile Safari, Samsung Internet…); Unknown where the agent names none. The top 10,
+   * the rest added up as Other; clicks over the same links and clicks as totalClicks; only with
+   * breakdowns=true, adding up to totalClicks
+   */
+  browsers?: Record<string, number>;
+  /**
+   * Operating system names (Windows, Android, iOS, Mac OS…); Unknown where the agent names none. The top 10,
+   * the rest added up as Other; clicks over the same links and clicks as totalClicks; only with
+   * breakdowns=true, adding up to totalClicks
+   */
+  os?: Record<string, number>;
+  /**
+   * Mobile (phones, tablets, wearables), Desktop. Each value always present, 0 when it had no clicks; clicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
+   */
+  devices?: Record<string, number>;
+  /**
+   * Referring hosts; direct for visits without a referrer. The top 10, the rest added up as Other; clicks
+   * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
+   */
+  referrers?: Record<string, number>;
 }
 
 /** One row of a long export. */
 export interface AnalyticsExportRow {
   bucket: string;
-  /** total, platform, country, browser, os, device or referrer */
+  /** total, platform, country, browser, os, device, referrer */
   dimension: string;
   value: string;
   clicks: number;
@@ -437,7 +498,7 @@ export interface AnalyticsExportRow {
 export interface AccountExportRow {
   link_id: string;
   bucket: string;
-  /** total, platform, country, browser, os, device or referrer */
+  /** total, platform, country, browser, os, device, referrer */
   dimension: string;
   value: string;
   clicks: number;

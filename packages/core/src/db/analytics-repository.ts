@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import type { TimeBucket } from '../schemas/analytics.js';
+import { DIMENSION_NAMES, type DimensionName } from '../analytics/dimensions.js';
 import type { Sql } from './client.js';
-import { CLICK_DIMENSIONS, type ClickDimension } from './rollups-repository.js';
 
 /** A report range: whole UTC hours, start inclusive, end exclusive, grouped by `timeBucket`. */
 export interface ReportRange {
@@ -19,7 +19,7 @@ export interface ReportRange {
 /** Clicks of one dimension value (or of everything, for `total`) in one bucket. */
 export interface BucketCount {
   bucket: Date;
-  dimension: ClickDimension | 'total';
+  dimension: DimensionName | 'total';
   value: string;
   clicks: number;
 }
@@ -34,12 +34,9 @@ export interface WideBucket {
   counts: number[];
 }
 
-/** Dimensions the wide export spreads into columns. */
-export const WIDE_DIMENSIONS = ['platform', 'device', 'country', 'browser'] as const satisfies readonly ClickDimension[];
-
 /** Clicks of one dimension value over a whole range. */
 export interface DimensionTotal {
-  dimension: ClickDimension;
+  dimension: DimensionName;
   value: string;
   clicks: number;
 }
@@ -63,6 +60,8 @@ export interface AccountSummaryData {
   activeLinks: number;
   totalClicks: number;
   topLinks: { id: string; title: string; clicks: number }[];
+  /** Clicks per value of the requested dimensions, over the same links and clicks as totalClicks. */
+  dimensions: DimensionTotal[];
 }
 
 /** The value of the `total` rows of an export. */
@@ -155,7 +154,7 @@ export function analyticsRepository(sql: Sql) {
     rangeRows(TOTALS, columns, sql`link_id = ${linkId}`, range, days);
 
   /** Dimension counts of one link in the range; the dimension is a key column, so it is part of every scan's condition. */
-  const dimensionRows = (linkId: string, dimensions: readonly ClickDimension[], range: ReportRange, days: WholeDays) =>
+  const dimensionRows = (linkId: string, dimensions: readonly DimensionName[], range: ReportRange, days: WholeDays) =>
     rangeRows(
       DIMENSIONS,
       ['dimension', 'value', 'clicks'],
@@ -166,7 +165,7 @@ export function analyticsRepository(sql: Sql) {
 
   return {
     /** Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. */
-    async linkReport(linkId: string, range: ReportRange, dimensions: readonly ClickDimension[]): Promise<LinkReportData> {
+    async linkReport(linkId: string, range: ReportRange, dimensions: readonly DimensionName[]): Promise<LinkReportData> {
       const { start, end, timeBucket } = range;
       const days = wholeDaysOf(range);
       // One read-only snapshot, so the totals, the series and the breakdowns always agree even
@@ -230,7 +229,7 @@ export function analyticsRepository(sql: Sql) {
           ) t USING (bucket)
           UNION ALL
           SELECT ${bucketOf(range)}, dimension, value, sum(clicks)::bigint
-          FROM (${dimensionRows(linkId, CLICK_DIMENSIONS, range, days)}) r
+          FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r
           GROUP BY 1, 2, 3
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
@@ -239,7 +238,7 @@ export function analyticsRepository(sql: Sql) {
 
     /**
      * Every bucket of the range (zero-filled), in order, with its clicks, merged unique visitors and
-     * counts per WIDE_DIMENSIONS value, read through a cursor `batchSize` buckets at a time.
+     * counts per dimension value, read through a cursor `batchSize` buckets at a time.
      */
     wideRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<WideBucket[]> {
       const days = bucketedDaysOf(range);
@@ -255,7 +254,7 @@ export function analyticsRepository(sql: Sql) {
           SELECT bucket, array_agg(dimension) AS dimensions, array_agg(value) AS values, array_agg(clicks) AS counts
           FROM (
             SELECT ${bucketOf(range)} AS bucket, dimension, value, sum(clicks)::bigint AS clicks
-            FROM (${dimensionRows(linkId, WIDE_DIMENSIONS, range, days)}) r GROUP BY 1, 2, 3
+            FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r GROUP BY 1, 2, 3
           ) v GROUP BY bucket
         ) d USING (bucket)
         ORDER BY s.bucket`.cursor(batchSize);
@@ -265,7 +264,7 @@ export function analyticsRepository(sql: Sql) {
     async dimensionTotals(
       linkIds: readonly string[],
       range: Pick<ReportRange, 'start' | 'end'>,
-      dimensions: readonly ClickDimension[],
+      dimensions: readonly DimensionName[],
     ): Promise<DimensionTotal[]> {
       if (linkIds.length === 0) return [];
       return sql<DimensionTotal[]>`
@@ -281,34 +280,52 @@ export function analyticsRepository(sql: Sql) {
     },
 
     /**
-     * Link counts, clicks and the five most-clicked links of one user, from one snapshot: of the
-     * links carrying `filter.tag` when given, clicks within `filter.range` when given (else all time).
+     * Link counts, clicks, the five most-clicked links and the clicks per value of `dimensions` of
+     * one user, from one snapshot: of the links carrying `filter.tag` when given, clicks within
+     * `filter.range` when given (else all time, from the daily rows).
      */
     async accountSummary(
       userId: string,
       filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {},
+      dimensions: readonly DimensionName[] = [],
     ): Promise<AccountSummaryData> {
       const { tag, range } = filter;
+      const ownLinks = sql`l.user_id = ${userId} ${tag === undefined ? sql`` : sql`AND l.tags @> ARRAY[${tag}]::text[]`}`;
       const clicks = range
         ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(TOTALS, ['clicks'], sql`link_id = l.id`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`
         : sql`(SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id)`;
-      const [row] = await sql<AccountSummaryData[]>`
-        WITH per_link AS (
-          SELECT l.id, l.title, l.expires_at, coalesce(${clicks}, 0)::bigint AS clicks
-          FROM links l
-          WHERE l.user_id = ${userId} ${tag === undefined ? sql`` : sql`AND l.tags @> ARRAY[${tag}]::text[]`}
-        ), top AS (
-          -- Ties go to the title, then the id, so the list is the same on every call.
-          SELECT id, title, clicks FROM per_link WHERE clicks > 0 ORDER BY clicks DESC, title, id LIMIT 5
-        )
-        SELECT count(*)::int AS "totalLinks",
-               count(*) FILTER (WHERE expires_at IS NULL OR expires_at > now())::int AS "activeLinks",
-               coalesce(sum(clicks), 0)::bigint AS "totalClicks",
-               (SELECT coalesce(json_agg(json_build_object('id', id, 'title', title, 'clicks', clicks)
-                                         ORDER BY clicks DESC, title, id), '[]')
-                FROM top) AS "topLinks"
-        FROM per_link`;
-      return row!;
+      // The links as an array, not a join, so every scan stays on the primary key (link_id first).
+      const perValue = sql`link_id = ANY(ARRAY(SELECT l.id FROM links l WHERE ${ownLinks})) AND dimension = ANY(${dimensions as string[]}::text[])`;
+      const dimensionCounts = range
+        ? rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'], perValue, { ...range, timeBucket: 'day' }, wholeDaysOf(range))
+        : sql`SELECT dimension, value, clicks FROM click_daily_dimensions WHERE ${perValue}`;
+      // One read-only snapshot, so the breakdowns add up to totalClicks even while the worker writes.
+      return sql.begin('isolation level repeatable read read only', async (tx) => {
+        const [[row], counts] = await Promise.all([
+          tx<Omit<AccountSummaryData, 'dimensions'>[]>`
+            WITH per_link AS (
+              SELECT l.id, l.title, l.expires_at, coalesce(${clicks}, 0)::bigint AS clicks
+              FROM links l
+              WHERE ${ownLinks}
+            ), top AS (
+              -- Ties go to the title, then the id, so the list is the same on every call.
+              SELECT id, title, clicks FROM per_link WHERE clicks > 0 ORDER BY clicks DESC, title, id LIMIT 5
+            )
+            SELECT count(*)::int AS "totalLinks",
+                   count(*) FILTER (WHERE expires_at IS NULL OR expires_at > now())::int AS "activeLinks",
+                   coalesce(sum(clicks), 0)::bigint AS "totalClicks",
+                   (SELECT coalesce(json_agg(json_build_object('id', id, 'title', title, 'clicks', clicks)
+                                             ORDER BY clicks DESC, title, id), '[]')
+                    FROM top) AS "topLinks"
+            FROM per_link`,
+          dimensions.length === 0
+            ? []
+            : tx<
+                DimensionTotal[]
+              >`SELECT dimension, value, sum(clicks)::bigint AS clicks FROM (${dimensionCounts}) r GROUP BY dimension, value`,
+        ]);
+        return { ...row!, dimensions: [...counts] };
+      });
     },
   };
 }

@@ -1,9 +1,6 @@
+import { DIMENSION_NAMES, type DimensionValues } from '../analytics/dimensions.js';
 import type { Sql, TransactionSql } from './client.js';
 import { monthStart, rollupPartitions } from './rollup-partitions.js';
-
-/** The dimensions the rollups break clicks down by. */
-export const CLICK_DIMENSIONS = ['platform', 'country', 'browser', 'os', 'device', 'referrer'] as const;
-export type ClickDimension = (typeof CLICK_DIMENSIONS)[number];
 
 const HOUR_MS = 3_600_000;
 
@@ -14,7 +11,8 @@ export interface RollupClick {
   bucket: number;
   /** Hash of the visitor, fed to the unique-visitor sketches; never contains a space. */
   visitor: string;
-  dimensions: Record<ClickDimension, string>;
+  /** Its value of every dimension of the registry (a new dimension does not compile until the worker fills it in). */
+  dimensions: DimensionValues;
 }
 
 /** One visit of a link-preview crawler: counted apart from clicks. */
@@ -40,8 +38,8 @@ type Counts = Map<string, number>;
 interface HourGroup {
   clicks: number;
   visitors: Set<string>;
-  /** Per dimension, in CLICK_DIMENSIONS order: value → clicks. */
-  counts: [Counts, Counts, Counts, Counts, Counts, Counts];
+  /** Per dimension, in DIMENSION_NAMES order: value → clicks. */
+  counts: Counts[];
 }
 
 const count = (counts: Counts, value: string) => {
@@ -69,19 +67,13 @@ export class RollupRows {
       if (!hours) this.#links.set(linkId, (hours = new Map()));
       let group = hours.get(bucket);
       if (!group) {
-        group = { clicks: 0, visitors: new Set(), counts: [new Map(), new Map(), new Map(), new Map(), new Map(), new Map()] };
+        group = { clicks: 0, visitors: new Set(), counts: DIMENSION_NAMES.map(() => new Map()) };
         hours.set(bucket, group);
       }
       group.clicks++;
       group.visitors.add(visitor);
-      // Spelled out in CLICK_DIMENSIONS order: six fixed property reads, not a lookup by name per click.
       const { counts } = group;
-      count(counts[0], dimensions.platform);
-      count(counts[1], dimensions.country);
-      count(counts[2], dimensions.browser);
-      count(counts[3], dimensions.os);
-      count(counts[4], dimensions.device);
-      count(counts[5], dimensions.referrer);
+      for (let i = 0; i < DIMENSION_NAMES.length; i++) count(counts[i]!, dimensions[DIMENSION_NAMES[i]!]);
     }
     return this;
   }
@@ -107,8 +99,8 @@ export class RollupRows {
         groups.clicks.push(group.clicks);
         groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
-        for (let i = 0; i < CLICK_DIMENSIONS.length; i++) {
-          const dimension = CLICK_DIMENSIONS[i]!;
+        for (let i = 0; i < DIMENSION_NAMES.length; i++) {
+          const dimension = DIMENSION_NAMES[i]!;
           for (const [value, clicks] of group.counts[i]!) {
             values.group.push(position);
             values.dimension.push(dimension);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BreakdownKey, DIMENSION_NAMES, DIMENSIONS, type DimensionSpec, TOP_DIMENSION_NAMES } from '../analytics/dimensions.js';
 import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
 import { tagSchema } from './links.js';
 
@@ -71,9 +72,42 @@ export const summaryAnalyticsQuerySchema = z
     ),
     endDate: dateParam('Count clicks up to this day, included whole, or instant; default today when startDate is given', '2026-03-31'),
     timezone: timezoneParam,
+    breakdowns: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .default('false')
+      .meta({
+        description:
+          "true: add every dimension's breakdown (platforms, countries, browsers, os, devices, referrers) over the same clicks. " +
+          "It reads a row per link, day and value of the range (all time: of the account's whole history), so it costs far more " +
+          'than the totals on a large account',
+        example: 'true',
+      }),
   })
   .strict();
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
+
+/** The wide export's columns of the dimensions with fixed values (platform, device), in registry order. */
+const wideFixedColumns = () =>
+  DIMENSION_NAMES.flatMap((name) => {
+    const spec: DimensionSpec = DIMENSIONS[name];
+    if (spec.values.kind !== 'fixed') return [];
+    return Object.entries(spec.values.values).map(([value, { wideColumn }]) => [wideColumn, `Clicks with ${name} ${value}`] as const);
+  });
+
+/** The wide export's columns, in order, before those named after the top values. */
+export const WIDE_FIXED_COLUMNS = [
+  'link_id',
+  'title',
+  'short_url',
+  'bucket_start',
+  'clicks',
+  'unique_clicks',
+  ...wideFixedColumns().map(([column]) => column),
+] as const;
+
+const topSpecs = TOP_DIMENSION_NAMES.map((name) => DIMENSIONS[name]);
+const WIDE_TOP_COLUMNS = topSpecs.map(({ values }) => `${values.widePrefix}<value>`).join(', ');
+const WIDE_REST_COLUMNS = topSpecs.map(({ values }) => `${values.widePrefix}${values.rest}`).join(', ');
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export const EXPORT_LAYOUTS = ['long', 'wide'] as const;
@@ -91,8 +125,8 @@ export const analyticsExportQuerySchema = linkAnalyticsQuerySchema
       .meta({
         description:
           'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
-          '(link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile, desktop_device, then country_<code> ' +
-          'and browser_<name> columns for the top 10 of the whole export, with country_Other and browser_Other holding the rest)',
+          `(${WIDE_FIXED_COLUMNS.join(', ')}, then ${WIDE_TOP_COLUMNS} columns for the top 10 of the whole export, ` +
+          `with ${WIDE_REST_COLUMNS} holding the rest)`,
         example: 'wide',
       }),
   })
@@ -105,7 +139,30 @@ export const accountExportQuerySchema = analyticsExportQuerySchema
 export type AccountExportQuery = z.infer<typeof accountExportQuerySchema>;
 export type AnalyticsExportQuery = z.infer<typeof analyticsExportQuerySchema>;
 
-const counts = (description: string) => z.record(z.string(), z.number().int()).meta({ description });
+/** How a breakdown lists its values, for its description. */
+const listing = ({ values }: DimensionSpec) =>
+  values.kind === 'fixed'
+    ? 'Each value always present, 0 when it had no clicks'
+    : `The top ${values.limit}, the rest added up as ${values.rest}`;
+
+/** One schema per dimension of the registry, under its response key: value label → clicks. */
+const breakdownSchemas = (scope: string) =>
+  Object.fromEntries(
+    DIMENSION_NAMES.map((name) => {
+      const spec: DimensionSpec = DIMENSIONS[name];
+      const description = `${spec.description}. ${listing(spec)}; clicks ${scope}, adding up to totalClicks`;
+      return [spec.response, z.record(z.string(), z.number().int()).meta({ description })];
+    }),
+  ) as Record<BreakdownKey, z.ZodRecord<z.ZodString, z.ZodNumber>>;
+
+/** The breakdowns a summary carries when asked for (breakdowns=true). */
+const optionalBreakdownSchemas = () =>
+  Object.fromEntries(
+    Object.entries(breakdownSchemas('over the same links and clicks as totalClicks; only with breakdowns=true')).map(([key, schema]) => [
+      key,
+      schema.optional(),
+    ]),
+  ) as Record<BreakdownKey, z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>>;
 
 export const linkAnalyticsSchema = z
   .object({
@@ -118,11 +175,7 @@ export const linkAnalyticsSchema = z
       .number()
       .int()
       .meta({ description: 'Visits of link-preview crawlers (Facebook, Slack, WhatsApp…) in the range; never counted as clicks' }),
-    platforms: counts('android, ios, desktop'),
-    countries: counts('ISO country codes: the top 10, the rest as Other; Unknown where the address has no country'),
-    browsers: counts('Browser names: the top 10, the rest as Other'),
-    devices: counts('Mobile, Desktop'),
-    referrers: counts('Referring hosts: the top 10, the rest as Other; direct for visits without a referrer'),
+    ...breakdownSchemas('in the range'),
     timeSeries: z
       .array(
         z.object({
@@ -152,6 +205,7 @@ export const summaryAnalyticsSchema = z
     topLinks: z
       .array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() }))
       .meta({ description: 'The 5 most-clicked links' }),
+    ...optionalBreakdownSchemas(),
   })
   .meta({ id: 'SummaryAnalytics' });
 export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;
@@ -160,7 +214,7 @@ export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;
 export const analyticsExportRowSchema = z
   .object({
     bucket: timestampSchema,
-    dimension: z.string().meta({ description: 'total, platform, country, browser, os, device or referrer' }),
+    dimension: z.string().meta({ description: ['total', ...DIMENSION_NAMES].join(', ') }),
     value: z.string(),
     clicks: z.number().int(),
   })
@@ -175,8 +229,9 @@ export const analyticsAccountExportRowSchema = z
 const wideCount = (description: string) => z.number().int().meta({ description });
 
 /**
- * One row of a wide export (layout=wide): one link in one bucket. The top countries and browsers
- * of the whole export follow as columns of their own, so their names depend on the data.
+ * One row of a wide export (layout=wide): one link in one bucket. The top values of the open-ended
+ * dimensions (country, browser, os, referrer) of the whole export follow as columns of their own,
+ * so their names depend on the data.
  */
 export const analyticsWideExportRowSchema = z
   .object({
@@ -186,18 +241,17 @@ export const analyticsWideExportRowSchema = z
     bucket_start: timestampSchema,
     clicks: wideCount('Clicks in the bucket'),
     unique_clicks: wideCount('Distinct visitors in the bucket (HyperLogLog estimate)'),
-    android: wideCount('Clicks from Android'),
-    ios: wideCount('Clicks from iOS'),
-    desktop: wideCount('Clicks from desktop platforms'),
-    mobile: wideCount('Clicks from mobile devices'),
-    desktop_device: wideCount('Clicks from desktop devices'),
+    ...(Object.fromEntries(wideFixedColumns().map(([column, description]) => [column, wideCount(description)])) as Record<
+      string,
+      z.ZodNumber
+    >),
   })
   .catchall(z.number().int())
   .meta({
     id: 'AnalyticsWideExportRow',
     description:
-      'Then country_<code> and browser_<name> columns (integers) for the top 10 of the whole export, and country_Other and ' +
-      'browser_Other for the rest: each group adds up to clicks',
+      `Then ${WIDE_TOP_COLUMNS} columns (integers) for the top 10 of the whole export, and ${WIDE_REST_COLUMNS} ` +
+      'for the rest: each group adds up to clicks',
   });
 
 export const linkAnalyticsResponseSchema = successEnvelope(z.object({ analytics: linkAnalyticsSchema }));

@@ -1,28 +1,20 @@
 import { Readable } from 'node:stream';
+import {
+  DIMENSION_NAMES,
+  DIMENSIONS,
+  type DimensionSpec,
+  TOP_DIMENSION_NAMES,
+  type TopDimensionName,
+  WIDE_FIXED_COLUMNS,
+} from '@deeplink/core';
 import type { BucketCount, WideBucket } from '@deeplink/core/db';
 import { csvLine } from './csv.js';
-import { OTHER } from './top-n.js';
 
 /** Columns of the long CSV export, in order; the JSON export uses the same names. */
 export const EXPORT_COLUMNS = ['bucket', 'dimension', 'value', 'clicks'] as const;
 
 /** Columns of the account-wide long export: the link first, then the per-link columns. */
 export const ACCOUNT_LONG_COLUMNS = ['link_id', ...EXPORT_COLUMNS] as const;
-
-/** The fixed columns of the wide layout; the top countries and browsers follow as columns of their own. */
-export const WIDE_COLUMNS = [
-  'link_id',
-  'title',
-  'short_url',
-  'bucket_start',
-  'clicks',
-  'unique_clicks',
-  'android',
-  'ios',
-  'desktop',
-  'mobile',
-  'desktop_device',
-] as const;
 
 /** Media type of each export format. */
 export const EXPORT_CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json; charset=utf-8' } as const;
@@ -84,33 +76,38 @@ export interface WideLink {
 }
 
 /**
- * The wide layout: one record per link and bucket. `countries` and `browsers` are the values that
- * get a column of their own (the export's top ones, `Other` last); every other value of the
- * bucket is added to the `Other` column, so each group of columns adds up to `clicks`.
+ * The wide layout: one record per link and bucket. `top` holds, per open-ended dimension, the
+ * values that get a column of their own (the export's top ones, its rest label last); every other
+ * value of the bucket is added to the dimension's rest column, so each group of columns adds up to
+ * `clicks`. The fixed columns come first (WIDE_FIXED_COLUMNS), then each dimension's top columns
+ * in registry order.
  */
-export function wideLayout(countries: readonly string[], browsers: readonly string[]) {
-  const columns = [...WIDE_COLUMNS, ...countries.map((value) => `country_${value}`), ...browsers.map((value) => `browser_${value}`)];
-  const at = (column: (typeof WIDE_COLUMNS)[number]) => WIDE_COLUMNS.indexOf(column);
-  const positions = new Map<string, number>([
-    ['platform android', at('android')],
-    ['platform ios', at('ios')],
-    ['platform desktop', at('desktop')],
-    ['device Mobile', at('mobile')],
-    ['device Desktop', at('desktop_device')],
-  ]);
-  for (const [i, value] of countries.entries()) positions.set(`country ${value}`, WIDE_COLUMNS.length + i);
-  for (const [i, value] of browsers.entries()) positions.set(`browser ${value}`, WIDE_COLUMNS.length + countries.length + i);
-  const otherOf = { country: positions.get(`country ${OTHER}`), browser: positions.get(`browser ${OTHER}`) } as Record<
-    string,
-    number | undefined
-  >;
+export function wideLayout(top: Readonly<Record<TopDimensionName, readonly string[]>>) {
+  const columns: string[] = [...WIDE_FIXED_COLUMNS];
+  /** `<dimension> <value>` → the column it is counted in. */
+  const positions = new Map<string, number>();
+  for (const name of DIMENSION_NAMES) {
+    const { values }: DimensionSpec = DIMENSIONS[name];
+    if (values.kind !== 'fixed') continue;
+    for (const [value, { wideColumn }] of Object.entries(values.values)) positions.set(`${name} ${value}`, columns.indexOf(wideColumn));
+  }
+  const restOf = new Map<string, number>();
+  for (const name of TOP_DIMENSION_NAMES) {
+    const { values } = DIMENSIONS[name];
+    for (const value of top[name]) {
+      positions.set(`${name} ${value}`, columns.length);
+      columns.push(`${values.widePrefix}${value}`);
+    }
+    const rest = positions.get(`${name} ${values.rest}`);
+    if (rest !== undefined) restOf.set(name, rest);
+  }
 
   const record = (link: WideLink, bucket: WideBucket): Value[] => {
     const values: Value[] = [link.id, link.title, link.shortUrl, bucket.bucket.toISOString(), bucket.clicks, bucket.uniqueClicks];
     for (let i = values.length; i < columns.length; i++) values.push(0);
     bucket.dimensions.forEach((dimension, i) => {
       const key = `${dimension} ${bucket.values[i]}`;
-      const column = positions.get(key) ?? otherOf[dimension];
+      const column = positions.get(key) ?? restOf.get(dimension);
       if (column !== undefined) values[column] = (values[column] as number) + bucket.counts[i]!;
     });
     return values;

@@ -7,7 +7,7 @@ import type {
   SummaryAnalytics,
   SummaryAnalyticsQuery,
 } from '@deeplink/core';
-import { shortUrls } from '@deeplink/core';
+import { DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
 import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS,
@@ -24,11 +24,7 @@ import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
-import { OTHER, topN, withLabels } from './top-n.js';
-
-/** Dimensions a link report breaks clicks down by (os is in the export only). */
-const REPORT_DIMENSIONS = ['platform', 'country', 'browser', 'device', 'referrer'] as const;
-type ReportDimension = (typeof REPORT_DIMENSIONS)[number];
+import { breakdownOf, breakdowns } from './breakdowns.js';
 
 /** An export ready to send: the body is produced while the client reads it. */
 export interface AnalyticsExport {
@@ -97,38 +93,39 @@ export function analyticsService(deps: {
   });
 
   const service = {
-    /** SPEC's Link analytics for one link, plus referrers and the resolved range. */
+    /** SPEC's Link analytics for one link, plus previews, every dimension's breakdown and the resolved range. */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
-      const report = await deps.analytics.linkReport(link.id, range, REPORT_DIMENSIONS);
-      const counts = (dimension: ReportDimension) =>
-        report.dimensions.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks]);
+      const report = await deps.analytics.linkReport(link.id, range, DIMENSION_NAMES);
       return {
         totalClicks: report.totalClicks,
         uniqueClicks: report.uniqueClicks,
         previews: report.previews,
-        platforms: withLabels(['android', 'ios', 'desktop'], counts('platform')),
-        countries: topN(counts('country')),
-        browsers: topN(counts('browser')),
-        devices: withLabels(['Mobile', 'Desktop'], counts('device')),
-        referrers: topN(counts('referrer')),
+        ...breakdowns(report.dimensions),
         timeSeries: timeSeries(range, report.series, report.uniqueSeries),
         range: rangeOf(range),
       };
     },
 
     /**
-     * The caller's link counts, clicks and five most-clicked links: of one tag's links when
-     * `tag` is given, over a range when startDate or endDate is (else all time).
+     * The caller's link counts, clicks and five most-clicked links, and every dimension's breakdown
+     * when `breakdowns` is 'true': of one tag's links when `tag` is given, over a range when
+     * startDate or endDate is (else all time).
      */
     async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
-      const { tag, startDate, endDate, timezone } = query;
+      const { tag, startDate, endDate, timezone, breakdowns: withBreakdowns } = query;
       // Month buckets only so that any range resolves: the summary has no series.
       const range =
         startDate === undefined && endDate === undefined
           ? undefined
           : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
-      return deps.analytics.accountSummary(principal.userId, { tag, range });
+      // Breakdowns only when asked for: all time they read the account's whole history, row by value.
+      if (withBreakdowns !== 'true') {
+        const { dimensions: _none, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range });
+        return summary;
+      }
+      const { dimensions, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range }, DIMENSION_NAMES);
+      return { ...summary, ...breakdowns(dimensions) };
     },
 
     /**
@@ -180,8 +177,9 @@ export function analyticsService(deps: {
   }
 
   /**
-   * The wide layout of `targets`: the top countries and browsers over all of them become columns
-   * (one small aggregate query first), then each link's buckets are streamed through a cursor.
+   * The wide layout of `targets`: the top values of each open-ended dimension over all of them
+   * become columns (one small aggregate query first), then each link's buckets are streamed
+   * through a cursor.
    */
   async function wideExport(
     targets: { id: string; title: string; code: string; domain: string | null }[],
@@ -192,15 +190,17 @@ export function analyticsService(deps: {
     const totals = await deps.exportAnalytics.dimensionTotals(
       targets.map((target) => target.id),
       range,
-      ['country', 'browser'],
+      TOP_DIMENSION_NAMES,
     );
-    const top = (dimension: string) => [
-      ...Object.keys(
-        topN(totals.filter((row) => row.dimension === dimension).map((row): [string, number] => [row.value, row.clicks])),
-      ).filter((value) => value !== OTHER),
-      OTHER,
-    ];
-    const layout = wideLayout(top('country'), top('browser'));
+    // The values each column group names, in order of clicks, its rest label last (always present).
+    const top = Object.fromEntries(
+      TOP_DIMENSION_NAMES.map((name) => {
+        const { rest } = DIMENSIONS[name].values;
+        const counts = totals.filter((row) => row.dimension === name).map((row): [string, number] => [row.value, row.clicks]);
+        return [name, [...Object.keys(breakdownOf(name, counts)).filter((value) => value !== rest), rest]];
+      }),
+    ) as Record<TopDimensionName, string[]>;
+    const layout = wideLayout(top);
     async function* records() {
       for (const target of targets) {
         const link = { id: target.id, title: target.title, shortUrl: shortUrlOf(target.code, target.domain) };

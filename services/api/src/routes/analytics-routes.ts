@@ -1,4 +1,8 @@
 import {
+  DIMENSION_NAMES,
+  DIMENSIONS,
+  TOP_DIMENSION_NAMES,
+  WIDE_FIXED_COLUMNS,
   accountExportQuerySchema,
   analyticsExportQuerySchema,
   idParamsSchema,
@@ -10,7 +14,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ACCOUNT_LONG_COLUMNS, EXPORT_COLUMNS, WIDE_COLUMNS } from '../domain/analytics-export.js';
+import { ACCOUNT_LONG_COLUMNS, EXPORT_COLUMNS } from '../domain/analytics-export.js';
 import type { AnalyticsExport, AnalyticsService } from '../domain/analytics-service.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
 import { authenticatedErrors } from './responses.js';
@@ -18,10 +22,14 @@ import { authenticatedErrors } from './responses.js';
 const tags = ['Analytics'];
 
 const rowsOf = (...rows: string[]) => ({ anyOf: rows.map((row) => ({ type: 'array', items: { $ref: `#/components/schemas/${row}` } })) });
-/** A CSV body, told apart by its header row (quoted names never occur: no column name needs quoting). */
+/** A CSV body, told apart by its header row. */
 const csvWithHeader = (...headers: string[]) => ({ anyOf: headers.map((header) => ({ type: 'string', pattern: `^${header}\r\n` })) });
 const LONG_EXAMPLE = '2026-03-01T00:00:00.000Z,total,all,3';
-const WIDE_HEADER = `${WIDE_COLUMNS.join(',')}(,(country|browser)_[^,\r\n]+)*`;
+const topPrefixes = TOP_DIMENSION_NAMES.map((name) => DIMENSIONS[name].values.widePrefix);
+// A column named after a value (a referrer host may hold a comma or a quote) is quoted when the value needs it.
+const WIDE_HEADER = `${WIDE_FIXED_COLUMNS.join(',')}(,((${topPrefixes.join('|')})[^,";\r\n]*|"(${topPrefixes.join('|')})([^"]|"")*"))*`;
+const wideGroups = TOP_DIMENSION_NAMES.map((name) => `${DIMENSIONS[name].values.widePrefix}<value>`).join(', ');
+const wideRests = TOP_DIMENSION_NAMES.map((name) => `${DIMENSIONS[name].values.widePrefix}${DIMENSIONS[name].values.rest}`).join(', ');
 
 // The export is streamed, so this schema only documents it: the body, per media type and layout, and the download header.
 const exportFileSchema = (scope: string, long: { row: string; columns: readonly string[]; example: string }) =>
@@ -29,11 +37,10 @@ const exportFileSchema = (scope: string, long: { row: string; columns: readonly 
     description:
       `A file download, not wrapped in the envelope, ${scope}. ` +
       'layout=long (default): one row per bucket and dimension value, ordered by bucket; each bucket starts with its `total` row ' +
-      '(value `all`, zero-filled). Dimensions: total, platform, country, browser, os, device, referrer; no top-10 folding. ' +
-      'layout=wide: one row per link and bucket (zero-filled), columns link_id, title, short_url, bucket_start, clicks, unique_clicks, ' +
-      'android, ios, desktop, mobile, desktop_device, then country_<code> and browser_<name> for the top 10 of the whole export and ' +
-      'country_Other, browser_Other for the rest. CSV: RFC 4180, CRLF line ends, a header row naming the columns; JSON: an array of ' +
-      'objects keyed by the same names.',
+      `(value \`all\`, zero-filled). Dimensions: ${['total', ...DIMENSION_NAMES].join(', ')}; no top-10 folding. ` +
+      `layout=wide: one row per link and bucket (zero-filled), columns ${WIDE_FIXED_COLUMNS.join(', ')}, ` +
+      `then ${wideGroups} for the top 10 of the whole export and ${wideRests} for the rest. ` +
+      'CSV: RFC 4180, CRLF line ends, a header row naming the columns; JSON: an array of objects keyed by the same names.',
     headers: {
       'Content-Disposition': {
         description: 'attachment, with the file name (analytics-<link or tag>-<range>[-<layout>].<format>)',

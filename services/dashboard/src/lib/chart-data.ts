@@ -57,9 +57,6 @@ export function countryName(code: string): string {
   return name && name !== code ? `${name} (${code})` : code;
 }
 
-/** Platform labels as people say them. */
-export const platformName = (key: string): string => ({ android: 'Android', ios: 'iOS', desktop: 'Desktop' })[key] ?? key;
-
 /** Formatters by bucket and time zone: making one costs far more than using it, and a year by hour labels 8,760 rows. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

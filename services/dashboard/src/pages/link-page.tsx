@@ -3,7 +3,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
-import { breakdownRows, bucketLabel, countryName, platformName, seriesData } from '../lib/chart-data.js';
+import { reportBreakdowns } from '../lib/breakdowns.js';
+import { bucketLabel, seriesData } from '../lib/chart-data.js';
 import {
   allowedBuckets,
   defaultBucket,
@@ -355,11 +356,9 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
         }
       />
       <div class="breakdowns">
-        <Breakdown title="Platforms" dimension="Platform" rows={breakdownRows(report.platforms, platformName)} />
-        <Breakdown title="Devices" dimension="Device" rows={breakdownRows(report.devices)} />
-        <Breakdown title="Browsers" dimension="Browser" rows={breakdownRows(report.browsers)} />
-        <Breakdown title="Countries" dimension="Country" rows={breakdownRows(report.countries, countryName)} />
-        <Breakdown title="Referrers" dimension="Referrer" rows={breakdownRows(report.referrers)} />
+        {reportBreakdowns(report).map(({ name, title, label, rows }) => (
+          <Breakdown key={name} title={title} dimension={label} rows={rows} />
+        ))}
       </div>
     </>
   );
