@@ -1,7 +1,7 @@
 // An upgrade to a release that writes a new click batch format: batches the current release's
 // redirector wrote (left in the queue, in the failed set, and in its spool while Redis was away)
-// are each counted exactly once by the next release, whose registry writes `packed-2` and keeps
-// reading `packed-1` (packages/test-kit/src/next-batch-format.ts). The Redis server is the test's own, with
+// are each counted exactly once by the next release, whose registry writes `packed-3` and keeps
+// reading `packed-2` (and `packed-1`) (packages/test-kit/src/next-batch-format.ts). The Redis server is the test's own, with
 // an append-only file, so that it can be taken down and come back with the queue it held.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { retryFailedBatches } from '../../services/worker/src/maintenance.js';
 import { waitForIdle } from '@deeplink/test-kit/clicks';
 import { createTestEnvironment } from '@deeplink/test-kit/environment';
 import { capturingLogger } from '@deeplink/test-kit/logs';
-import { NEXT_RELEASE_FORMATS, PACKED_2 } from '@deeplink/test-kit/next-batch-format';
+import { NEXT_RELEASE_FORMATS, PACKED_3 } from '@deeplink/test-kit/next-batch-format';
 import { startPrivateRedis } from '@deeplink/test-kit/private-redis';
 
 /** Everything the scenario started, stopped after it whatever happened. */
@@ -114,9 +114,9 @@ describe('an upgrade to a new click batch format', () => {
     const before = await queue.getJobCounts('waiting', 'failed');
     expect(before.failed).toBe(failedJobs.length);
     expect(before.waiting).toBeGreaterThan(1);
-    for (const job of await queue.getJobs(['waiting', 'failed'])) expect(job.data.format).toBe('packed-1');
+    for (const job of await queue.getJobs(['waiting', 'failed'])) expect(job.data.format).toBe('packed-2');
 
-    // --- The next release: writes packed-2, reads packed-1 too ---
+    // --- The next release: writes packed-3, reads packed-2 too ---
     // Its redirector starts by replaying the spool, with its own readers.
     const spool = createClickSpool({ dir: spoolDir, maxBytes: 10_000_000, formats: NEXT_RELEASE_FORMATS });
     expect(spool.bytes()).toBeGreaterThan(0);
@@ -145,7 +145,7 @@ describe('an upgrade to a new click batch format', () => {
     expect(metrics.spoolLinesSetAside).toBe(0);
     expect(existsSync(join(spoolDir, SET_ASIDE_FILE))).toBe(false);
     // …and writes the new format.
-    const next = PACKED_2.write({
+    const next = PACKED_3.write({
       batchId: 'next-release-batch',
       clicks: Array.from({ length: sent.next }, (_, i) => ({
         linkId: nextLink!.id,

@@ -23,6 +23,7 @@ export * from './routing/pages.js';
 export * from './routing/short-url.js';
 export * from './routing/preview-crawlers.js';
 export * from './apps/association.js';
+export * from './queue/app-events.js';
 export * from './queue/clicks.js';
 export * from './queue/batch-formats.js';
 export * from './redis/keys.js';

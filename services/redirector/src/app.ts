@@ -16,7 +16,7 @@ import { createClickBuffer } from './click-buffer.js';
 import { createClickSpool } from './click-spool.js';
 import { clientAddress } from './client-address.js';
 import { createMissLimiter } from './miss-limiter.js';
-import { linkAnswer } from './link-answers.js';
+import { linkAnswer, type StoreRedirect } from './link-answers.js';
 import { createLinkLookup, type LinkEntry } from './link-lookup.js';
 import { createDomainLookup, domainAnswers, type DomainAnswers } from './domain-lookup.js';
 import { createHostnames } from './hostnames.js';
@@ -205,10 +205,13 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     send(res, 404, TYPE.html, PAGE.notFound, head);
   }
 
-  /** Queues a visit; before the response ends, since the client address cannot be read afterwards. */
-  function record(res: HttpResponse, linkId: string, visit: Visit, now: number) {
+  /**
+   * Queues a visit; before the response ends, since the client address cannot be read afterwards.
+   * `store`: the answer sent the visitor to an app store, which adds a REDIRECT event.
+   */
+  function record(res: HttpResponse, linkId: string, visit: Visit, now: number, store?: StoreRedirect) {
     const ip = visit.address ?? clientAddress(res, visit.forwardedFor, resolveAddress);
-    clicks.push({ linkId, ts: now, ip, userAgent: visit.userAgent, referrer: visit.referrer });
+    clicks.push({ linkId, ts: now, ip, userAgent: visit.userAgent, referrer: visit.referrer }, store);
   }
 
   function answer(res: HttpResponse, code: string, visit: Visit, site: DomainAnswers, { link, answers }: LinkEntry, now: number) {
@@ -230,7 +233,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
       warnLookup({ code }, 'link has no safe destination');
       return notFound(res, visit.head, site);
     }
-    if (!visit.head) record(res, link.id, visit, now);
+    if (!visit.head) record(res, link.id, visit, now, found.store);
     if (found.kind === 'redirect') {
       redirect(res, found.location);
     } else {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type ClickEvent, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
+import { type AppEventPlatform, type ClickEvent, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
 
-/** Clicks in a batch of the format the redirector writes (packed-1, this release's current format). */
+/** Clicks in a batch of the format the redirector writes (packed-2, this release's current format). */
 const clicksOf = (batch: PackedClickBatch): number => batch.clicks.length / PACKED_FIELDS;
 
 /**
@@ -24,9 +24,12 @@ export function createHeldClicks(batchSize: number) {
     /** Clicks in memory, filling and sealed. */
     size: () => size,
 
-    /** Adds a click to the filling batch; true when that filled it, and it was sealed. */
-    add(click: ClickEvent): boolean {
-      filling.add(click);
+    /**
+     * Adds a click to the filling batch, with a REDIRECT event when it was sent to an app store;
+     * true when that filled it, and it was sealed.
+     */
+    add(click: ClickEvent, redirectedTo?: AppEventPlatform): boolean {
+      filling.add(click, redirectedTo);
       size++;
       if (filling.size < batchSize) return false;
       seal();

@@ -1,14 +1,31 @@
 import type { RecognizedString } from 'uws-bundled';
-import { DEFAULT_BRAND_NAME, parseWebUrl, type Platform, renderAppPage, renderPreviewPage, routeFor } from '@deeplink/core';
+import {
+  type AppEventPlatform,
+  DEFAULT_BRAND_NAME,
+  parseWebUrl,
+  type Platform,
+  type Route,
+  renderAppPage,
+  renderPreviewPage,
+  routeFor,
+} from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
 import { byteLength, wire } from './wire.js';
 
 /** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */
 export type LinkAnswer =
-  | { kind: 'redirect'; location: RecognizedString }
+  | { kind: 'redirect'; location: RecognizedString; store: StoreRedirect }
   /** The iOS "try the app" page, already rendered. */
-  | { kind: 'app-page'; body: RecognizedString }
+  | { kind: 'app-page'; body: RecognizedString; store: StoreRedirect }
   | { kind: 'unavailable' };
+
+/**
+ * The platform of the REDIRECT event a visit answered this way records, when the answer sends a
+ * visitor without the app to an app store; undefined for every other answer (no event, nothing allocated).
+ */
+export type StoreRedirect = AppEventPlatform | undefined;
+
+const EVENT_PLATFORM: Record<Platform, AppEventPlatform> = { android: 'ANDROID', ios: 'IOS', desktop: 'DESKTOP' };
 
 /** A cached link's answers: by platform, each built the first time that platform visits, and the link's extra ones. */
 export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
@@ -73,8 +90,11 @@ function build(link: CachedLink, platform: Platform, brand: string): LinkAnswer 
   const route = routeFor(link, platform);
   if (route.kind === 'app-page') {
     const text = { title: link.socialPreview?.title ?? link.title, appName: link.iosApp?.name, brand };
-    return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl, text)) };
+    return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl, text)), store: storeOf(route, platform) };
   }
-  if (route.kind === 'redirect') return { kind: 'redirect', location: wire(route.location) };
+  if (route.kind === 'redirect') return { kind: 'redirect', location: wire(route.location), store: storeOf(route, platform) };
   return route;
 }
+
+const storeOf = (route: Route & { kind: 'redirect' | 'app-page' }, platform: Platform): StoreRedirect =>
+  route.toStore ? EVENT_PLATFORM[platform] : undefined;

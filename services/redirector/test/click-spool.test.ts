@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packClickBatch, type PackedClickBatch } from '@deeplink/core';
-import { NEXT_RELEASE_FORMATS, PACKED_2 } from '@deeplink/test-kit/next-batch-format';
+import { NEXT_RELEASE_FORMATS, PACKED_3 } from '@deeplink/test-kit/next-batch-format';
 import { createClickSpool, SET_ASIDE_FILE } from '../src/click-spool.js';
 
 const dirs: string[] = [];
@@ -98,7 +98,7 @@ describe('the click spool', () => {
   it('replays batches of every format its readers take, as written, and sets aside unknown and malformed ones with the reason', async () => {
     const dir = newDir();
     const spool = createClickSpool({ dir, maxBytes: 1_000_000, formats: NEXT_RELEASE_FORMATS });
-    const next = PACKED_2.write({ batchId: 'next', clicks: [{ linkId: 'l', ts: 1, ip: '10.0.0.1', userAgent: 'ua', referrer: '' }] });
+    const next = PACKED_3.write({ batchId: 'next', clicks: [{ linkId: 'l', ts: 1, ip: '10.0.0.1', userAgent: 'ua', referrer: '' }] });
     const unknown = { ...batch('unknown'), format: 'packed-9' };
     const malformed = { ...batch('malformed'), clicks: [0, 0, 0] };
     for (const data of [batch('old', 3), unknown, next, malformed]) expect(spool.append(data)).toBe(true);
@@ -107,7 +107,7 @@ describe('the click spool', () => {
       batches: 2,
       clicks: 4,
       setAside: 2,
-      reasons: ['unknown click batch format "packed-9"', 'job data is not a whole "packed-1" click batch'],
+      reasons: ['unknown click batch format "packed-9"', 'job data is not a whole "packed-2" click batch'],
     });
     expect(sent).toEqual([
       [batch('old', 3), 3],
@@ -117,13 +117,13 @@ describe('the click spool', () => {
     expect(spool.bytes()).toBe(0);
     expect(spool.setAsidePath).toBe(join(dir, SET_ASIDE_FILE));
 
-    // This release's readers (no packed-2): the next format is set aside, not dropped.
+    // This release's readers (no packed-3): the next format is set aside, not dropped.
     const current = createClickSpool({ dir, maxBytes: 1_000_000 });
     current.append(next);
     expect(await current.replay(async () => {})).toMatchObject({
       batches: 0,
       setAside: 1,
-      reasons: ['unknown click batch format "packed-2"'],
+      reasons: ['unknown click batch format "packed-3"'],
     });
     expect(readFileSync(join(dir, SET_ASIDE_FILE), 'utf8').trim().split('\n')).toHaveLength(3);
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ClickBatch, type ClickBatchFormat, PACKED_1 } from './clicks.js';
+import { type ClickBatch, type ClickBatchFormat, PACKED_1, PACKED_2 } from './clicks.js';
 
 /**
  * The click batch formats one release reads, by name, and the one it writes. Batches outlive a
@@ -20,8 +20,12 @@ export function clickBatchFormats(current: ClickBatchFormat, ...older: ClickBatc
   return { current, readable: new Map([current, ...older].map((format) => [format.name, format])) };
 }
 
-/** This release's formats: it writes and reads `packed-1`, the only format there has been. */
-export const CLICK_BATCH_FORMATS = clickBatchFormats(PACKED_1);
+/**
+ * This release's formats: it writes `packed-2` (clicks and app events) and still reads `packed-1`
+ * (clicks only), which the previous release wrote. Workers must be upgraded before redirectors and
+ * the API, so that no packed-2 batch meets a worker that cannot read it.
+ */
+export const CLICK_BATCH_FORMATS = clickBatchFormats(PACKED_2, PACKED_1);
 
 /** A job's data read through its format's reader, or why it cannot be (such a job can never succeed). */
 export type ClickJobReading = { batch: ClickBatch; format: ClickBatchFormat } | { problem: string };
@@ -56,5 +60,5 @@ export function scrubClickJob(data: unknown, formats: ClickBatchFormats = CLICK_
   const reading = readClickJobData(data, formats);
   if (!('batch' in reading)) return { scrubbed: 'unreadable batch data removed' };
   const { batch, format } = reading;
-  return format.write({ batchId: batch.batchId, clicks: batch.clicks.map((click) => ({ ...click, ip: hashedAddress(click.ip) })) });
+  return format.write({ ...batch, clicks: batch.clicks.map((click) => ({ ...click, ip: hashedAddress(click.ip) })) });
 }

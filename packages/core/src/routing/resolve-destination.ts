@@ -2,10 +2,14 @@ import type { CachedLink } from '../redis/link-cache.js';
 import type { Platform } from './platform.js';
 import { parseAppUrl, parseWebUrl } from './safe-url.js';
 
-/** Where a visit to a live link goes: a 302, the iOS "try the app" page, or no destination at all. */
+/**
+ * Where a visit to a live link goes: a 302, the iOS "try the app" page, or no destination at all.
+ * `toStore` marks a route that sends a visitor without the app to an app store (an intent or page
+ * whose fallback is a store, or a redirect straight to one): analytics count it as a store REDIRECT.
+ */
 export type Route =
-  | { kind: 'redirect'; location: string }
-  | { kind: 'app-page'; appUrl: string; fallbackUrl: string }
+  | { kind: 'redirect'; location: string; toStore?: true }
+  | { kind: 'app-page'; appUrl: string; fallbackUrl: string; toStore?: true }
   /** Nothing safe to send the visitor to (a corrupt record): answer 404. */
   | { kind: 'unavailable' };
 
@@ -15,6 +19,19 @@ export const MIN_VERSION_PARAM = 'min_version';
 const playStoreUrl = (appPackage: string) => `https://play.google.com/store/apps/details?id=${encodeURIComponent(appPackage)}`;
 const appStoreUrl = (appStoreId: string | undefined) =>
   appStoreId === undefined ? undefined : `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
+
+/** App store hosts: a URL on one of them (or a market: URL) is a store page. */
+const STORE_HOSTS: ReadonlySet<string> = new Set(['play.google.com', 'apps.apple.com', 'itunes.apple.com']);
+
+/** Whether `url` opens an app store: the Play Store, the App Store, or Android's market: scheme. */
+export function isStoreUrl(url: string): boolean {
+  if (url.startsWith('market:')) return true;
+  const host = parseWebUrl(url)?.hostname;
+  return host !== undefined && STORE_HOSTS.has(host);
+}
+
+/** `route`, marked when `destination` (its fallback, or its location) is a store. */
+const markStore = <R extends Route>(route: R, destination: string): R => (isStoreUrl(destination) ? { ...route, toStore: true } : route);
 
 /** Whether the link has expired at `now` (epoch ms): visits then get 410. Checked per visit, apart from the route. */
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
@@ -37,7 +54,7 @@ export function routeFor(link: CachedLink, platform: Platform): Route {
     const appUrl = parseAppUrl(url);
     const fallback = web(fallbackUrl) ?? web(playStoreUrl(appPackageName));
     if (appUrl && fallback) {
-      return { kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) };
+      return markStore({ kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) }, fallback);
     }
   }
 
@@ -47,12 +64,15 @@ export function routeFor(link: CachedLink, platform: Platform): Route {
     // registered the app with its id, else to the default URL.
     const fallback = web(link.iosLink.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
     if (appUrl && fallback) {
-      return { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback };
+      return markStore(
+        { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback },
+        fallback,
+      );
     }
   }
 
   const location = (platform === 'desktop' ? web(link.desktopUrl) : undefined) ?? defaultUrl;
-  return location ? { kind: 'redirect', location } : { kind: 'unavailable' };
+  return location ? markStore({ kind: 'redirect', location }, location) : { kind: 'unavailable' };
 }
 
 /** Appends tracking parameters to a browser URL, keeping (and never overwriting) those already there. */
