@@ -39,6 +39,7 @@ import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-li
 import { exportBudget } from './domain/export-budget.js';
 import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
+import { appOpenEvents } from './domain/app-open-events.js';
 import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
 import { appSdkRoutes } from './routes/app-sdk-routes.js';
 
@@ -124,7 +125,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
   const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
-  const opens = appOpenService({ apps: appsRepository(sql), links: linksRepository(sql), shortUrlBase: config.SHORT_URL_BASE });
+  const openEvents = appOpenEvents({ redis, queuePrefix: config.QUEUE_PREFIX });
+  app.addHook('onClose', () => openEvents.close());
+  const opens = appOpenService({
+    apps: appsRepository(sql),
+    links: linksRepository(sql),
+    events: openEvents,
+    shortUrlBase: config.SHORT_URL_BASE,
+  });
   const lookupTxt = txtLookup(config.DNS_SERVERS);
   const domains = domainsService({
     domains: domainRows,

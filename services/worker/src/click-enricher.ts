@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto';
-import { BoundedMap, type ClickEvent, isPreviewCrawler, isUuid } from '@deeplink/core';
-import type { RollupClick, RollupPreview } from '@deeplink/core/db';
+import { type AppEvent, BoundedMap, type ClickEvent, isPreviewCrawler, isUuid } from '@deeplink/core';
+import type { RollupAppEvent, RollupClick, RollupPreview } from '@deeplink/core/db';
 import type { GeoIp } from './geoip.js';
 import type { UserAgentInfo } from './user-agent.js';
 
@@ -75,8 +75,27 @@ export function cachedReferrerHost(cache = new BoundedMap<string, string>(REFERR
 }
 
 /** True for an event the rollups can place: a UUID link id and a real time. */
-const wellFormed = (click: ClickEvent): boolean =>
+const wellFormed = (click: Pick<ClickEvent, 'linkId' | 'ts'>): boolean =>
   typeof click.linkId === 'string' && isUuid(click.linkId) && click.ts >= 0 && click.ts <= MAX_TIMESTAMP;
+
+/** The longest app event id recorded; an API open's is a 64-character hash. */
+const MAX_EVENT_ID_LENGTH = 200;
+
+/**
+ * An app event's rollup fields, or undefined for one the rollups cannot place (a link id that is
+ * not a UUID, a time that is not one, an id PostgreSQL cannot hold). A REDIRECT came with its click
+ * and counts once with the batch; any other event is counted once by its own id.
+ */
+export function appEventOf(event: AppEvent): RollupAppEvent | undefined {
+  if (!wellFormed(event) || event.eventId.length > MAX_EVENT_ID_LENGTH || event.eventId.includes('\u0000')) return undefined;
+  const placed = {
+    linkId: event.linkId.toLowerCase(),
+    bucket: Math.floor(event.ts / HOUR_MS) * HOUR_MS,
+    name: event.name,
+    platform: event.platform,
+  };
+  return event.name === 'REDIRECT' ? placed : { ...placed, eventId: event.eventId };
+}
 
 /**
  * A link-preview crawler's visit (see preview-crawlers.ts), to be counted as a preview; undefined

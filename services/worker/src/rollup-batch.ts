@@ -1,6 +1,6 @@
 import { type ClickBatch, type ClickBatchFormats, readClickJobData } from '@deeplink/core';
-import type { RollupBatch, RollupPreview } from '@deeplink/core/db';
-import { previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
+import type { RollupAppEvent, RollupBatch, RollupPreview } from '@deeplink/core/db';
+import { appEventOf, previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { RollupWriter } from './rollup-writer.js';
 
 const MAX_BATCH_ID_LENGTH = 200;
@@ -46,7 +46,12 @@ export function createBatchRollup(deps: { enrich: ClickEnricher; writer: RollupW
         if (preview) previews.push(preview);
       }
     }
-    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted, previews };
+    const events: RollupAppEvent[] = [];
+    for (const event of batch.appEvents ?? []) {
+      const placed = appEventOf(event);
+      if (placed) events.push(placed);
+    }
+    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted, previews, events };
   };
   return async (read: () => ClickBatch): Promise<BatchOutcome> => {
     const batch = enrichAll(read());

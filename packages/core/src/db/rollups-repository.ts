@@ -1,4 +1,5 @@
 import { DIMENSION_NAMES, type DimensionValues } from '../analytics/dimensions.js';
+import type { AppEventName, AppEventPlatform } from '../queue/app-events.js';
 import type { Sql, TransactionSql } from './client.js';
 import { monthStart, rollupPartitions } from './rollup-partitions.js';
 
@@ -22,6 +23,21 @@ export interface RollupPreview {
   bucket: number;
 }
 
+/** One app event, reduced to what the rollups keep. */
+export interface RollupAppEvent {
+  linkId: string;
+  /** Start of the event's UTC hour, epoch milliseconds. */
+  bucket: number;
+  name: AppEventName;
+  platform: AppEventPlatform;
+  /**
+   * For an event that came without a click (an app open), its id: recorded, so that the event
+   * counts once whichever batch brings it. Undefined for a click's REDIRECT, which counts once
+   * with its batch id.
+   */
+  eventId?: string;
+}
+
 /** A click batch ready to be added to the rollups. */
 export interface RollupBatch {
   batchId: string;
@@ -31,6 +47,8 @@ export interface RollupBatch {
   clicks: RollupClick[];
   /** Visits of link-preview crawlers (left out of `clicks`). */
   previews?: RollupPreview[];
+  /** App events the batch carried, for links that exist (checked in SQL). */
+  events?: RollupAppEvent[];
 }
 
 type Counts = Map<string, number>;
@@ -55,8 +73,23 @@ export class RollupRows {
   readonly #links = new Map<string, Map<number, HourGroup>>();
   /** Preview counts by link, then hour. */
   readonly #previews = new Map<string, Map<number, number>>();
+  /** Counts of the events that came with clicks, by link, hour, event and platform (a space-free key). */
+  readonly #eventCounts = new Map<string, { event: RollupAppEvent; count: number }>();
+  /** Events with an id of their own, one each: SQL counts only those whose id is new. */
+  readonly #identifiedEvents = new Map<string, RollupAppEvent>();
 
-  add(clicks: readonly RollupClick[], previews: readonly RollupPreview[] = []): this {
+  add(clicks: readonly RollupClick[], previews: readonly RollupPreview[] = [], events: readonly RollupAppEvent[] = []): this {
+    for (const event of events) {
+      if (event.eventId !== undefined) {
+        // The same id twice (an open retried while the first was queued) is one event.
+        if (!this.#identifiedEvents.has(event.eventId)) this.#identifiedEvents.set(event.eventId, event);
+        continue;
+      }
+      const key = `${event.linkId} ${event.bucket} ${event.name} ${event.platform}`;
+      const counted = this.#eventCounts.get(key);
+      if (counted) counted.count++;
+      else this.#eventCounts.set(key, { event, count: 1 });
+    }
     for (const { linkId, bucket } of previews) {
       let hours = this.#previews.get(linkId);
       if (!hours) this.#previews.set(linkId, (hours = new Map()));
@@ -82,6 +115,7 @@ export class RollupRows {
   months(): Date[] {
     const starts = new Set<number>();
     for (const hours of this.#links.values()) for (const bucket of hours.keys()) starts.add(monthStart(new Date(bucket)).getTime());
+    for (const { bucket } of this.#events()) starts.add(monthStart(new Date(bucket)).getTime());
     return [...starts].map((start) => new Date(start));
   }
 
@@ -118,7 +152,31 @@ export class RollupRows {
         previews.counts.push(count);
       }
     }
-    return { groups, values, previews };
+    const events = {
+      links: [] as string[],
+      hours: [] as number[],
+      names: [] as string[],
+      platforms: [] as string[],
+      ids: [] as string[],
+      counts: [] as number[],
+    };
+    const addEvent = (event: RollupAppEvent, count: number) => {
+      events.links.push(event.linkId);
+      events.hours.push(event.bucket / HOUR_MS);
+      events.names.push(event.name);
+      events.platforms.push(event.platform);
+      events.ids.push(event.eventId ?? '');
+      events.counts.push(count);
+    };
+    for (const { event, count } of this.#eventCounts.values()) addEvent(event, count);
+    for (const event of this.#identifiedEvents.values()) addEvent(event, 1);
+    return { groups, values, previews, events };
+  }
+
+  /** Every app event summed, one of each kind or id. */
+  *#events(): Iterable<RollupAppEvent> {
+    for (const { event } of this.#eventCounts.values()) yield event;
+    yield* this.#identifiedEvents.values();
   }
 }
 
@@ -194,7 +252,8 @@ export const isRollupTimeout = (error: unknown): boolean => {
 
 /**
  * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
- * their _dimensions tables, link_previews_hourly and processed_batches is written here and nowhere else.
+ * their _dimensions tables, link_previews_hourly, app_event_hourly, app_event_daily,
+ * processed_batches and processed_app_events is written here and nowhere else.
  * With `timeouts`, each rollup transaction is bounded by them (the worker's writes); without, by
  * the server's settings.
  */
@@ -211,7 +270,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
   const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
-    const { groups, values, previews } = rows.toArrays();
+    const { groups, values, previews, events } = rows.toArrays();
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
     // Only batches with crawler visits add the statement for them (most have none).
@@ -226,6 +285,37 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         WHERE p.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
         ORDER BY 1, 2
         ON CONFLICT (link_id, bucket) DO UPDATE SET previews = t.previews + excluded.previews
+      )`;
+    // Only batches with app events add the statements for them (most have none). An event with an
+    // id of its own ('' for a click's REDIRECT) counts only when its id is recorded now.
+    const eventRows =
+      events.links.length === 0
+        ? tx``
+        : tx`, events_in AS (
+        SELECT e.link_id, timestamptz 'epoch' + e.hour * interval '1 hour' AS bucket, e.event, e.platform, e.event_id, e.count
+        FROM unnest(${pgArray.strings(events.links)}::uuid[], ${pgArray.numbers(events.hours)}::int[],
+                    ${pgArray.strings(events.names, true)}::text[], ${pgArray.strings(events.platforms, true)}::text[],
+                    ${pgArray.strings(events.ids)}::text[], ${pgArray.numbers(events.counts)}::bigint[])
+          AS e(link_id, hour, event, platform, event_id, count)
+        WHERE e.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
+      ), new_event_ids AS (
+        INSERT INTO processed_app_events (event_id)
+        SELECT event_id FROM events_in WHERE event_id <> '' ORDER BY 1
+        ON CONFLICT (event_id) DO NOTHING
+        RETURNING event_id
+      ), event_rows AS (
+        SELECT link_id, bucket, event, platform, sum(count) AS count FROM events_in
+        WHERE event_id = '' OR event_id IN (SELECT event_id FROM new_event_ids)
+        GROUP BY link_id, bucket, event, platform
+      ), event_hourly AS (
+        INSERT INTO app_event_hourly AS t (link_id, bucket, event, platform, count)
+        SELECT * FROM event_rows ORDER BY link_id, bucket, event, platform
+        ON CONFLICT (link_id, bucket, event, platform) DO UPDATE SET count = t.count + excluded.count
+      ), event_daily AS (
+        INSERT INTO app_event_daily AS t (link_id, day, event, platform, count)
+        SELECT link_id, (bucket AT TIME ZONE 'UTC')::date AS day, event, platform, sum(count) FROM event_rows
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (link_id, day, event, platform) DO UPDATE SET count = t.count + excluded.count
       )`;
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
@@ -242,7 +332,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- key would have locked them, once per link rather than once per row: a link deleted
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
-        SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links])}::uuid[]) ORDER BY id FOR KEY SHARE
+        SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links])}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
         SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
                coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
@@ -278,7 +368,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
         GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
-      )${previewRows}
+      )${previewRows}${eventRows}
       SELECT batch_id AS "batchId" FROM claimed`;
     return claimed.map((row) => row.batchId);
   };
@@ -294,7 +384,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    */
   const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
     const unique = firstOfEachId(batches);
-    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows());
+    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events), new RollupRows());
     try {
       return await write(unique, all, rows !== undefined);
     } catch (error) {
@@ -320,7 +410,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         await claimAndAdd(
           tx,
           [],
-          fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews), new RollupRows()),
+          fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events), new RollupRows()),
         );
       }
       return claimed;
@@ -337,10 +427,14 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
       return (await recordBatches([batch])).has(batch.batchId);
     },
 
-    /** Forgets batch ids recorded before `olderThan`; returns how many were removed. */
+    /**
+     * Forgets batch ids, and the ids of app events that came without a click, recorded before
+     * `olderThan`; returns how many were removed.
+     */
     async pruneProcessedBatches(olderThan: Date): Promise<number> {
-      const result = await sql`DELETE FROM processed_batches WHERE processed_at < ${olderThan}`;
-      return result.count;
+      const batches = await sql`DELETE FROM processed_batches WHERE processed_at < ${olderThan}`;
+      const events = await sql`DELETE FROM processed_app_events WHERE processed_at < ${olderThan}`;
+      return batches.count + events.count;
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 } from '@deeplink/core';
 import type { AppRecord, AppsRepository, LinkRecord, LinksRepository } from '@deeplink/core/db';
 import { toCachedLink } from '@deeplink/core/redis';
+import type { AppOpenEvents } from './app-open-events.js';
 import { hashApiKey } from './tokens.js';
 
 /** A short code as the redirector serves it (its path is the code, nothing else). */
@@ -29,7 +30,7 @@ const noLink = () => notFound('No link of this app at this URL');
  * PostgreSQL on every call (by hash, one indexed row), so a rotated key stops at once on every
  * API instance.
  */
-export function appOpenService(deps: { apps: AppsRepository; links: LinksRepository; shortUrlBase: string }) {
+export function appOpenService(deps: { apps: AppsRepository; links: LinksRepository; events: AppOpenEvents; shortUrlBase: string }) {
   const base = new URL(deps.shortUrlBase);
   // SHORT_URL_BASE may carry a path (behind a proxy that strips it); the code follows it.
   const basePath = base.pathname.replace(/\/+$/, '');
@@ -78,8 +79,9 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
     },
 
     /**
-     * What the link at `body.url` holds for the app. openId and firstLaunch are validated at the
-     * edge but not stored: this is where a record of the open would read them.
+     * What the link at `body.url` holds for the app. The open is queued first, as APP_FIRST_OPEN
+     * or APP_RE_OPEN (firstLaunch), counted once per openId: a call that could not queue it fails
+     * (503) rather than answer as if it had been counted.
      */
     async open(app: AppRecord, body: AppOpenBody, now = Date.now()): Promise<AppOpenResult> {
       const place = placeOf(body.url);
@@ -89,6 +91,7 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
       const routed = toCachedLink(link);
       const web = parseWebUrl(routed.defaultUrl);
       if (isExpired(routed, now) || !web) throw noLink();
+      await deps.events.record(app, link.id, body, now);
       const parameters = routed.customParameters ?? {};
       return {
         link: { id: link.id, code: link.code, url: shortUrl(link.code, link.domain) },

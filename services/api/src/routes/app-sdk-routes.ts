@@ -31,7 +31,7 @@ export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = as
       schema: {
         operationId: 'openAppLink',
         tags: ['App SDK'],
-        summary: 'Resolve the URL an app was opened with (Universal Link, App Link) to what its link holds for the app',
+        summary: 'Resolve the URL an app was opened with (Universal Link, App Link) to what its link holds for the app, and count the open',
         security: [{ appKey: [] }],
         body: appOpenBodySchema,
         response: {
@@ -40,6 +40,9 @@ export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = as
           401: errorEnvelopeSchema.describe('Missing, invalid or replaced app key'),
           404: errorEnvelopeSchema.describe("No link of this app's account at this URL (unknown, deleted, expired, or another domain's)"),
           429: errorEnvelopeSchema.describe('Rate limit of the address or of the app key exceeded; see Retry-After'),
+          503: errorEnvelopeSchema.describe(
+            'The open could not be queued for counting (the queue is unreachable); retry with the same openId',
+          ),
         },
       },
     },

@@ -1,0 +1,64 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import {
+  AppError,
+  type AppEvent,
+  type AppEventPlatform,
+  CLICK_BATCH_JOB,
+  CLICK_JOB_OPTIONS,
+  CLICK_QUEUE,
+  type ClickJobData,
+  packClickBatch,
+} from '@deeplink/core';
+import type { AppRecord } from '@deeplink/core/db';
+import type { RedisClient } from '@deeplink/core/redis';
+import { withTimeout } from '@deeplink/core/runtime';
+
+/** How long queueing an open may take before the call is answered 503: an app retries, a hung call helps nobody. */
+export const OPEN_QUEUE_TIMEOUT_MS = 2_000;
+
+const PLATFORMS: Record<AppRecord['platform'], AppEventPlatform> = { ios: 'IOS', android: 'ANDROID' };
+
+/**
+ * The id that makes an open count once: the same app and openId give the same id, so a retried
+ * open is counted once however often it arrives. Hashed so that the app's own ids of different
+ * apps cannot meet.
+ */
+export const openEventId = (appId: string, openId: string): string => createHash('sha256').update(`${appId}\n${openId}`).digest('hex');
+
+/**
+ * Counts app opens: each goes to the worker as a batch of one app event (packed-2, no clicks) on
+ * the click queue the redirector writes, so the worker rolls it up like a store redirect.
+ */
+export function appOpenEvents(deps: { redis: RedisClient; queuePrefix: string; timeoutMs?: number }) {
+  const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection: deps.redis, prefix: deps.queuePrefix });
+  // A failing add answers its call with 503; the queue's own error events say nothing more.
+  queue.on('error', () => {});
+  const timeoutMs = deps.timeoutMs ?? OPEN_QUEUE_TIMEOUT_MS;
+
+  return {
+    /**
+     * Queues the open of `linkId` by `app`; resolves once the queue has it. Without an openId
+     * the open gets an id of its own, and a retry of it counts again. Throws a 503 AppError when
+     * the queue cannot be reached: the open would otherwise be lost while the app believes it recorded.
+     */
+    async record(app: AppRecord, linkId: string, open: { openId?: string; firstLaunch?: boolean }, now = Date.now()): Promise<void> {
+      const event: AppEvent = {
+        eventId: openEventId(app.id, open.openId ?? randomUUID()),
+        name: open.firstLaunch ? 'APP_FIRST_OPEN' : 'APP_RE_OPEN',
+        platform: PLATFORMS[app.platform],
+        linkId,
+        ts: now,
+      };
+      const batch = packClickBatch({ batchId: randomUUID(), clicks: [], appEvents: [event] });
+      try {
+        await withTimeout(queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId }), timeoutMs, 'open queue add');
+      } catch {
+        throw new AppError('unavailable', 'The open could not be recorded now; try again shortly');
+      }
+    },
+
+    close: () => queue.close(),
+  };
+}
+export type AppOpenEvents = ReturnType<typeof appOpenEvents>;
