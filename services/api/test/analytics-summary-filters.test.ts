@@ -60,6 +60,11 @@ describe('GET /analytics/summary with tag and range', () => {
       os: { Android: 1, iOS: 1, Windows: 1 },
       devices: { Mobile: 2, Desktop: 1 },
       referrers: { direct: 3 },
+      // Clicks per platform in the app funnel too; no app events.
+      appEvents: expect.objectContaining({
+        counts: expect.objectContaining({ CLICK: { ANDROID: 1, IOS: 1, DESKTOP: 1, OTHER: 0 } }),
+        conversion: expect.objectContaining({ redirectPerClick: 0 }),
+      }),
     });
     expect((await summary({ tag: 'Email' })).totalClicks).toBe(5);
     expect(await summary({ tag: 'autumn' })).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [] });

@@ -37,6 +37,21 @@ async function report(id: string, query: Record<string, string> = {}) {
 const series = (analytics: { timeSeries: { date: string; clicks: number }[] }) =>
   Object.fromEntries(analytics.timeSeries.map(({ date, clicks }) => [date, clicks]));
 
+/** The app funnel of a report whose only app figures are its clicks per platform. */
+const clicksOnlyFunnel = (clicks: { ANDROID?: number; IOS?: number; DESKTOP?: number }) => {
+  const none = { ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0 };
+  const total = (clicks.ANDROID ?? 0) + (clicks.IOS ?? 0) + (clicks.DESKTOP ?? 0);
+  return {
+    counts: { CLICK: { ...none, ...clicks }, REDIRECT: none, APP_INSTALL: none, APP_FIRST_OPEN: none, APP_RE_OPEN: none },
+    conversion: {
+      redirectPerClick: total === 0 ? null : 0,
+      installPerRedirect: null,
+      firstOpenPerInstall: null,
+      firstOpenPerClick: total === 0 ? null : 0,
+    },
+  };
+};
+
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 describe('GET /api/analytics/links/:id', () => {
@@ -59,6 +74,7 @@ describe('GET /api/analytics/links/:id', () => {
         { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
+      appEvents: clicksOnlyFunnel({}),
     });
   });
 
@@ -86,6 +102,7 @@ describe('GET /api/analytics/links/:id', () => {
         { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
+      appEvents: clicksOnlyFunnel({ ANDROID: 1 }),
     });
     const outside = await report(id, { startDate: '2026-03-03', endDate: '2026-03-05' });
     expect(outside.totalClicks).toBe(0);
@@ -321,6 +338,7 @@ describe('GET /api/analytics/summary', () => {
       os: {},
       devices: { Mobile: 0, Desktop: 0 },
       referrers: {},
+      appEvents: clicksOnlyFunnel({}),
     });
 
     const ids: Record<string, string> = {};
@@ -353,6 +371,7 @@ describe('GET /api/analytics/summary', () => {
       os: { Windows: 21 },
       devices: { Mobile: 0, Desktop: 21 },
       referrers: { direct: 21 },
+      appEvents: clicksOnlyFunnel({ DESKTOP: 21 }),
     });
 
     await setExpiry(user.token, ids.bravo!, '2020-01-01');

@@ -437,6 +437,70 @@ export interface LinkAnalytics {
     endDate: string;
     timeBucket: 'hour' | 'day' | 'week' | 'month';
   };
+  appEvents: {
+    counts: {
+      /**
+       * Clicks (the platforms breakdown; OTHER is always 0: every click is routed as android, ios or
+       * desktop), per platform
+       */
+      CLICK: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Clicks whose answer sent a visitor without the app on to an app store (Play Store, App Store,
+       * market:), per platform
+       */
+      REDIRECT: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /** Installs reported through the link (no source reports them yet: 0), per platform */
+      APP_INSTALL: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * First launches after install that an app reported (POST /api/app/open, firstLaunch true), per
+       * platform
+       */
+      APP_FIRST_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Later launches that an app reported (POST /api/app/open, firstLaunch false or absent), per platform
+       */
+      APP_RE_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+    };
+    /** The funnel click → store redirect → install → first open; re-opens are not part of it */
+    conversion: {
+      /** REDIRECT / CLICK over all platforms; null when there is nothing to divide by */
+      redirectPerClick: number | null;
+      /** APP_INSTALL / REDIRECT; null when there is nothing to divide by */
+      installPerRedirect: number | null;
+      /** APP_FIRST_OPEN / APP_INSTALL; null when there is nothing to divide by */
+      firstOpenPerInstall: number | null;
+      /**
+       * APP_FIRST_OPEN / CLICK: the whole funnel, installs reported or not; null when there is nothing to
+       * divide by
+       */
+      firstOpenPerClick: number | null;
+    };
+  };
 }
 
 /** Totals over the whole account. */
@@ -483,6 +547,71 @@ export interface SummaryAnalytics {
    * over the same links and clicks as totalClicks; only with breakdowns=true, adding up to totalClicks
    */
   referrers?: Record<string, number>;
+  /** The app funnel of the same links and range; only with breakdowns=true */
+  appEvents?: {
+    counts: {
+      /**
+       * Clicks (the platforms breakdown; OTHER is always 0: every click is routed as android, ios or
+       * desktop), per platform
+       */
+      CLICK: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Clicks whose answer sent a visitor without the app on to an app store (Play Store, App Store,
+       * market:), per platform
+       */
+      REDIRECT: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /** Installs reported through the link (no source reports them yet: 0), per platform */
+      APP_INSTALL: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * First launches after install that an app reported (POST /api/app/open, firstLaunch true), per
+       * platform
+       */
+      APP_FIRST_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Later launches that an app reported (POST /api/app/open, firstLaunch false or absent), per platform
+       */
+      APP_RE_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+    };
+    /** The funnel click → store redirect → install → first open; re-opens are not part of it */
+    conversion: {
+      /** REDIRECT / CLICK over all platforms; null when there is nothing to divide by */
+      redirectPerClick: number | null;
+      /** APP_INSTALL / REDIRECT; null when there is nothing to divide by */
+      installPerRedirect: number | null;
+      /** APP_FIRST_OPEN / APP_INSTALL; null when there is nothing to divide by */
+      firstOpenPerInstall: number | null;
+      /**
+       * APP_FIRST_OPEN / CLICK: the whole funnel, installs reported or not; null when there is nothing to
+       * divide by
+       */
+      firstOpenPerClick: number | null;
+    };
+  };
 }
 
 /** One row of a long export. */

@@ -41,6 +41,13 @@ export interface DimensionTotal {
   clicks: number;
 }
 
+/** App events of one kind on one platform over a whole range. */
+export interface AppEventTotal {
+  event: string;
+  platform: string;
+  count: number;
+}
+
 /** The raw numbers of one link's report, all read from one snapshot. */
 export interface LinkReportData {
   totalClicks: number;
@@ -52,6 +59,8 @@ export interface LinkReportData {
   /** Distinct visitors per bucket start, the bucket's hourly (or daily) sketches merged; same keys as `series`. */
   uniqueSeries: Map<number, number>;
   dimensions: DimensionTotal[];
+  /** App events in the range, by event and platform. */
+  appEvents: AppEventTotal[];
 }
 
 /** Account-wide numbers of one user. */
@@ -62,6 +71,8 @@ export interface AccountSummaryData {
   topLinks: { id: string; title: string; clicks: number }[];
   /** Clicks per value of the requested dimensions, over the same links and clicks as totalClicks. */
   dimensions: DimensionTotal[];
+  /** App events over the same links and range, by event and platform; read with the dimensions only (none without). */
+  appEvents: AppEventTotal[];
 }
 
 /** The value of the `total` rows of an export. */
@@ -148,6 +159,22 @@ export function analyticsRepository(sql: Sql) {
 
   const TOTALS = { hourly: 'click_hourly', daily: 'click_daily' };
   const DIMENSIONS = { hourly: 'click_hourly_dimensions', daily: 'click_daily_dimensions' };
+  const APP_EVENTS = { hourly: 'app_event_hourly', daily: 'app_event_daily' };
+
+  /**
+   * App events summed by event and platform over the range, of the links `where` names. The range
+   * is instants, so its whole UTC days come from daily rows and its edges from hourly ones
+   * whatever the report's zone: the totals follow the zone exactly as the clicks' do.
+   */
+  const appEventTotals = (tx: Sql | postgres.TransactionSql, where: postgres.Fragment, range?: Pick<ReportRange, 'start' | 'end'>) =>
+    tx<AppEventTotal[]>`
+      SELECT event, platform, sum(count)::bigint AS count
+      FROM (${
+        range
+          ? rangeRows(APP_EVENTS, ['event', 'platform', 'count'], where, { ...range, timeBucket: 'day' }, wholeDaysOf(range))
+          : sql`SELECT event, platform, count FROM app_event_daily WHERE ${where}`
+      }) r
+      GROUP BY event, platform`;
 
   /** Clicks (and visitor sketches) of one link in the range. */
   const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays) =>
@@ -175,7 +202,7 @@ export function analyticsRepository(sql: Sql) {
         // cached for any range, which guesses a handful of rows and then sorts a year's breakdown
         // (tens of thousands of rows) instead of hashing it: three times slower.
         await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
-        const [[totals], [perBucket], counts] = await Promise.all([
+        const [[totals], [perBucket], counts, appEvents] = await Promise.all([
           // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
           tx<{ totalClicks: number; uniqueClicks: number; previews: number }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
@@ -200,6 +227,7 @@ export function analyticsRepository(sql: Sql) {
             SELECT dimension, value, sum(clicks)::bigint AS clicks
             FROM (${dimensionRows(linkId, dimensions, range, days)}) r
             GROUP BY dimension, value`,
+          appEventTotals(tx, sql`link_id = ${linkId}`, range),
         ]);
         return {
           totalClicks: totals!.totalClicks,
@@ -208,6 +236,7 @@ export function analyticsRepository(sql: Sql) {
           series: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.clicks![i]!])),
           uniqueSeries: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.uniques![i]!])),
           dimensions: [...counts],
+          appEvents: [...appEvents],
         };
       });
     },
@@ -281,7 +310,7 @@ export function analyticsRepository(sql: Sql) {
 
     /**
      * Link counts, clicks, the five most-clicked links and the clicks per value of `dimensions` of
-     * one user, from one snapshot: of the links carrying `filter.tag` when given, clicks within
+     * one user (with the app events of the same links when `dimensions` are asked for), from one snapshot: of the links carrying `filter.tag` when given, clicks within
      * `filter.range` when given (else all time, from the daily rows).
      */
     async accountSummary(
@@ -301,7 +330,7 @@ export function analyticsRepository(sql: Sql) {
         : sql`SELECT dimension, value, clicks FROM click_daily_dimensions WHERE ${perValue}`;
       // One read-only snapshot, so the breakdowns add up to totalClicks even while the worker writes.
       return sql.begin('isolation level repeatable read read only', async (tx) => {
-        const [[row], counts] = await Promise.all([
+        const [[row], counts, appEvents] = await Promise.all([
           tx<Omit<AccountSummaryData, 'dimensions'>[]>`
             WITH per_link AS (
               SELECT l.id, l.title, l.expires_at, coalesce(${clicks}, 0)::bigint AS clicks
@@ -323,8 +352,9 @@ export function analyticsRepository(sql: Sql) {
             : tx<
                 DimensionTotal[]
               >`SELECT dimension, value, sum(clicks)::bigint AS clicks FROM (${dimensionCounts}) r GROUP BY dimension, value`,
+          dimensions.length === 0 ? [] : appEventTotals(tx, sql`link_id = ANY(ARRAY(SELECT l.id FROM links l WHERE ${ownLinks}))`, range),
         ]);
-        return { ...row!, dimensions: [...counts] };
+        return { ...row!, dimensions: [...counts], appEvents: [...appEvents] };
       });
     },
   };

@@ -164,6 +164,41 @@ const optionalBreakdownSchemas = () =>
     ]),
   ) as Record<BreakdownKey, z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>>;
 
+/** Counts of one kind of event (or of clicks) per platform; every platform always present. */
+const perPlatformSchema = (what: string) =>
+  z
+    .object({ ANDROID: z.number().int(), IOS: z.number().int(), DESKTOP: z.number().int(), OTHER: z.number().int() })
+    .meta({ description: `${what}, per platform` });
+
+/** A conversion rate between two counts: null when the first is 0. */
+const rateSchema = (description: string) =>
+  z
+    .number()
+    .nullable()
+    .meta({ description: `${description}; null when there is nothing to divide by` });
+
+/** The app funnel of a report: clicks, store redirects, installs and opens, per platform, and the rates between them. */
+export const appEventsSchema = z
+  .object({
+    counts: z.object({
+      CLICK: perPlatformSchema('Clicks (the platforms breakdown; OTHER is always 0: every click is routed as android, ios or desktop)'),
+      REDIRECT: perPlatformSchema('Clicks whose answer sent a visitor without the app on to an app store (Play Store, App Store, market:)'),
+      APP_INSTALL: perPlatformSchema('Installs reported through the link (no source reports them yet: 0)'),
+      APP_FIRST_OPEN: perPlatformSchema('First launches after install that an app reported (POST /api/app/open, firstLaunch true)'),
+      APP_RE_OPEN: perPlatformSchema('Later launches that an app reported (POST /api/app/open, firstLaunch false or absent)'),
+    }),
+    conversion: z
+      .object({
+        redirectPerClick: rateSchema('REDIRECT / CLICK over all platforms'),
+        installPerRedirect: rateSchema('APP_INSTALL / REDIRECT'),
+        firstOpenPerInstall: rateSchema('APP_FIRST_OPEN / APP_INSTALL'),
+        firstOpenPerClick: rateSchema('APP_FIRST_OPEN / CLICK: the whole funnel, installs reported or not'),
+      })
+      .meta({ description: 'The funnel click → store redirect → install → first open; re-opens are not part of it' }),
+  })
+  .meta({ id: 'AppEvents', description: 'App events over the range (the same range, links and zone as the clicks)' });
+export type AppEvents = z.infer<typeof appEventsSchema>;
+
 export const linkAnalyticsSchema = z
   .object({
     totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
@@ -193,6 +228,7 @@ export const linkAnalyticsSchema = z
     range: z
       .object({ startDate: timestampSchema, endDate: timestampSchema, timeBucket: z.enum(TIME_BUCKETS) })
       .meta({ description: 'The resolved range: startDate inclusive, endDate exclusive' }),
+    appEvents: appEventsSchema,
   })
   .meta({ id: 'LinkAnalytics' });
 export type LinkAnalytics = z.infer<typeof linkAnalyticsSchema>;
@@ -206,6 +242,7 @@ export const summaryAnalyticsSchema = z
       .array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() }))
       .meta({ description: 'The 5 most-clicked links' }),
     ...optionalBreakdownSchemas(),
+    appEvents: appEventsSchema.optional().meta({ description: 'The app funnel of the same links and range; only with breakdowns=true' }),
   })
   .meta({ id: 'SummaryAnalytics' });
 export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;

@@ -24,6 +24,7 @@ import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
+import { appFunnel } from './app-funnel.js';
 import { breakdownOf, breakdowns } from './breakdowns.js';
 
 /** An export ready to send: the body is produced while the client reads it. */
@@ -104,6 +105,7 @@ export function analyticsService(deps: {
         ...breakdowns(report.dimensions),
         timeSeries: timeSeries(range, report.series, report.uniqueSeries),
         range: rangeOf(range),
+        appEvents: appFunnel(report.dimensions, report.appEvents),
       };
     },
 
@@ -121,11 +123,15 @@ export function analyticsService(deps: {
           : resolveRange({ startDate, endDate, timezone, timeBucket: 'month' }, now());
       // Breakdowns only when asked for: all time they read the account's whole history, row by value.
       if (withBreakdowns !== 'true') {
-        const { dimensions: _none, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range });
+        const {
+          dimensions: _none,
+          appEvents: _noEvents,
+          ...summary
+        } = await deps.analytics.accountSummary(principal.userId, { tag, range });
         return summary;
       }
-      const { dimensions, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range }, DIMENSION_NAMES);
-      return { ...summary, ...breakdowns(dimensions) };
+      const { dimensions, appEvents, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range }, DIMENSION_NAMES);
+      return { ...summary, ...breakdowns(dimensions), appEvents: appFunnel(dimensions, appEvents) };
     },
 
     /**

@@ -1,0 +1,41 @@
+import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS, type AppEventPlatform, type AppEvents } from '@deeplink/core';
+import type { AppEventTotal, DimensionTotal } from '@deeplink/core/db';
+
+type PerPlatform = Record<AppEventPlatform, number>;
+
+const zeros = (): PerPlatform => ({ ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0 });
+const sum = (counts: PerPlatform) => counts.ANDROID + counts.IOS + counts.DESKTOP + counts.OTHER;
+const rate = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
+
+/** The click platforms (the platform dimension's values) as app event platforms. */
+const CLICK_PLATFORMS: Readonly<Record<string, AppEventPlatform>> = { android: 'ANDROID', ios: 'IOS', desktop: 'DESKTOP' };
+
+/**
+ * The app funnel of a report: its clicks per platform (from the platform breakdown's rows) beside
+ * the app events per platform, and the conversion from each step to the next.
+ */
+export function appFunnel(dimensions: readonly DimensionTotal[], events: readonly AppEventTotal[]): AppEvents {
+  const counts = { CLICK: zeros(), ...Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, zeros()])) } as AppEvents['counts'];
+  for (const row of dimensions) {
+    const platform = row.dimension === 'platform' ? CLICK_PLATFORMS[row.value] : undefined;
+    if (platform) counts.CLICK[platform] += row.clicks;
+  }
+  for (const { event, platform, count } of events) {
+    // The worker writes only known names and platforms; anything else is not shown.
+    const row = (counts as Record<string, PerPlatform | undefined>)[event];
+    if (row && (APP_EVENT_PLATFORMS as readonly string[]).includes(platform)) row[platform as AppEventPlatform] += count;
+  }
+  const clicks = sum(counts.CLICK);
+  const redirects = sum(counts.REDIRECT);
+  const installs = sum(counts.APP_INSTALL);
+  const firstOpens = sum(counts.APP_FIRST_OPEN);
+  return {
+    counts,
+    conversion: {
+      redirectPerClick: rate(redirects, clicks),
+      installPerRedirect: rate(installs, redirects),
+      firstOpenPerInstall: rate(firstOpens, installs),
+      firstOpenPerClick: rate(firstOpens, clicks),
+    },
+  };
+}
