@@ -11,6 +11,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
   // traffic model against the real services. Each part's own tests stay in the fast project.
   e2e: [
     'test/pipeline.test.ts',
+    'test/app-events.test.ts',
     'test/custom-domains.test.ts',
     'test/build.test.ts',
     'test/services-script.test.ts',
