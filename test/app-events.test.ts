@@ -29,7 +29,7 @@ const api = async (path: string, init: { method?: string; body?: object; headers
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...init.headers },
     ...(init.body && { body: JSON.stringify(init.body) }),
   });
-  return { status: response.status, body: (await response.json()) as { data: Record<string, never> } };
+  return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
 };
 
 beforeAll(async () => {
