@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateShortCode } from '../src/ids/short-code.js';
 import { linksRepository } from '../src/db/links-repository.js';
-import { BatchesRecordedBefore, RollupRows, rollupsRepository, type RollupBatch, type RollupClick } from '../src/db/rollups-repository.js';
+import {
+  BatchesRecordedBefore,
+  type RollupAppEvent,
+  RollupRows,
+  rollupsRepository,
+  type RollupBatch,
+  type RollupClick,
+} from '../src/db/rollups-repository.js';
 import { usersRepository } from '../src/db/users-repository.js';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
@@ -258,5 +265,74 @@ describe('rollupsRepository', () => {
     const ids = (await env.sql<{ batch_id: string }[]>`SELECT batch_id FROM processed_batches`).map((r) => r.batch_id);
     expect(ids).toContain(recent);
     expect(ids).not.toContain(old);
+  });
+
+  describe('app events', () => {
+    const events = (linkId: string) =>
+      env.sql<{ table: string; event: string; platform: string; count: number }[]>`
+        SELECT 'hourly' AS table, event, platform, sum(count)::int AS count FROM app_event_hourly WHERE link_id = ${linkId} GROUP BY 2, 3
+        UNION ALL
+        SELECT 'daily', event, platform, sum(count)::int FROM app_event_daily WHERE link_id = ${linkId} GROUP BY 2, 3
+        ORDER BY 1, 2, 3`;
+    const redirect = (linkId: string, at = hour0): RollupAppEvent => ({ linkId, bucket: at, name: 'REDIRECT', platform: 'ANDROID' });
+    const open = (linkId: string, eventId: string): RollupAppEvent => ({
+      linkId,
+      bucket: hour1,
+      name: 'APP_RE_OPEN',
+      platform: 'IOS',
+      eventId,
+    });
+    const eventBatch = (appEvents: RollupAppEvent[], clicksOf: RollupClick[] = []): RollupBatch => ({
+      batchId: nextBatchId(),
+      receivedClicks: clicksOf.length,
+      clicks: clicksOf,
+      events: appEvents,
+    });
+
+    it('adds the events of a batch to the hourly and daily rows with its clicks, once with the batch id', async () => {
+      const withClicks = eventBatch([redirect(linkA), redirect(linkA)], clicks(linkA, hour0, 2, ['v1']));
+      expect(await rollups.recordBatch(withClicks)).toBe(true);
+      expect(await rollups.recordBatch(withClicks)).toBe(false);
+      expect(await events(linkA)).toEqual([
+        { table: 'daily', event: 'REDIRECT', platform: 'ANDROID', count: 2 },
+        { table: 'hourly', event: 'REDIRECT', platform: 'ANDROID', count: 2 },
+      ]);
+      expect(await totals(linkA)).toEqual([expect.objectContaining({ clicks: 2 })]);
+    });
+
+    it('counts an event with an id of its own once, across batches and within one transaction', async () => {
+      expect(await rollups.recordBatch(eventBatch([open(linkA, 'open-1')]))).toBe(true);
+      // The same open in a new batch (a retried call): the batch is new, the event is not.
+      expect(await rollups.recordBatch(eventBatch([open(linkA, 'open-1')]))).toBe(true);
+      // Twice in one transaction, beside a new one.
+      await rollups.recordBatches([eventBatch([open(linkA, 'open-2')]), eventBatch([open(linkA, 'open-2'), open(linkA, 'open-3')])]);
+      expect(await events(linkA)).toEqual([
+        { table: 'daily', event: 'APP_RE_OPEN', platform: 'IOS', count: 3 },
+        { table: 'hourly', event: 'APP_RE_OPEN', platform: 'IOS', count: 3 },
+      ]);
+    });
+
+    it('deletes the event rows with their link, and skips events of deleted links', async () => {
+      await rollups.recordBatch(eventBatch([redirect(linkA), redirect(linkB), open(linkB, `open-b-${batchNumber}`)]));
+      expect(await events(linkB)).toHaveLength(4);
+      await linksRepository(env.sql).delete(linkB);
+      expect(await events(linkB)).toEqual([]);
+      expect(await events(linkA)).toHaveLength(2);
+      await rollups.recordBatch(eventBatch([redirect(linkB)]));
+      expect(await events(linkB)).toEqual([]);
+    });
+
+    it('creates the partition of an event far from now, and prunes old event ids with the batch ids', async () => {
+      const farFuture = Date.UTC(2031, 4, 2, 3);
+      expect(await rollups.recordBatch(eventBatch([redirect(linkA, farFuture)]))).toBe(true);
+      const [row] = await env.sql<{ day: string }[]>`SELECT day::text FROM app_event_daily WHERE link_id = ${linkA}`;
+      expect(row!.day).toBe('2031-05-02');
+      await rollups.recordBatch(eventBatch([open(linkA, 'old-open')]));
+      await env.sql`UPDATE processed_app_events SET processed_at = now() - interval '10 days' WHERE event_id = 'old-open'`;
+      await rollups.pruneProcessedBatches(new Date(Date.now() - 7 * 24 * HOUR));
+      const ids = (await env.sql<{ event_id: string }[]>`SELECT event_id FROM processed_app_events`).map((r) => r.event_id);
+      expect(ids).not.toContain('old-open');
+      expect(ids).toContain('open-1');
+    });
   });
 });

@@ -4,7 +4,7 @@ import type { CachedLink } from '../src/redis/link-cache.js';
 import { createHash } from 'node:crypto';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
 import { detectPlatform } from '../src/routing/platform.js';
-import { isExpired, routeFor } from '../src/routing/resolve-destination.js';
+import { isExpired, isStoreUrl, routeFor } from '../src/routing/resolve-destination.js';
 import { UA } from '@deeplink/test-kit/user-agents';
 
 describe('detectPlatform', () => {
@@ -287,5 +287,38 @@ describe('error pages', () => {
     expect(NOT_FOUND_PAGE).toMatch(/^<!doctype html>.*not found/is);
     expect(GONE_PAGE).toMatch(/^<!doctype html>.*expired/is);
     expect(NOT_FOUND_PAGE.length + GONE_PAGE.length).toBeLessThan(4096);
+  });
+});
+
+describe('store routes', () => {
+  const base: CachedLink = { id: 'l', code: 'c', userId: 'u', defaultUrl: 'https://example.com/' } as CachedLink;
+
+  it('tells store URLs apart: the Play Store, the App Store and market:, nothing else', () => {
+    expect(isStoreUrl('https://play.google.com/store/apps/details?id=com.example')).toBe(true);
+    expect(isStoreUrl('https://apps.apple.com/app/id123')).toBe(true);
+    expect(isStoreUrl('https://itunes.apple.com/app/id123')).toBe(true);
+    expect(isStoreUrl('market://details?id=com.example')).toBe(true);
+    expect(isStoreUrl('https://example.com/play.google.com')).toBe(false);
+    expect(isStoreUrl('https://play.google.com.example.com/')).toBe(false);
+  });
+
+  it('marks the Android intent falling back to the Play Store, and not one falling back to a web page', () => {
+    const toStore = routeFor({ ...base, androidLink: { url: 'shop://x', appPackageName: 'com.example.shop' } }, 'android');
+    expect(toStore).toMatchObject({ kind: 'redirect', toStore: true });
+    const toWeb = routeFor(
+      { ...base, androidLink: { url: 'shop://x', appPackageName: 'com.example.shop', fallbackUrl: 'https://example.com/app' } },
+      'android',
+    );
+    expect(toWeb).not.toHaveProperty('toStore');
+    expect(routeFor(base, 'desktop')).not.toHaveProperty('toStore');
+  });
+
+  it('marks the iOS page falling back to the App Store, and a redirect straight to a store', () => {
+    const ios = routeFor(
+      { ...base, iosLink: { url: 'shop://x', bundleId: 'com.example' }, iosApp: { appStoreId: '123' } } as CachedLink,
+      'ios',
+    );
+    expect(ios).toMatchObject({ kind: 'app-page', toStore: true });
+    expect(routeFor({ ...base, defaultUrl: 'https://apps.apple.com/app/id123' }, 'desktop')).toMatchObject({ toStore: true });
   });
 });
