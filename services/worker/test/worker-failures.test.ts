@@ -31,7 +31,7 @@ describe('click batch worker under failure', () => {
       const [failed] = await producer.queue.getFailed();
       expect(failed?.id).toBe('corrupt-1');
       expect(failed?.attemptsMade).toBe(1);
-      expect(failed?.failedReason).toBe('poison: job data is not a whole "packed-1" click batch');
+      expect(failed?.failedReason).toBe('poison: job data is not a whole "packed-2" click batch');
       expect(await rolledUpClicks(env.sql, link!)).toBe(0);
       await failed!.remove();
     } finally {

@@ -229,7 +229,7 @@ describe('click batch worker', () => {
       ['bad-3', 1, 'poison: job data is not a click batch: its id cannot be stored'],
       ['bad-4', 1, 'poison: job data is not a click batch'],
       ['bad-5', 1, 'poison: unknown click batch format "packed-9"'],
-      ['bad-6', 1, 'poison: job data is not a whole "packed-1" click batch'],
+      ['bad-6', 1, 'poison: job data is not a whole "packed-2" click batch'],
     ]);
     expect(await rolledUpClicks(env.sql, link!)).toBe(0);
     await producer.queue.clean(0, 100, 'failed');
