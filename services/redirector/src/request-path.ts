@@ -51,8 +51,6 @@ interface Visit {
   site: DomainAnswers | null;
   /** The time of the visit; after a lookup, the time it came back. */
   now: number;
-  /** The client went away during a lookup: nothing may be written. */
-  aborted: boolean;
 }
 
 /** A lookup beyond the in-process caches, and the step that takes its result. */
@@ -114,7 +112,6 @@ export function createRequestPath(deps: RequestPathDeps) {
       address: undefined,
       site: null,
       now: Date.now(),
-      aborted: false,
     };
   }
 
@@ -220,15 +217,16 @@ export function createRequestPath(deps: RequestPathDeps) {
    * lookup answers 503. uWebSockets.js needs to hear of an abort to keep the response open.
    */
   function afterLookup<E>(visit: Visit, lookup: Promise<E>, step: LookupStep<E>): void {
+    let aborted = false;
     visit.res.onAborted(() => {
-      visit.aborted = true;
+      aborted = true;
     });
     inFlight++;
     lookup
       .then(
         (entry) => {
           if (step.unknown(entry)) misses.spend(visit.address!, Date.now());
-          if (visit.aborted) return;
+          if (aborted) return;
           visit.res.cork(() => {
             visit.now = Date.now();
             step.next(visit, entry);
@@ -237,7 +235,7 @@ export function createRequestPath(deps: RequestPathDeps) {
         (error: unknown) => {
           warnLookup({ err: error }, step.failure);
           metrics.response(503); // counted even when the client has left: the failure is the store's
-          if (!visit.aborted) visit.res.cork(() => responder.send(visit.res, visit.head, pages.unavailable));
+          if (!aborted) visit.res.cork(() => responder.send(visit.res, visit.head, pages.unavailable));
         },
       )
       .finally(() => inFlight--);
