@@ -102,7 +102,10 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   );
   const uWS = uws.module;
   const app = uWS.App();
+  // What changes after start, besides the parts' own state: the listening socket (here),
+  // responder.closing (set at shutdown) and the request path's count of lookups in flight.
   let listenSocket: us_listen_socket | undefined;
+
   /** Public readiness, for load balancers: the status alone, never which dependency is down. */
   function publicReadiness(res: HttpResponse, head: boolean) {
     let aborted = false;

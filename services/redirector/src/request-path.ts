@@ -55,6 +55,7 @@ interface Visit {
 
 /** A lookup beyond the in-process caches, and the step that takes its result. */
 interface LookupStep<E> {
+  /** What the log says when the lookup fails. */
   failure: string;
   /** The result names nothing: it spends the address's miss budget. */
   unknown(entry: E): boolean;
@@ -96,7 +97,10 @@ export function createRequestPath(deps: RequestPathDeps) {
   /** Lookups beyond the caches not yet answered: shutdown lets them finish. */
   let inFlight = 0;
 
-  /** Step 1: everything the steps need from the request. */
+  /**
+   * Step 1: everything the steps need from the request, in the one object a cached redirect
+   * allocates. Every field is set here, so all visits share one shape.
+   */
   function readVisit(res: HttpResponse, req: HttpRequest, head: boolean, wants: Wanted): Visit {
     const url = req.getUrl();
     const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
