@@ -1,7 +1,7 @@
 import type { LinkFields, LinkSortField, AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
 import type { Sql, TransactionSql } from './client.js';
 import { isUniqueViolation } from './errors.js';
-import { linkCacheId, parseLinkCacheId } from '../redis/keys.js';
+import { linkCacheId, parseLinkCacheId } from '../links/cache-id.js';
 import { isUuid } from './uuid.js';
 
 /** What the link's owner registered about the app its iosLink opens (see POST /apps). */

@@ -1,7 +1,8 @@
 import type { RedisClient } from './client.js';
 import type { LinkRecord, RegisteredIosApp } from '../db/links-repository.js';
 import type { AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
-import { linkCacheId, MISSING_LINK, type RedisKeys } from './keys.js';
+import { linkCacheId } from '../links/cache-id.js';
+import { MISSING_LINK, type RedisKeys } from './keys.js';
 
 /** What the redirector needs to route a visit: nothing else of the link is cached. */
 export interface CachedLink {
