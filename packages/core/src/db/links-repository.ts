@@ -1,5 +1,5 @@
 import type { LinkFields, LinkSortField } from '../schemas/links.js';
-import type { Sql, TransactionSql } from './client.js';
+import type { Fragment, Sql, TransactionSql } from './client.js';
 import { isUniqueViolation } from './errors.js';
 import { linkCacheId, parseLinkCacheId } from '../links/cache-id.js';
 import { type LinkRecord, linkColumns, linkColumnValues, readLink, type Storage } from '../links/link-fields.js';
@@ -67,7 +67,7 @@ export function linksRepository(sql: Sql) {
    * (`apple`, `Banana`, `Éclair`, `zebra`) whatever the database's own locale; a database created with
    * the C locale would otherwise sort by bytes (`Banana` before `apple`). URLs keep byte order.
    */
-  const sortKeys: Record<LinkSortField, ReturnType<Sql>> = {
+  const sortKeys: Record<LinkSortField, Fragment> = {
     createdAt: sql`created_at`,
     updatedAt: sql`updated_at`,
     title: sql`title COLLATE "und-x-icu"`,
@@ -151,7 +151,7 @@ export function linksRepository(sql: Sql) {
           const inserted = await tx`
             INSERT INTO links ${tx(rows)} ON CONFLICT DO NOTHING RETURNING ${columns}, domain_id AS "domainId"`;
           const place = (domainId: string | null, code: string) => `${domainId ?? ''}/${code}`;
-          const byPlace = new Map(inserted.map((row) => [place(row.domainId, row.code), readLink(row)]));
+          const byPlace = new Map(inserted.map(({ domainId, ...row }) => [place(domainId, row.code), readLink(row)]));
           const taken: number[] = [];
           pending.forEach((index, i) => {
             const key = place(links[index]!.domainId, codes[i]!);
@@ -260,7 +260,8 @@ export function linksRepository(sql: Sql) {
           LIMIT ${page.limit} OFFSET ${page.offset}`,
         sql<{ total: number }[]>`SELECT count(*)::int AS total FROM links WHERE ${where}`,
       ]);
-      const links = rows.map((row) => (withClicks ? { ...readLink(row), clicks: row.clicks as number } : readLink(row)));
+      // `clicks`, when selected, stays on the row beside the link's fields.
+      const links = rows.map((row) => readLink(row) as LinkRecord & { clicks?: number });
       return { links, total: count?.total ?? 0 };
     },
 
