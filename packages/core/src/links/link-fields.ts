@@ -23,8 +23,8 @@ export interface ColumnType<T> {
   storage: Storage;
   /**
    * Turns the value postgres.js returns into the record's, for a column it does not already parse
-   * into the right type; absent for the rest (text, timestamptz as Date, jsonb, text[]), whose rows
-   * are used as they come: copying every row of a listing cost more than the rest of its mapping.
+   * into the right type; absent for the rest (text, timestamptz as Date, jsonb, text[]), so that
+   * rows are used as they come, without a copy of each.
    */
   read?: (value: unknown) => T;
 }
@@ -81,8 +81,8 @@ export interface RegisteredIosApp {
 }
 
 /**
- * The fields of a link. The order is the order of the cached record's keys: records written before
- * and after a change compare equal byte for byte (the reconcile task and the redirector's tests rely on it).
+ * The fields of a link. Their order is the order of the cached record's keys, kept as the records
+ * already in Redis have them (services/api/test/link-fields.test.ts checks a record byte for byte).
  */
 export const LINK_FIELDS = {
   id: field({
