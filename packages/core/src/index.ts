@@ -26,6 +26,8 @@ export * from './apps/association.js';
 export * from './queue/clicks.js';
 export * from './queue/batch-formats.js';
 export * from './redis/keys.js';
+export * from './links/cache-id.js';
+export * from './links/link-fields.js';
 export * from './redis/cluster-url.js';
 export * from './ids/short-code.js';
 export * from './db/uuid.js';

@@ -2,6 +2,8 @@ import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
+/** A piece of SQL (with its parameters) to embed in a query. */
+export type Fragment = postgres.Fragment;
 
 export interface DatabaseOptions {
   max?: number;
