@@ -44,7 +44,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['{packages/core,packages/client,services/api,services/worker,services/redirector}/src/**/*.{ts,mts,mjs}'],
-      exclude: ['**/main.ts', 'packages/core/src/migrate-cli.ts', 'packages/core/src/db/migrate-cli.ts'],
+      exclude: ['**/main.ts', 'packages/core/src/migrate-cli.ts'],
       reporter: ['text-summary', 'json-summary'],
       thresholds: {
         'packages/core/src/**': { lines: 88, statements: 85, functions: 86, branches: 78 },
