@@ -242,10 +242,22 @@ describe('click durability under faults', () => {
     });
     let answered = await visitFor([link.url], 1_000);
     await redis.kill();
-    answered += await visitFor([link.url], 2_000); // from the LRU, while the queue is away: more than CLICK_BUFFER_MAX
+    // From the LRU, while the queue is away, for at least 2 s and until the spool is past its
+    // readiness threshold (a slow machine answers fewer visits in 2 s): more than CLICK_BUFFER_MAX.
+    const spoolCheck = async () =>
+      ((await (await fetch(`${stack.ops.redirector}/readyz`)).json()) as { checks: Record<string, string> }).checks.spool;
+    let spoolDown = false;
+    const started = Date.now();
+    const watching = (async () => {
+      while (!spoolDown && Date.now() - started < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        spoolDown = (await spoolCheck()) === 'down';
+      }
+    })();
+    answered += await visitWhile([link.url], () => (spoolDown && Date.now() - started >= 2_000) || Date.now() - started >= 20_000);
+    await watching;
     // A spool past its threshold: this redirector asks the load balancer for no more traffic.
-    const ready = (await (await fetch(`${stack.ops.redirector}/readyz`)).json()) as { checks: Record<string, string> };
-    expect(ready.checks.spool).toBe('down');
+    expect(await spoolCheck()).toBe('down');
     expect(await stack.redirector.stop()).toBe(0);
     const lines = logLines(stack.redirector.output);
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'clicks flushed', clicksDropped: 0 }));
