@@ -13,7 +13,10 @@ describe('newOpenId', () => {
 
   it('builds a UUID v4 from crypto.getRandomValues without randomUUID (React Native)', () => {
     const allOnes = newOpenId({
-      getRandomValues: <T extends ArrayBufferView | null>(array: T) => (new Uint8Array(array!.buffer).fill(0xff), array),
+      getRandomValues: <T extends ArrayBufferView | null>(array: T) => {
+        new Uint8Array(array!.buffer).fill(0xff);
+        return array;
+      },
     });
     expect(allOnes).toBe('ffffffff-ffff-4fff-bfff-ffffffffffff');
     const real = { getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto) };
