@@ -2,7 +2,7 @@
 // Native, Capacitor or web bundler makes of it. It must stay platform-neutral: no Node import,
 // no require, no Buffer or process.
 import { execFile } from 'node:child_process';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -68,6 +68,33 @@ describe('the ESM build', () => {
     expect(output!.text).not.toMatch(NODE_ONLY);
     expect(output!.text).not.toMatch(/^\s*import\s/m);
   });
+
+  it("refuses Node-only APIs at compile time: the package's tsconfig has no Node types", async () => {
+    // Inside the package, so @types/node is as reachable as it is for src/.
+    const dir = await mkdtemp(join(packageDir, '.node-only-'));
+    try {
+      await writeFile(
+        join(dir, 'node-only.ts'),
+        `import { readFileSync } from 'node:fs';\nexport const leaks = [readFileSync, Buffer.from('x'), process.env.HOME];\n`,
+      );
+      await writeFile(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          extends: join(packageDir, 'tsconfig.json'),
+          compilerOptions: { typeRoots: [] },
+          include: [],
+          files: ['node-only.ts'],
+        }),
+      );
+      const result = await run(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')]).catch((error: { stdout: string }) => error);
+      const output = 'stdout' in result ? result.stdout : '';
+      expect(output).toContain("Cannot find module 'node:fs'");
+      expect(output).toMatch(/Cannot find name 'Buffer'/);
+      expect(output).toMatch(/Cannot find name 'process'/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('runs as built: a call nobody answers is its NetworkError', async () => {
     const client = dist.createDeepLinkClient({ baseUrl: `http://127.0.0.1:${await freePort()}/api`, appKey: 'dla_x', retries: 0 });
