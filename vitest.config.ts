@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 const SLOW_PROJECTS: Record<string, string | string[]> = {
   // The product as a whole: all three services as processes from their bundles, the build of
-  // those bundles and of the client package, the scripts that bring servers up, and the k6
+  // those bundles and of the client and app SDK packages, the scripts that bring servers up, and the k6
   // traffic model against the real services. Each part's own tests stay in the fast project.
   e2e: [
     'test/pipeline.test.ts',
@@ -15,6 +15,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/build.test.ts',
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',
+    'packages/app-sdk/test/build.test.ts',
     'loadtest/test/k6-rules.test.ts',
     'test/lockfile.test.ts',
   ],
