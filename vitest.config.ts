@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 const SLOW_PROJECTS: Record<string, string | string[]> = {
   // The product as a whole: all three services as processes from their bundles, the build of
-  // those bundles and of the client package, the scripts that bring servers up, and the k6
+  // those bundles and of the client and app SDK packages, the scripts that bring servers up, and the k6
   // traffic model against the real services. Each part's own tests stay in the fast project.
   e2e: [
     'test/pipeline.test.ts',
@@ -16,6 +16,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/build.test.ts',
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',
+    'packages/app-sdk/test/build.test.ts',
     'loadtest/test/k6-rules.test.ts',
     'test/lockfile.test.ts',
   ],
@@ -38,27 +39,21 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
-    // `npm test` measures coverage (--coverage) of the code that runs inside the test processes:
-    // the services' entry points and the redirector's request path run as child processes from
-    // their bundles (and the dashboard in Chromium), so they are left out rather than counted as 0.
-    // The thresholds hold the figures of a whole run, a little under them; see docs/testing.md.
+    // `npm test` measures coverage (--coverage) of the code that runs inside the test processes.
+    // The services' entry points run only as child processes from their bundles, so they are left
+    // out; the redirector's request path runs that way too and counts as not run, which is why its
+    // figure is low. The thresholds sit a little under the measured figures; see docs/testing.md.
     coverage: {
       provider: 'v8',
-      include: [
-        'packages/core/src/**',
-        'packages/client/src/**',
-        'services/api/src/**',
-        'services/worker/src/**',
-        'services/redirector/src/**',
-      ],
-      exclude: ['**/main.ts', 'packages/core/src/migrate-cli.ts', 'packages/core/src/db/migrate-cli.ts'],
+      include: ['{packages/core,packages/client,services/api,services/worker,services/redirector}/src/**/*.{ts,mts,mjs}'],
+      exclude: ['**/main.ts', 'packages/core/src/migrate-cli.ts'],
       reporter: ['text-summary', 'json-summary'],
       thresholds: {
-        'packages/core/src/**': { lines: 86, statements: 84, functions: 84, branches: 76 },
-        'packages/client/src/**': { lines: 84, statements: 80, functions: 60, branches: 88 },
-        'services/api/src/**': { lines: 91, statements: 89, functions: 90, branches: 84 },
-        'services/worker/src/**': { lines: 81, statements: 79, functions: 72, branches: 80 },
-        'services/redirector/src/**': { lines: 40, statements: 39, functions: 29, branches: 38 },
+        'packages/core/src/**': { lines: 88, statements: 85, functions: 86, branches: 78 },
+        'packages/client/src/**': { lines: 87, statements: 83, functions: 68, branches: 90 },
+        'services/api/src/**': { lines: 95, statements: 93, functions: 93, branches: 86 },
+        'services/worker/src/**': { lines: 89, statements: 88, functions: 80, branches: 84 },
+        'services/redirector/src/**': { lines: 50, statements: 49, functions: 42, branches: 45 },
       },
     },
     projects: [

@@ -25,7 +25,7 @@ await ensureServices().catch((error) => {
 });
 
 // The migrations run from source (tsx, a root devDependency), before any service starts.
-const migration = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'packages/core/src/db/migrate-cli.ts')], {
+const migration = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'packages/core/src/migrate-cli.ts')], {
   stdio: 'inherit',
   cwd: root,
 });

@@ -1,16 +1,16 @@
 // Podman on this machine: the tools installed when missing, the engine set up the way it works
 // here, and one way to run its commands with their output kept for post-mortems.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureTool, isRoot } from '../../scripts/services.mjs';
+import { aptInstall, ensureTool, isRoot } from '../../scripts/services.mjs';
 
 export const repoRoot = join(import.meta.dirname, '../..');
 /** Cached between runs (git-ignored): the debootstrap root, the engine's config, the logs. */
 export const cacheDir = join(repoRoot, '.data/containers');
 
 /**
- * Installs podman, runc, debootstrap and podman-compose when missing (as root, like the other slow
+ * Installs podman, runc, debootstrap, podman-compose and podman's network backend when missing (as root, like the other slow
  * projects' tools) and returns the environment every podman command runs with. runc, because crun
  * refuses hybrid cgroups; no default ulimits, because the engine's defaults are refused here;
  * cgroupfs and a file event log, because there is no systemd to ask.
@@ -22,6 +22,11 @@ export function ensurePodman(): NodeJS.ProcessEnv {
   ensureTool('runc');
   ensureTool('debootstrap');
   ensureTool('podman-compose');
+  // Only recommended by Debian's podman, so left out by an install without recommends: the bridge
+  // networks (netavark) and the DNS between containers on them (aardvark-dns).
+  if (!existsSync('/usr/lib/podman/netavark') || !existsSync('/usr/lib/podman/aardvark-dns')) {
+    aptInstall(['netavark', 'aardvark-dns'], "podman's network backend (netavark, aardvark-dns) is not installed");
+  }
   mkdirSync(join(cacheDir, 'logs'), { recursive: true });
   const conf = join(cacheDir, 'containers.conf');
   writeFileSync(

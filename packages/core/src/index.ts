@@ -27,6 +27,8 @@ export * from './queue/app-events.js';
 export * from './queue/clicks.js';
 export * from './queue/batch-formats.js';
 export * from './redis/keys.js';
+export * from './links/cache-id.js';
+export * from './links/link-fields.js';
 export * from './redis/cluster-url.js';
 export * from './ids/short-code.js';
 export * from './db/uuid.js';

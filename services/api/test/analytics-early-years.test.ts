@@ -1,5 +1,6 @@
 // Ranges reach back to the year 1, and PostgreSQL's text of such early timestamps is not
 // something `new Date` reads (years before 100 come back as 19xx or 20xx, some not at all).
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTimestamp } from '@deeplink/core/db';
 import { type ApiHarness, createApiHarness } from './harness.js';
@@ -17,6 +18,33 @@ describe('the earliest years', () => {
     expect(parseTimestamp('2026-11-25 03:50:07.123456+00').toISOString()).toBe('2026-11-25T03:50:07.123Z');
     expect(parseTimestamp('2026-03-29 03:00:00+02').toISOString()).toBe('2026-03-29T01:00:00.000Z');
     expect(parseTimestamp('1883-11-18 11:00:00-04:56:02').toISOString()).toBe('1883-11-18T15:56:02.000Z');
+  });
+
+  it('reads the common UTC shape on its fast path exactly as any other, fractions of any length included', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }),
+        fc.integer({ min: 0, max: 999_999 }),
+        fc.integer({ min: 0, max: 6 }),
+        (date, micros, digits) => {
+          const fraction = digits === 0 ? '' : `.${String(micros).padStart(6, '0').slice(0, digits)}`;
+          const text = `${date.toISOString().slice(0, 10)} ${date.toISOString().slice(11, 19)}${fraction}+00`;
+          const ms = digits === 0 ? 0 : Math.floor(Number(`0${fraction}`) * 1000);
+          expect(parseTimestamp(text).getTime()).toBe(
+            Date.UTC(
+              date.getUTCFullYear(),
+              date.getUTCMonth(),
+              date.getUTCDate(),
+              date.getUTCHours(),
+              date.getUTCMinutes(),
+              date.getUTCSeconds(),
+              ms,
+            ),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('exports an account from the year 1 with every bucket dated as asked, never a 500', async () => {

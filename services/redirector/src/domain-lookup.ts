@@ -1,4 +1,3 @@
-import type { RecognizedString } from 'uws-bundled';
 import {
   appleAppSiteAssociation,
   assetLinks,
@@ -11,7 +10,8 @@ import {
 import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog, withTimeout } from '@deeplink/core/runtime';
-import { byteLength, wire } from './wire.js';
+import { answerBytes, type Page, page, type Redirect, redirectTo, TYPE } from './responses.js';
+import { wire } from './wire.js';
 
 /** Hostnames remembered in process, known or unknown; a deployment has far fewer domains. */
 const DOMAIN_CACHE_MAX = 10_000;
@@ -27,11 +27,11 @@ const REFILL_TTL_SECONDS = 24 * 60 * 60;
 /** A domain's answers, prepared once: the files and the not-found redirect it serves. */
 export interface DomainAnswers {
   /** apple-app-site-association, or undefined when no iOS app is attached (404). */
-  apple: RecognizedString | undefined;
+  apple: Page<200> | undefined;
   /** assetlinks.json, or undefined when no Android app is attached (404). */
-  android: RecognizedString | undefined;
-  /** Where unknown codes go, or undefined for the 404 page. */
-  notFoundUrl: RecognizedString | undefined;
+  android: Page<200> | undefined;
+  /** The redirect of unknown codes (to the domain's not-found URL), or undefined for the 404 page. */
+  notFound: Redirect | undefined;
 }
 
 /** What the process knows of a hostname: null for one no account holds active (every answer a 404). */
@@ -43,19 +43,16 @@ export interface DomainEntry {
 /** The answers of a domain serving `apps`, with `notFoundUrl` for unknown codes. */
 export function domainAnswers(apps: readonly AssociatedApp[], notFoundUrl: string | undefined): DomainAnswers {
   return {
-    apple: apps.some((app) => app.platform === 'ios') ? wire(appleAppSiteAssociation(apps)) : undefined,
-    android: apps.some((app) => app.platform === 'android') ? wire(assetLinks(apps)) : undefined,
-    notFoundUrl: notFoundUrl === undefined ? undefined : wire(notFoundUrl),
+    apple: apps.some((app) => app.platform === 'ios') ? page(200, TYPE.json, wire(appleAppSiteAssociation(apps))) : undefined,
+    android: apps.some((app) => app.platform === 'android') ? page(200, TYPE.json, wire(assetLinks(apps))) : undefined,
+    notFound: notFoundUrl === undefined ? undefined : redirectTo(wire(notFoundUrl)),
   };
 }
 
 /** What an entry costs, roughly: its hostname (two bytes a character), its prepared answers, and the objects around them. */
 export function domainEntryBytes(entry: DomainEntry, hostname: string): number {
-  let bytes = 2 * hostname.length + 200;
-  for (const answer of [entry.answers?.apple, entry.answers?.android, entry.answers?.notFoundUrl]) {
-    if (answer !== undefined) bytes += byteLength(answer);
-  }
-  return bytes;
+  const { apple, android, notFound } = entry.answers ?? {};
+  return 2 * hostname.length + 200 + answerBytes(apple) + answerBytes(android) + answerBytes(notFound);
 }
 
 /** The in-process cache of hostnames, known or unknown, bounded by entries and by bytes. */

@@ -1,4 +1,3 @@
-import type { RecognizedString } from 'uws-bundled';
 import {
   type AppEventPlatform,
   DEFAULT_BRAND_NAME,
@@ -10,13 +9,14 @@ import {
   routeFor,
 } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
-import { byteLength, wire } from './wire.js';
+import { answerBytes, type Page, page, type Redirect, redirectTo, TYPE } from './responses.js';
+import { wire } from './wire.js';
 
-/** What a live link answers on one platform, ready to write (texts in the form uWebSockets.js takes, see wire.ts). */
+/** What a live link answers on one platform, ready to write (see responses.ts). */
 export type LinkAnswer =
-  | { kind: 'redirect'; location: RecognizedString; store: StoreRedirect }
+  | (Redirect & { kind: 'redirect'; store: StoreRedirect })
   /** The iOS "try the app" page, already rendered. */
-  | { kind: 'app-page'; body: RecognizedString; store: StoreRedirect }
+  | (Page<200> & { kind: 'app-page'; store: StoreRedirect })
   | { kind: 'unavailable' };
 
 /**
@@ -29,10 +29,10 @@ const EVENT_PLATFORM: Record<Platform, AppEventPlatform> = { android: 'ANDROID',
 
 /** A cached link's answers: by platform, each built the first time that platform visits, and the link's extra ones. */
 export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
-  /** Where the link sends visitors once expired (its expiredUrl); undefined: the 410 page. */
-  expired: RecognizedString | undefined;
+  /** The redirect to where the link sends visitors once expired (its expiredUrl); undefined: the 410 page. */
+  expired: Redirect | undefined;
   /** The page link-preview crawlers get (its socialPreview); undefined: they are redirected like people. */
-  preview: RecognizedString | undefined;
+  preview: Page<200> | undefined;
 }
 
 /** No answer built yet; every slot from the start, so all entries share one object shape. */
@@ -60,20 +60,17 @@ export function buildAnswers(link: CachedLink, shortUrl: string, brand: string =
     android: build(link, 'android', brand),
     ios: build(link, 'ios', brand),
     desktop: build(link, 'desktop', brand),
-    expired: expired === undefined ? undefined : wire(expired),
-    preview: preview === undefined ? undefined : wire(preview),
+    expired: expired === undefined ? undefined : redirectTo(wire(expired)),
+    preview: preview === undefined ? undefined : page(200, TYPE.html, wire(preview)),
   };
 }
 
 /** Bytes of prepared answers an entry holds. */
 export function answersBytes(answers: LinkAnswers): number {
-  let bytes = 0;
+  let bytes = answerBytes(answers.expired) + answerBytes(answers.preview);
   for (const answer of [answers.android, answers.ios, answers.desktop]) {
-    if (answer?.kind === 'redirect') bytes += byteLength(answer.location);
-    else if (answer?.kind === 'app-page') bytes += byteLength(answer.body);
+    if (answer !== undefined && answer.kind !== 'unavailable') bytes += answerBytes(answer);
   }
-  if (answers.expired !== undefined) bytes += byteLength(answers.expired);
-  if (answers.preview !== undefined) bytes += byteLength(answers.preview);
   return bytes;
 }
 
@@ -90,9 +87,10 @@ function build(link: CachedLink, platform: Platform, brand: string): LinkAnswer 
   const route = routeFor(link, platform);
   if (route.kind === 'app-page') {
     const text = { title: link.socialPreview?.title ?? link.title, appName: link.iosApp?.name, brand };
-    return { kind: 'app-page', body: wire(renderAppPage(route.appUrl, route.fallbackUrl, text)), store: storeOf(route, platform) };
+    const body = wire(renderAppPage(route.appUrl, route.fallbackUrl, text));
+    return { kind: 'app-page', ...page(200, TYPE.html, body), store: storeOf(route, platform) };
   }
-  if (route.kind === 'redirect') return { kind: 'redirect', location: wire(route.location), store: storeOf(route, platform) };
+  if (route.kind === 'redirect') return { kind: 'redirect', ...redirectTo(wire(route.location)), store: storeOf(route, platform) };
   return route;
 }
 

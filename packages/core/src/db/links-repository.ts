@@ -1,37 +1,11 @@
-import type { LinkFields, LinkSortField, AndroidLink, IosLink, SocialPreview } from '../schemas/links.js';
-import type { Sql, TransactionSql } from './client.js';
+import type { LinkFields, LinkSortField } from '../schemas/links.js';
+import type { Fragment, Sql, TransactionSql } from './client.js';
 import { isUniqueViolation } from './errors.js';
-import { linkCacheId, parseLinkCacheId } from '../redis/keys.js';
+import { linkCacheId, parseLinkCacheId } from '../links/cache-id.js';
+import { type LinkRecord, linkColumns, linkColumnValues, readLink, type Storage } from '../links/link-fields.js';
 import { isUuid } from './uuid.js';
 
-/** What the link's owner registered about the app its iosLink opens (see POST /apps). */
-export interface RegisteredIosApp {
-  name?: string;
-  appStoreId?: string;
-}
-
-export interface LinkRecord {
-  id: string;
-  userId: string;
-  code: string;
-  title: string;
-  defaultUrl: string;
-  androidLink: AndroidLink | null;
-  iosLink: IosLink | null;
-  desktopUrl: string | null;
-  customParameters: Record<string, string> | null;
-  expiresAt: Date | null;
-  /** Lower-case, duplicates removed; empty when the link has none. */
-  tags: string[];
-  expiredUrl: string | null;
-  socialPreview: SocialPreview | null;
-  /** The custom domain's hostname; null on the default domain. */
-  domain: string | null;
-  /** The owner's registered iOS app of iosLink.bundleId, if any. */
-  iosApp: RegisteredIosApp | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { LinkRecord, RegisteredIosApp } from '../links/link-fields.js';
 
 export interface LinkListPage {
   /** With `clicks` (all-time) when the listing asked for them. */
@@ -76,33 +50,6 @@ export interface NewLink {
   domainId: string | null;
 }
 
-/**
- * What each sortBy orders by. Titles are for people: ICU's root collation (`und-x-icu`, built into
- * PostgreSQL with ICU, as every official image is) sorts them case-insensitively and by letter
- * (`apple`, `Banana`, `Éclair`, `zebra`) whatever the database's own locale; a database created with
- * the C locale would otherwise sort by bytes (`Banana` before `apple`). URLs keep byte order.
- */
-const sortKey = (sql: Sql, field: LinkSortField) => {
-  switch (field) {
-    case 'createdAt':
-      return sql`created_at`;
-    case 'updatedAt':
-      return sql`updated_at`;
-    case 'title':
-      return sql`title COLLATE "und-x-icu"`;
-    case 'defaultUrl':
-      return sql`default_url`;
-  }
-};
-
-const columns = (sql: Sql) => sql`
-  id, user_id AS "userId", code, title, default_url AS "defaultUrl", android_link AS "androidLink",
-  ios_link AS "iosLink", desktop_url AS "desktopUrl", custom_parameters AS "customParameters",
-  expires_at AS "expiresAt", tags, expired_url AS "expiredUrl", social_preview AS "socialPreview", created_at AS "createdAt", updated_at AS "updatedAt",
-  (SELECT d.hostname FROM domains d WHERE d.id = links.domain_id) AS domain,
-  (SELECT jsonb_strip_nulls(jsonb_build_object('name', a.name, 'appStoreId', a.app_store_id)) FROM apps a
-    WHERE a.user_id = links.user_id AND a.platform = 'ios' AND a.bundle_id = links.ios_link->>'bundleId') AS "iosApp"`;
-
 /** Array type OIDs, so that an empty array still has a type. */
 const TEXT_ARRAY = 25;
 const UUID_ARRAY = 2950;
@@ -112,19 +59,31 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\$
 
 /** Links: the management rows. SQL for links lives here and nowhere else. */
 export function linksRepository(sql: Sql) {
-  const json = (value: unknown) => (value === undefined || value === null ? null : sql.json(value as never));
-  const fieldValues = (fields: LinkFields) => ({
-    title: fields.title,
-    default_url: fields.defaultUrl,
-    android_link: json(fields.androidLink),
-    ios_link: json(fields.iosLink),
-    desktop_url: fields.desktopUrl ?? null,
-    custom_parameters: json(fields.customParameters),
-    expires_at: fields.expirationDate ?? null,
-    tags: sql.array(fields.tags ?? [], TEXT_ARRAY),
-    expired_url: fields.expiredUrl ?? null,
-    social_preview: json(fields.socialPreview),
-  });
+  // Fragments that never change, built once per pool instead of on every request.
+  const columns = linkColumns(sql);
+  /**
+   * What each sortBy orders by. Titles are for people: ICU's root collation (`und-x-icu`, built into
+   * PostgreSQL with ICU, as every official image is) sorts them case-insensitively and by letter
+   * (`apple`, `Banana`, `Éclair`, `zebra`) whatever the database's own locale; a database created with
+   * the C locale would otherwise sort by bytes (`Banana` before `apple`). URLs keep byte order.
+   */
+  const sortKeys: Record<LinkSortField, Fragment> = {
+    createdAt: sql`created_at`,
+    updatedAt: sql`updated_at`,
+    title: sql`title COLLATE "und-x-icu"`,
+    defaultUrl: sql`default_url`,
+  };
+  const directions = { asc: sql`ASC`, desc: sql`DESC` };
+  const clicksColumn = sql`, coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = links.id), 0)::bigint AS clicks`;
+  const noClicksColumn = sql``;
+
+  /** A value bound as its column stores it: JSON columns hold null for none, tags an empty array. */
+  const bind = (storage: Storage, value: unknown) => {
+    if (storage === 'json') return value === undefined || value === null ? null : sql.json(value as never);
+    if (storage === 'text[]') return sql.array((value as string[] | undefined) ?? [], TEXT_ARRAY);
+    return value ?? null;
+  };
+  const fieldValues = (fields: LinkFields) => linkColumnValues(fields, bind);
 
   /** Conditions of a listing, as one SQL fragment over `links`. */
   const filterCondition = (userId: string, filter: LinkFilter) => {
@@ -157,8 +116,8 @@ export function linksRepository(sql: Sql) {
     async create(userId: string, code: string, fields: LinkFields, domainId: string | null = null): Promise<LinkRecord> {
       try {
         const values = { user_id: userId, code, domain_id: domainId, ...fieldValues(fields) };
-        const [row] = await sql<LinkRecord[]>`INSERT INTO links ${sql(values)} RETURNING ${columns(sql)}`;
-        return row!;
+        const [row] = await sql`INSERT INTO links ${sql(values)} RETURNING ${columns}`;
+        return readLink(row!);
       } catch (error) {
         if (isUniqueViolation(error, 'links_code_key') || isUniqueViolation(error, 'links_domain_code_key'))
           throw new ShortCodeTakenError(code);
@@ -189,10 +148,10 @@ export function linksRepository(sql: Sql) {
           // DO NOTHING instead of an error: a conflict would abort the whole transaction, and a
           // taken code (or the same code twice on one domain in the batch) only needs another draw.
           // No conflict target: codes are unique per domain through two partial indexes.
-          const inserted = await tx<(LinkRecord & { domainId: string | null })[]>`
-            INSERT INTO links ${tx(rows)} ON CONFLICT DO NOTHING RETURNING ${columns(sql)}, domain_id AS "domainId"`;
+          const inserted = await tx`
+            INSERT INTO links ${tx(rows)} ON CONFLICT DO NOTHING RETURNING ${columns}, domain_id AS "domainId"`;
           const place = (domainId: string | null, code: string) => `${domainId ?? ''}/${code}`;
-          const byPlace = new Map(inserted.map(({ domainId, ...row }) => [place(domainId, row.code), row as LinkRecord]));
+          const byPlace = new Map(inserted.map(({ domainId, ...row }) => [place(domainId, row.code), readLink(row)]));
           const taken: number[] = [];
           pending.forEach((index, i) => {
             const key = place(links[index]!.domainId, codes[i]!);
@@ -216,19 +175,19 @@ export function linksRepository(sql: Sql) {
 
     async findById(id: string): Promise<LinkRecord | undefined> {
       if (!isUuid(id)) return undefined;
-      const [row] = await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE id = ${id}`;
-      return row;
+      const [row] = await sql`SELECT ${columns} FROM links WHERE id = ${id}`;
+      return row && readLink(row);
     },
 
     /** The link of a code on the default domain, or on the active custom domain `hostname`. */
     async findByCode(code: string, hostname?: string): Promise<LinkRecord | undefined> {
       const [row] =
         hostname === undefined
-          ? await sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE code = ${code} AND domain_id IS NULL`
-          : await sql<LinkRecord[]>`
-            SELECT ${columns(sql)} FROM links
+          ? await sql`SELECT ${columns} FROM links WHERE code = ${code} AND domain_id IS NULL`
+          : await sql`
+            SELECT ${columns} FROM links
             WHERE code = ${code} AND domain_id = (SELECT id FROM domains WHERE hostname = ${hostname} AND verified_at IS NOT NULL)`;
-      return row;
+      return row && readLink(row);
     },
 
     /** The link a cache id names (see linkCacheId). */
@@ -239,13 +198,13 @@ export function linksRepository(sql: Sql) {
 
     /** Replaces every editable field (the caller has already merged the changes) and bumps updatedAt. */
     async update(id: string, fields: LinkFields): Promise<LinkRecord | undefined> {
-      const [row] = await sql<LinkRecord[]>`
+      const [row] = await sql`
         UPDATE links SET ${sql(fieldValues(fields))},
           -- Strictly after the previous value, even within the same clock tick.
           updated_at = greatest(clock_timestamp(), updated_at + interval '1 millisecond')
         WHERE id = ${id}
-        RETURNING ${columns(sql)}`;
-      return row;
+        RETURNING ${columns}`;
+      return row && readLink(row);
     },
 
     /** Deletes a link and its rollups in one transaction; returns the deleted row's cache id (see linkCacheId). */
@@ -292,25 +251,24 @@ export function linksRepository(sql: Sql) {
       filter: LinkFilter = {},
       withClicks = false,
     ): Promise<LinkListPage> {
-      const column = sortKey(sql, page.sortBy);
-      const direction = page.direction === 'asc' ? sql`ASC` : sql`DESC`;
+      const direction = directions[page.direction];
       const where = filterCondition(userId, filter);
-      const clicks = withClicks
-        ? sql`, coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = links.id), 0)::bigint AS clicks`
-        : sql``;
-      const [links, [count]] = await Promise.all([
-        sql<(LinkRecord & { clicks?: number })[]>`
-          SELECT ${columns(sql)} ${clicks} FROM links WHERE ${where}
-          ORDER BY ${column} ${direction}, id ${direction}
+      const [rows, [count]] = await Promise.all([
+        sql`
+          SELECT ${columns} ${withClicks ? clicksColumn : noClicksColumn} FROM links WHERE ${where}
+          ORDER BY ${sortKeys[page.sortBy]} ${direction}, id ${direction}
           LIMIT ${page.limit} OFFSET ${page.offset}`,
         sql<{ total: number }[]>`SELECT count(*)::int AS total FROM links WHERE ${where}`,
       ]);
+      // `clicks`, when selected, stays on the row beside the link's fields.
+      const links = rows.map((row) => readLink(row) as LinkRecord & { clicks?: number });
       return { links, total: count?.total ?? 0 };
     },
 
     /** A user's links whose iosLink opens `bundleId`: their cached records name the registered app. */
     async listByIosBundle(userId: string, bundleId: string): Promise<LinkRecord[]> {
-      return sql<LinkRecord[]>`SELECT ${columns(sql)} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
+      const rows = await sql`SELECT ${columns} FROM links WHERE user_id = ${userId} AND ios_link->>'bundleId' = ${bundleId}`;
+      return rows.map(readLink);
     },
 
     /** Id, title, short code and custom domain (null: the default one) of each of a user's links (those carrying `tag` when given), oldest first. */
@@ -344,11 +302,13 @@ export function linksRepository(sql: Sql) {
     async *allInBatches(batchSize = 1000): AsyncGenerator<LinkRecord[]> {
       let after = { code: '', id: '00000000-0000-0000-0000-000000000000' };
       for (;;) {
-        const rows = await sql<LinkRecord[]>`
-          SELECT ${columns(sql)} FROM links
+        const rows = (
+          await sql`
+          SELECT ${columns} FROM links
           WHERE (code, id) > (${after.code}, ${after.id}::uuid)
             AND (domain_id IS NULL OR EXISTS (SELECT 1 FROM domains d WHERE d.id = links.domain_id AND d.verified_at IS NOT NULL))
-          ORDER BY code, id LIMIT ${batchSize}`;
+          ORDER BY code, id LIMIT ${batchSize}`
+        ).map(readLink);
         if (rows.length === 0) return;
         yield rows;
         after = rows.at(-1)!;

@@ -53,17 +53,5 @@ export function hashTagOf(key: string): string | undefined {
 export const queuePrefix = (prefix: string, cluster: boolean): string =>
   cluster && hashTagOf(prefix) === undefined ? `{${prefix}}` : prefix;
 
-/**
- * A link's name in the caches: its code on the default domain, `hostname/code` on a custom domain
- * (a code never holds a slash, so the two cannot meet).
- */
-export const linkCacheId = (code: string, hostname?: string | null): string => (hostname ? `${hostname}/${code}` : code);
-
-/** The code and (on a custom domain) hostname a cache id names. */
-export function parseLinkCacheId(id: string): { code: string; hostname?: string } {
-  const slash = id.lastIndexOf('/');
-  return slash === -1 ? { code: id } : { code: id.slice(slash + 1), hostname: id.slice(0, slash) };
-}
-
 /** Value stored under a link key for a code known not to exist (negative cache). */
 export const MISSING_LINK = '-';

@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Sql } from '../db/client.js';
 import { linksRepository } from '../db/links-repository.js';
 import type { RedisClient } from './client.js';
-import { linkCacheId, MISSING_LINK, type RedisKeys } from './keys.js';
+import { linkCacheId } from '../links/cache-id.js';
+import { MISSING_LINK, type RedisKeys } from './keys.js';
 import { cacheLink, parseCachedLink, toCachedLink, uncacheLink } from './link-cache.js';
 import { getMany, scanKeys } from './multi-key.js';
 

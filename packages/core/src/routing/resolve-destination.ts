@@ -1,4 +1,4 @@
-import type { CachedLink } from '../redis/link-cache.js';
+import type { CachedLink } from '../links/link-fields.js';
 import type { Platform } from './platform.js';
 import { parseAppUrl, parseWebUrl } from './safe-url.js';
 

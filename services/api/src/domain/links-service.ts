@@ -1,6 +1,7 @@
 import {
   conflict,
   type CreateLinkInput,
+  editableLinkFields,
   forbidden,
   generateShortCode,
   invalidRequest,
@@ -9,6 +10,8 @@ import {
   type LinkFields,
   linkFieldsSchema,
   type LinkListItem,
+  linkResponseFields,
+  linkSummaryFields,
   type LinkSummary,
   type ListLinksQuery,
   notFound,
@@ -50,33 +53,8 @@ export function linksService(deps: {
   const shortUrlOf = shortUrls(deps.shortUrlBase);
   const shortUrl = (link: LinkRecord) => shortUrlOf(link.code, link.domain);
 
-  const toSummary = (link: LinkRecord): LinkSummary => ({
-    id: link.id,
-    url: shortUrl(link),
-    title: link.title,
-    defaultUrl: link.defaultUrl,
-    createdAt: link.createdAt.toISOString(),
-    updatedAt: link.updatedAt.toISOString(),
-  });
-
-  const toLink = (link: LinkRecord): Link => ({
-    ...toSummary(link),
-    ...(link.androidLink && { androidLink: link.androidLink }),
-    ...(link.iosLink && { iosLink: link.iosLink }),
-    ...(link.desktopUrl && { desktopUrl: link.desktopUrl }),
-    ...(link.customParameters && { customParameters: link.customParameters }),
-    ...(link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
-    ...(link.tags.length > 0 && { tags: link.tags }),
-    ...(link.expiredUrl && { expiredUrl: link.expiredUrl }),
-    ...(link.socialPreview && { socialPreview: link.socialPreview }),
-    ...(link.domain && { domain: link.domain }),
-  });
-
-  /** The editable fields of a link as a client would send them, for merging a PUT into. */
-  const editableFields = (link: LinkRecord) => {
-    const { id: _id, url: _url, createdAt: _c, updatedAt: _u, domain: _domain, ...fields } = toLink(link);
-    return fields;
-  };
+  const toSummary = (link: LinkRecord): LinkSummary => ({ ...linkSummaryFields(link), url: shortUrl(link) });
+  const toLink = (link: LinkRecord): Link => ({ ...linkResponseFields(link), url: shortUrl(link) });
 
   const owned = (principal: Principal, id: string) => findOwnedLink(links, principal, id);
 
@@ -185,7 +163,7 @@ export function linksService(deps: {
 
     async update(principal: Principal, id: string, patch: UpdateLinkBody): Promise<Link> {
       const current = await owned(principal, id);
-      const merged = linkFieldsSchema.safeParse(applyMergePatch(editableFields(current), patch));
+      const merged = linkFieldsSchema.safeParse(applyMergePatch(editableLinkFields(current), patch));
       if (!merged.success) throw invalidRequest('The updated link is not valid', toErrorDetails(merged.error.issues));
       assertDestinationSizes(merged.data);
       const updated = await links.update(id, merged.data);

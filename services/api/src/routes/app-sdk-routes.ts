@@ -11,6 +11,24 @@ declare module 'fastify' {
 }
 
 /**
+ * Any origin may call the App SDK routes: the key is publishable and nothing rides along that a
+ * browser would add for a site (no cookie; the key is in a header the page sets itself), so a web
+ * app or a Capacitor WebView (origin capacitor://localhost) may call them as a native app does.
+ * Set on every answer of these routes, errors and 429s included, so the page can read them.
+ */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+};
+
+/** The preflight answer: the method and headers an open sends; browsers may keep it 10 minutes. */
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': `content-type, ${APP_KEY_HEADER}`,
+  'access-control-max-age': '600',
+};
+
+/**
  * What an app shipped to users may call, with its publishable key in X-App-Key. Bearer credentials
  * mean nothing here (the authentication hook skips `rateLimitScope: 'app'` routes), and an app
  * key means nothing anywhere else. Each call counts against its address's limit on arrival and
@@ -18,11 +36,20 @@ declare module 'fastify' {
  */
 export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = async (app, { opens }) => {
   app.decorateRequest('appCaller', undefined);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(CORS_HEADERS);
+  });
   app.addHook('onRequest', async (request, reply) => {
+    // A browser's preflight carries no key; it was counted against its address on arrival.
+    if (request.method === 'OPTIONS') return;
     const header = request.headers[APP_KEY_HEADER];
     request.appCaller = await opens.authenticate(typeof header === 'string' ? header.trim() : undefined);
     await app.chargeRateLimit(request, reply);
   });
+
+  app.options('/app/open', { config: { rateLimitScope: 'app' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.code(204).headers(PREFLIGHT_HEADERS).send(),
+  );
 
   app.post(
     '/app/open',

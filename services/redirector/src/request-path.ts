@@ -1,0 +1,264 @@
+import { type Config, detectPlatform, isExpired, isPreviewCrawler } from '@deeplink/core';
+import { type Logger, rateLimitedLog } from '@deeplink/core/runtime';
+import type { HttpRequest, HttpResponse } from 'uws-bundled';
+import type { ClickBuffer } from './click-buffer.js';
+import { clientAddress } from './client-address.js';
+import type { DomainAnswers, DomainEntry, DomainLookup } from './domain-lookup.js';
+import type { createHostnames } from './hostnames.js';
+import { linkAnswer, type StoreRedirect } from './link-answers.js';
+import type { LinkEntry } from './link-cache.js';
+import type { LinkLookup } from './link-lookup.js';
+import type { Metrics, ResponseStatus } from './metrics.js';
+import type { createMissLimiter } from './miss-limiter.js';
+import { type Answer, type deadEndAnswers, page, type Responder, TYPE } from './responses.js';
+import { wire } from './wire.js';
+
+/** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longer User-Agent or Referer values are cut before they go into a click. */
+const MAX_HEADER_CHARS = 1024;
+
+const HEADER = {
+  userAgent: wire('user-agent'),
+  referer: wire('referer'),
+  forwardedFor: wire('x-forwarded-for'),
+  host: wire('host'),
+};
+const BAD_HOST = page(400, TYPE.text, wire('Bad Request: the Host header names no domain\n'));
+
+/** What a request asks for: the link of its path's code, or one of its domain's association files. */
+type Wanted = 'link' | 'apple' | 'android';
+
+/**
+ * One request on its way through the steps below. Everything it needs from the request is read
+ * into it at once: uWebSockets.js forbids reading the request after an await.
+ */
+interface Visit {
+  res: HttpResponse;
+  head: boolean;
+  wants: Wanted;
+  /** The path without its slash and query: a code, when it is one. */
+  code: string;
+  /** The custom domain the Host header names; '' for the default domain, null for a Host no domain can have. */
+  hostname: string | null;
+  userAgent: string;
+  referrer: string;
+  /** X-Forwarded-For, read only when the proxy in front is trusted. */
+  forwardedFor: string;
+  /** The client address, once it was needed before the answer (a lookup beyond the caches). */
+  address: string | undefined;
+  /** The domain's answers once found; null for a host no account holds active. */
+  site: DomainAnswers | null;
+  /** The time of the visit; after a lookup, the time it came back. */
+  now: number;
+}
+
+/** A lookup beyond the in-process caches, and the step that takes its result. */
+interface LookupStep<E> {
+  /** What the log says when the lookup fails. */
+  failure: string;
+  /** The result names nothing: it spends the address's miss budget. */
+  unknown(entry: E): boolean;
+  next(visit: Visit, entry: E): void;
+}
+
+export interface RequestPathDeps {
+  config: Pick<Config, 'TRUST_PROXY' | 'BRAND_NAME'>;
+  logger: Logger;
+  hostnames: ReturnType<typeof createHostnames>;
+  domains: DomainLookup;
+  /** The default domain's answers: the operator's apps (DEFAULT_DOMAIN_APPS) and NOT_FOUND_URL. */
+  defaultSite: DomainAnswers;
+  links: LinkLookup;
+  misses: ReturnType<typeof createMissLimiter>;
+  clicks: ClickBuffer;
+  metrics: Metrics;
+  responder: Responder;
+  pages: ReturnType<typeof deadEndAnswers>;
+  resolveAddress: (peer: () => string, forwardedFor: string) => string;
+}
+
+/**
+ * The short-link request, as steps a visit goes through in order:
+ *
+ * 1. `readVisit`: read the request;
+ * 2. `findDomain`: the domain the Host header names (at once when known, else after a lookup);
+ * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup);
+ * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
+ * 5. `reply`: record the click, count the answer, send it.
+ *
+ * Association files take steps 1, 2, then `answerFile` and `reply`. A cached redirect runs
+ * through without a promise, and allocates nothing beyond the visit and what it reads.
+ */
+export function createRequestPath(deps: RequestPathDeps) {
+  const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress } = deps;
+  const warnLookup = rateLimitedLog(deps.logger, 'warn');
+  const trustProxy = config.TRUST_PROXY !== false;
+  /** Lookups beyond the caches not yet answered: shutdown lets them finish. */
+  let inFlight = 0;
+
+  /**
+   * Step 1: everything the steps need from the request, in the one object a cached redirect
+   * allocates. Every field is set here, so all visits share one shape.
+   */
+  function readVisit(res: HttpResponse, req: HttpRequest, head: boolean, wants: Wanted): Visit {
+    const url = req.getUrl();
+    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    return {
+      res,
+      head,
+      wants,
+      code: query === -1 ? url.slice(1) : url.slice(1, query),
+      hostname: hostnames.custom(req.getHeader(HEADER.host)),
+      userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
+      referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
+      forwardedFor: trustProxy ? req.getHeader(HEADER.forwardedFor) : '',
+      address: undefined,
+      site: null,
+      now: Date.now(),
+    };
+  }
+
+  /**
+   * Step 2: the answers of the Host's domain, at once for the default domain and for custom
+   * domains this process knows, after a lookup otherwise. A Host no domain can have is answered 400
+   * before any cache or lookup (see hostnames.ts).
+   */
+  function findDomain(visit: Visit) {
+    const { hostname } = visit;
+    if (hostname === '') return onDomain(visit, defaultSite);
+    if (hostname === null) return reply(visit, BAD_HOST);
+    const known = domains.peek(hostname, visit.now);
+    if (known !== undefined) return onDomain(visit, known.answers);
+    if (!mayLookUp(visit)) return onDomain(visit, null);
+    afterLookup(visit, domains.load(hostname), DOMAIN_LOOKUP);
+  }
+
+  const DOMAIN_LOOKUP: LookupStep<DomainEntry> = {
+    failure: 'domain lookup failed',
+    unknown: (entry) => entry.answers === null,
+    next: (visit, entry) => onDomain(visit, entry.answers),
+  };
+
+  /** …then what the request wants of that domain. */
+  function onDomain(visit: Visit, site: DomainAnswers | null) {
+    visit.site = site;
+    if (visit.wants === 'link') findLink(visit);
+    else answerFile(visit, visit.wants);
+  }
+
+  /** Step 3: the link the code names on the domain, from the cache or after a lookup. */
+  function findLink(visit: Visit) {
+    if (visit.site === null || !CODE.test(visit.code)) return reply(visit, notFound(visit));
+    const id = linkCacheId(visit);
+    const cached = links.peek(id, visit.now);
+    if (cached !== undefined) return answerLink(visit, cached);
+    if (!mayLookUp(visit)) return reply(visit, notFound(visit));
+    afterLookup(visit, links.load(id), LINK_LOOKUP);
+  }
+
+  const LINK_LOOKUP: LookupStep<LinkEntry> = {
+    failure: 'link lookup failed',
+    unknown: (entry) => entry.link === null,
+    next: answerLink,
+  };
+
+  /** Step 4: what the link answers this visit. Only a visit reaching a destination or the preview is a click. */
+  function answerLink(visit: Visit, { link, answers }: LinkEntry) {
+    if (link === null) return reply(visit, notFound(visit));
+    // Expired: not counted as a click, like the 410.
+    if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone);
+    // Only links with a preview pay for the crawler test. The visit is queued like a click: the
+    // worker, reading the same list, counts it as a preview.
+    if (answers.preview !== undefined && isPreviewCrawler(visit.userAgent)) return reply(visit, answers.preview, link.id);
+    const found = linkAnswer(link, answers, detectPlatform(visit.userAgent), config.BRAND_NAME);
+    if (found.kind === 'unavailable') {
+      warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
+      return reply(visit, notFound(visit));
+    }
+    reply(visit, found, link.id, found.store);
+  }
+
+  /** An association file of the domain (built when its record is read), or a 404. */
+  function answerFile(visit: Visit, file: 'apple' | 'android') {
+    reply(visit, visit.site?.[file] ?? pages.notFound);
+  }
+
+  /**
+   * Step 5: records the click of `clickedLink` (never for HEAD), counts the answer, and sends it.
+   * The click goes first: the client address cannot be read once the response has ended. `store`:
+   * the answer sends the visitor to an app store, which adds a REDIRECT event to the click.
+   */
+  function reply(visit: Visit, answer: Answer<ResponseStatus>, clickedLink?: string, store?: StoreRedirect) {
+    if (clickedLink !== undefined && !visit.head) {
+      const address = visit.address ?? clientAddress(visit.res, visit.forwardedFor, resolveAddress);
+      clicks.push({ linkId: clickedLink, ts: visit.now, ip: address, userAgent: visit.userAgent, referrer: visit.referrer }, store);
+    }
+    metrics.response(answer.status);
+    responder.send(visit.res, visit.head, answer);
+  }
+
+  /**
+   * An unknown code: the domain's not-found redirect when it has one (NOT_FOUND_URL on the default
+   * domain), else the 404 page. No-store like every answer: the code may be created later.
+   */
+  function notFound(visit: Visit): Answer<ResponseStatus> {
+    return visit.site?.notFound ?? pages.notFound;
+  }
+
+  /**
+   * Whether a lookup beyond the caches may run: an unknown code or hostname reaches Redis and
+   * PostgreSQL at most at UNKNOWN_CODE_RATE per address, so a scan of random ones cannot.
+   */
+  function mayLookUp(visit: Visit): boolean {
+    visit.address ??= clientAddress(visit.res, visit.forwardedFor, resolveAddress);
+    if (misses.allows(visit.address, visit.now)) return true;
+    metrics.lookupsThrottled++;
+    return false;
+  }
+
+  /**
+   * Waits for a lookup, then goes on with `step.next`, unless the client left meanwhile; a failed
+   * lookup answers 503. uWebSockets.js needs to hear of an abort to keep the response open.
+   */
+  function afterLookup<E>(visit: Visit, lookup: Promise<E>, step: LookupStep<E>): void {
+    let aborted = false;
+    visit.res.onAborted(() => {
+      aborted = true;
+    });
+    inFlight++;
+    lookup
+      .then(
+        (entry) => {
+          if (step.unknown(entry)) misses.spend(visit.address!, Date.now());
+          if (aborted) return;
+          visit.res.cork(() => {
+            visit.now = Date.now();
+            step.next(visit, entry);
+          });
+        },
+        (error: unknown) => {
+          warnLookup({ err: error }, step.failure);
+          metrics.response(503); // counted even when the client has left: the failure is the store's
+          if (!aborted) visit.res.cork(() => responder.send(visit.res, visit.head, pages.unavailable));
+        },
+      )
+      .finally(() => inFlight--);
+  }
+
+  return {
+    /** GET or HEAD of a short link: `/{code}` on the Host's domain. */
+    shortLink(res: HttpResponse, req: HttpRequest, head: boolean): void {
+      findDomain(readVisit(res, req, head, 'link'));
+    },
+    /** GET or HEAD of an association file of the Host's domain. */
+    associationFile(res: HttpResponse, req: HttpRequest, head: boolean, file: 'apple' | 'android'): void {
+      findDomain(readVisit(res, req, head, file));
+    },
+    /** Lookups started and not yet answered. */
+    inFlight: () => inFlight,
+  };
+}
+
+/** The link cache's id of the visit's code: custom domains' links are cached as hostname/code (see linkCacheId). */
+const linkCacheId = ({ hostname, code }: Visit): string => (hostname ? `${hostname}/${code}` : code);

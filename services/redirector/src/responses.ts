@@ -1,0 +1,150 @@
+import { deadEndPages, PAGE_CSP } from '@deeplink/core';
+import type { HttpResponse, RecognizedString } from 'uws-bundled';
+import type { ResponseStatus } from './metrics.js';
+import { byteLength, wire } from './wire.js';
+
+/** Every status the redirector answers with: the counted ones of short-link requests, and 405 and 500. */
+export type HttpStatus = ResponseStatus | 405 | 500;
+
+/** A header to write: name and value, in the form uWebSockets.js takes fastest. */
+export type Header = readonly [name: RecognizedString, value: RecognizedString];
+
+/**
+ * A complete answer, prepared once and written as often as asked: a redirect or a page. Every
+ * answer is `Cache-Control: private, no-store`: links are editable and every visit must reach
+ * analytics, so nothing may be cached downstream. Built only by `redirectTo` and `page`, so all
+ * answers share one object shape and writing one stays cheap.
+ */
+export type Answer<S extends HttpStatus = HttpStatus> = Redirect | Page<S>;
+
+interface AnswerBase<S extends HttpStatus> {
+  readonly status: S;
+  /** The status line, e.g. `302 Found`. */
+  readonly statusLine: RecognizedString;
+  /** Headers beyond those every answer of its kind has (Retry-After, Allow). */
+  readonly headers: readonly Header[];
+}
+
+/** A 302 without a body. */
+export interface Redirect extends AnswerBase<302> {
+  readonly location: RecognizedString;
+  readonly type: undefined;
+  readonly body: undefined;
+}
+
+/** A page of `type`; HTML pages carry the pages' Content-Security-Policy. */
+export interface Page<S extends HttpStatus = HttpStatus> extends AnswerBase<S> {
+  readonly location: undefined;
+  readonly type: RecognizedString;
+  readonly body: RecognizedString;
+}
+
+const REASONS: Record<HttpStatus, string> = {
+  200: 'OK',
+  302: 'Found',
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  410: 'Gone',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+const STATUS_LINE = Object.fromEntries(Object.entries(REASONS).map(([status, reason]) => [status, wire(`${status} ${reason}`)])) as Record<
+  HttpStatus,
+  RecognizedString
+>;
+
+const HEADER = {
+  location: wire('Location'),
+  cacheControl: wire('Cache-Control'),
+  contentType: wire('Content-Type'),
+  contentLength: wire('Content-Length'),
+  connection: wire('Connection'),
+  contentSecurityPolicy: wire('Content-Security-Policy'),
+};
+const NO_STORE = wire('private, no-store');
+/** Every HTML page: only its own style and the iOS page's script may apply (see PAGE_CSP). */
+const CSP = wire(PAGE_CSP);
+const CLOSE = wire('close');
+const NO_HEADERS: readonly Header[] = [];
+
+export const TYPE = {
+  html: wire('text/html; charset=utf-8'),
+  json: wire('application/json'),
+  text: wire('text/plain'),
+};
+
+/** A 302 to `location` (a text of `wire`). */
+export const redirectTo = (location: RecognizedString): Redirect => ({
+  status: 302,
+  statusLine: STATUS_LINE[302],
+  headers: NO_HEADERS,
+  location,
+  type: undefined,
+  body: undefined,
+});
+
+/** A page: `body` (a text of `wire`, or a string for one-off bodies) as `type`. */
+export const page = <S extends HttpStatus>(status: S, type: RecognizedString, body: RecognizedString, headers = NO_HEADERS): Page<S> => ({
+  status,
+  statusLine: STATUS_LINE[status],
+  headers,
+  location: undefined,
+  type,
+  body,
+});
+
+/** Bytes an answer holds (its location or body), for the caches that keep answers. */
+export const answerBytes = (answer: Answer | undefined): number => {
+  const text = answer?.location ?? answer?.body;
+  return text === undefined ? 0 : byteLength(text);
+};
+
+/** The branded pages of links that lead nowhere (see deadEndPages), as answers. */
+export function deadEndAnswers(brand: string) {
+  const pages = deadEndPages(brand);
+  return {
+    notFound: page(404, TYPE.html, wire(pages.notFound)),
+    gone: page(410, TYPE.html, wire(pages.gone)),
+    /** The link store could not be reached: try again shortly. */
+    unavailable: page(503, TYPE.html, wire(pages.unavailable), [[wire('Retry-After'), wire('5')]]),
+  };
+}
+
+/**
+ * Writes answers. `closing` is set at shutdown: from then on every answer tells keep-alive clients
+ * to reconnect (to another instance).
+ */
+export class Responder {
+  closing = false;
+
+  /** `native`: a real uWebSockets.js build, not its JavaScript fallback (they end a HEAD differently). */
+  constructor(private readonly native: boolean) {}
+
+  /** Ends the response with `answer`; HEAD gets the same headers and length without the body. */
+  send(res: HttpResponse, head: boolean, answer: Answer): void {
+    res.writeStatus(answer.statusLine);
+    if (answer.location !== undefined) {
+      res.writeHeader(HEADER.location, answer.location).writeHeader(HEADER.cacheControl, NO_STORE);
+      res.end(undefined, this.closing);
+      return;
+    }
+    const { type, body } = answer;
+    res.writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
+    if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
+    for (const [name, value] of answer.headers) res.writeHeader(name, value);
+    if (!head) {
+      res.end(body, this.closing);
+      return;
+    }
+    // HEAD: the GET's length without its body. This uWS build never completes
+    // endWithoutBody(length) for length > 0, and the JS fallback's end('') states no length.
+    res.writeHeader(HEADER.contentLength, String(byteLength(body)));
+    if (!this.native) {
+      res.end('', this.closing);
+      return;
+    }
+    if (this.closing) res.writeHeader(HEADER.connection, CLOSE);
+    res.endWithoutBody();
+  }
+}
