@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BoundedMap } from '@deeplink/core';
 import { RollupRows } from '@deeplink/core/db';
-import { cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
+import { appEventOf, cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
 import { ANDROID_CHROME, DEFAULT_CLICK, IPHONE_SAFARI } from '@deeplink/test-kit/rollups';
@@ -238,5 +238,30 @@ describe('click enrichment', () => {
     // Hour one: two values each for platform, country, os and device, one each for browser (Chrome)
     // and referrer; hour two: one value per dimension.
     expect(values.group).toHaveLength(4 * 2 + 2 + 6);
+  });
+});
+
+describe('appEventOf', () => {
+  const link = '6F1C2F44-7D7E-4C1E-9C55-0D7F4F3C8A10';
+  const at = Date.UTC(2026, 2, 1, 10, 42);
+
+  it('places an event in its UTC hour; a REDIRECT counts with its batch, any other event by its own id', () => {
+    expect(appEventOf({ eventId: 'b:0', name: 'REDIRECT', platform: 'ANDROID', linkId: link, ts: at })).toEqual({
+      linkId: link.toLowerCase(),
+      bucket: Date.UTC(2026, 2, 1, 10),
+      name: 'REDIRECT',
+      platform: 'ANDROID',
+    });
+    expect(appEventOf({ eventId: 'open-1', name: 'APP_FIRST_OPEN', platform: 'IOS', linkId: link, ts: at })).toMatchObject({
+      eventId: 'open-1',
+    });
+  });
+
+  it('drops an event the rollups cannot place: a link id that is no UUID, no time, an id PostgreSQL cannot hold', () => {
+    const open = { eventId: 'open-1', name: 'APP_RE_OPEN', platform: 'IOS', linkId: link, ts: at } as const;
+    expect(appEventOf({ ...open, linkId: 'not-a-uuid' })).toBeUndefined();
+    expect(appEventOf({ ...open, ts: Number.NaN })).toBeUndefined();
+    expect(appEventOf({ ...open, eventId: 'x'.repeat(201) })).toBeUndefined();
+    expect(appEventOf({ ...open, eventId: 'a\u0000b' })).toBeUndefined();
   });
 });
