@@ -229,9 +229,11 @@ function hotLinkLine({ stepMs, step }: BenchResult['hotLink']): string {
   return `${fmt(step.requestsPerSecond)} req/s for ${fmt(stepMs / 1000)} s${step.held ? ', held' : ` (MISS: ${step.misses.join('; ')})`}; freshness p99 ${fmt(step.freshness.p99Ms)} ms, loss ${fmt(step.loss)}; by minute: ${minutes} req/s`;
 }
 
-/** The step whose CPU cost describes the stack at capacity: the highest that held, else the last tried. */
+/** The step whose CPU cost describes the stack at capacity: the fastest that held, else the last tried. */
 export function capacityCost(p: PipelineFigure): { step: PipelineStep; cpu: CpuCost } | undefined {
-  const step = [...p.steps].reverse().find((s) => s.held && s.cpu) ?? p.steps.findLast((s) => s.cpu);
+  const held = p.steps.filter((s) => s.held && s.cpu);
+  const step =
+    held.length > 0 ? held.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a)) : p.steps.findLast((s) => s.cpu);
   return step?.cpu ? { step, cpu: step.cpu } : undefined;
 }
 

@@ -218,7 +218,12 @@ describe('formatReport', () => {
     expect(text).toContain('1,500 req/s, p99 40.00 ms, 0 errors (60,000 rows inserted); the pipeline row is 24.00× that');
   });
 
-  it("shows where a click's CPU time went in the highest step that held", () => {
+  it("shows where a click's CPU time went in the fastest step that held", () => {
+    // A slower step held after it (the stepping stopped growing): its cost is not the one shown.
+    const base = result();
+    const slower = { ...base.pipeline.steps[1]!, requestsPerSecond: 35_000, cpu: { ...cpu, clicks: 1 } };
+    const withSlower = { ...base, pipeline: { ...base.pipeline, steps: [...base.pipeline.steps.slice(0, 2), slower] } };
+    expect(formatReport({ ...withSlower, targets: evaluateTargets(withSlower) })).toContain('CPU per click at 36,000 req/s');
     const text = formatReport({ ...result(), targets: evaluateTargets(result()) });
     expect(text).toContain('CPU per click at 36,000 req/s (2,160,000 clicks, 64.0 s');
     expect(text).toMatch(/redirector\s+54\.0\s+25\.0\s+42\.0 %/);
