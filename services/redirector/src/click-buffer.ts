@@ -206,8 +206,9 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
   return {
     /**
      * Records one click; when memory holds CLICK_BUFFER_MAX already, moves sealed batches to the
-     * spool first, and drops the click (counted, logged) only when the spool takes none. Never blocks. The click's fields are copied: the caller may reuse the object.
-     * `redirectedTo`: the visitor's platform when the answer sent them to an app store (a REDIRECT event goes with the click).
+     * spool first, and drops the click (counted, logged) only when the spool takes none. Never
+     * blocks. The click's fields are copied: the caller may reuse the object. `redirectedTo`: the
+     * visitor's platform when the answer sent them to an app store (a REDIRECT event goes with the click).
      */
     push(click: ClickEvent, redirectedTo?: AppEventPlatform): void {
       if (held.size() >= config.CLICK_BUFFER_MAX && !spillToSpool()) {
