@@ -62,6 +62,11 @@ describe('rollup partitions', () => {
     const now = new Date('2031-11-20T12:00:00Z');
     const { created, dropped } = await partitions.maintain(now, { hourlyMonths: 0, dailyMonths: 0 });
     expect(created).toEqual([
+      'app_event_daily_p2031',
+      'app_event_daily_p2032',
+      'app_event_hourly_p2031_11',
+      'app_event_hourly_p2031_12',
+      'app_event_hourly_p2032_01',
       'click_daily_dimensions_p2031',
       'click_daily_dimensions_p2032',
       'click_daily_p2031',
@@ -195,6 +200,8 @@ describe('migration 003 with rollups present', () => {
       { table: string }[]
     >`SELECT c.relname AS table FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid ORDER BY 1`;
     expect(partitioned.map((row) => row.table)).toEqual([
+      'app_event_daily',
+      'app_event_hourly',
       'click_daily',
       'click_daily_dimensions',
       'click_hourly',
