@@ -56,7 +56,14 @@ describe('analyticsWithReplica', () => {
       onRecovered: () => recoveries++,
     });
     try {
-      expect(await reads.accountSummary(userId)).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [], dimensions: [], appEvents: [] });
+      expect(await reads.accountSummary(userId)).toEqual({
+        totalLinks: 0,
+        activeLinks: 0,
+        totalClicks: 0,
+        topLinks: [],
+        dimensions: [],
+        appEvents: [],
+      });
       expect(replica.calls.n).toBe(1);
       expect(fallbacks).toHaveLength(1);
       expect(isReplicaUnavailable(fallbacks[0])).toBe(true);
