@@ -23,6 +23,8 @@ export * from './routing/pages.js';
 export * from './routing/short-url.js';
 export * from './routing/preview-crawlers.js';
 export * from './apps/association.js';
+export * from './apps/install-tokens.js';
+export * from './apps/install-fingerprint.js';
 export * from './queue/app-events.js';
 export * from './queue/clicks.js';
 export * from './queue/batch-formats.js';

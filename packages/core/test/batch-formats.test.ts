@@ -75,7 +75,7 @@ describe('click batch formats', () => {
     const packed = packClickBatch({ batchId: 'x', clicks, appEvents: opens });
     const badName = { ...packed, strings: packed.strings.map((s) => (s === 'APP_FIRST_OPEN' ? 'APP_LAUNCH' : s)) };
     expect(readClickJobData(badName)).toEqual({ problem: 'job data is not a whole "packed-2" click batch' });
-    const strayClick = { ...packed, events: [...packed.events.slice(0, 4), -1, 7] };
+    const strayClick = { ...packed, events: [...packed.events.slice(0, 4), -1, 7, -1, -1] };
     expect(readClickJobData(strayClick)).toEqual({ problem: 'job data is not a whole "packed-2" click batch' });
   });
 

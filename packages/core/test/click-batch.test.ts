@@ -20,6 +20,34 @@ describe('packed click batches', () => {
     expect(read).toEqual({ batchId: 'b1', clicks });
   });
 
+  it('round-trips store REDIRECT events with their install token and language, and events without either', () => {
+    const builder = new PackedClickBatchBuilder();
+    builder.add(clicks[0]!, 'ANDROID', { token: 'tok-android-0000000000', language: 'fr' });
+    builder.add(clicks[1]!, 'IOS', { token: 'tok-ios-00000000000000' });
+    builder.add(clicks[2]!, 'DESKTOP');
+    const read = readClickJob(JSON.parse(JSON.stringify(builder.build('b2'))))!;
+    expect(read.clicks).toEqual(clicks);
+    expect(read.appEvents).toEqual([
+      {
+        eventId: 'b2:0',
+        name: 'REDIRECT',
+        platform: 'ANDROID',
+        linkId: LINK_A,
+        ts: clicks[0]!.ts,
+        install: { token: 'tok-android-0000000000', language: 'fr' },
+      },
+      {
+        eventId: 'b2:1',
+        name: 'REDIRECT',
+        platform: 'IOS',
+        linkId: LINK_A,
+        ts: clicks[1]!.ts,
+        install: { token: 'tok-ios-00000000000000' },
+      },
+      { eventId: 'b2:2', name: 'REDIRECT', platform: 'DESKTOP', linkId: LINK_B, ts: clicks[2]!.ts },
+    ]);
+  });
+
   it('writes each distinct string once and five numbers per click', () => {
     const packed = packClickBatch({ batchId: 'b1', clicks });
     expect(packed.format).toBe(PACKED_FORMAT);

@@ -1,8 +1,7 @@
 /**
  * The app events a click batch carries beside its clicks, named as Firebase Dynamic Links named
- * them: a visit sent on to an app store (REDIRECT, from the redirector) and the opens an app
- * reports (APP_FIRST_OPEN, APP_RE_OPEN, from the API). APP_INSTALL has no producer yet: the
- * batches, rollups and reports take it, so that an install source can be added without a new format.
+ * them: a visit sent on to an app store (REDIRECT, from the redirector), and what an app reports
+ * through the API: an attributed install (APP_INSTALL) and its opens (APP_FIRST_OPEN, APP_RE_OPEN).
  */
 export const APP_EVENT_NAMES = ['REDIRECT', 'APP_INSTALL', 'APP_FIRST_OPEN', 'APP_RE_OPEN'] as const;
 export type AppEventName = (typeof APP_EVENT_NAMES)[number];
@@ -23,6 +22,19 @@ export interface AppEvent {
   linkId: string;
   /** Epoch milliseconds when it happened (for a REDIRECT, the click's time). */
   ts: number;
+  /** On a REDIRECT to an app store that handed the visitor an install token: what attributes the install. */
+  install?: InstallClick;
+}
+
+/**
+ * What a store REDIRECT hands on for install attribution: the single-use token the store URL
+ * carries (Android's Play `referrer`) or the iOS page copies to the pasteboard, and the visitor's
+ * language (Accept-Language's first tag) for the optional fingerprint match. The worker stores the
+ * token hashed (install_clicks), never as sent.
+ */
+export interface InstallClick {
+  token: string;
+  language?: string;
 }
 
 const names: ReadonlySet<string> = new Set(APP_EVENT_NAMES);

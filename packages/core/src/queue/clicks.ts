@@ -1,4 +1,11 @@
-import { type AppEvent, type AppEventPlatform, isAppEventName, isAppEventPlatform, redirectEventId } from './app-events.js';
+import {
+  type AppEvent,
+  type AppEventPlatform,
+  type InstallClick,
+  isAppEventName,
+  isAppEventPlatform,
+  redirectEventId,
+} from './app-events.js';
 
 /** The BullMQ queue between the redirector and the worker. */
 export const CLICK_QUEUE = 'clicks';
@@ -51,16 +58,17 @@ export const PACKED_FIELDS = 5;
 /**
  * Numbers per app event in PackedClickBatch.events: time offset, string indexes of link, name and
  * platform, then the string index of its id, or -1 when the event came with a click: the index of
- * that click (its id is then redirectEventId(batchId, click)), else -1.
+ * that click (its id is then redirectEventId(batchId, click)), else -1; then the string indexes of
+ * its install token and language (InstallClick), each -1 when absent.
  */
-export const PACKED_EVENT_FIELDS = 6;
+export const PACKED_EVENT_FIELDS = 8;
 
 /**
  * What the redirector queues: a batch whose repeated strings (link ids, user agents, referrers,
  * addresses, event names) are written once. A viral link's clicks share one link id and a handful
  * of agents, so this is several times smaller than ClickBatch in Redis and cheaper to serialise and
  * parse. Click i is clicks[5i..5i+4]: ts - since, then indexes into `strings` of linkId, ip,
- * userAgent, referrer. App event j is events[6j..6j+5] (PACKED_EVENT_FIELDS).
+ * userAgent, referrer. App event j is events[8j..8j+7] (PACKED_EVENT_FIELDS).
  */
 export interface PackedClickBatch {
   batchId: string;
@@ -102,15 +110,17 @@ export class PackedClickBatchBuilder {
 
   /**
    * Adds a click; `redirectedTo` names the platform when the answer sent the visitor to an app
-   * store, which adds a REDIRECT event with it. A plain click allocates nothing beyond its numbers.
+   * store, which adds a REDIRECT event with it, and `install` what that answer handed the visitor
+   * for install attribution. A plain click allocates nothing beyond its numbers.
    */
-  add(click: ClickEvent, redirectedTo?: AppEventPlatform): void {
+  add(click: ClickEvent, redirectedTo?: AppEventPlatform, install?: InstallClick): void {
     this.since ??= click.ts;
     const offset = click.ts - this.since;
     const link = this.intern(click.linkId);
     this.clicks.push(offset, link, this.intern(click.ip), this.intern(click.userAgent), this.intern(click.referrer));
     if (redirectedTo !== undefined) {
       this.events.push(offset, link, this.intern('REDIRECT'), this.intern(redirectedTo), -1, this.size);
+      this.pushInstall(install);
     }
     this.size++;
   }
@@ -126,11 +136,22 @@ export class PackedClickBatchBuilder {
       this.intern(event.eventId),
       -1,
     );
+    this.pushInstall(event.install);
   }
 
   build(batchId: string): PackedClickBatch {
     const { strings, clicks, events } = this;
     return { batchId, format: PACKED_FORMAT, since: this.since ?? 0, strings, clicks, events };
+  }
+
+  /** Ends an event with its token and language fields: tokens are unique, so only the language is interned. */
+  private pushInstall(install: InstallClick | undefined): void {
+    if (install === undefined) {
+      this.events.push(-1, -1);
+      return;
+    }
+    const token = this.strings.push(install.token) - 1;
+    this.events.push(token, install.language === undefined ? -1 : this.intern(install.language));
   }
 
   private intern(value: string): number {
@@ -208,7 +229,13 @@ function readAppEvents({ batchId, since, strings, clicks }: PackedParts, events:
     const eventId = ownId ?? (fromClick ? redirectEventId(batchId, click as number) : undefined);
     if (typeof offset !== 'number' || !Number.isFinite(offset) || linkId === undefined || eventId === undefined) return undefined;
     if (!isAppEventName(name) || !isAppEventPlatform(platform)) return undefined;
-    read[e] = { eventId, name, platform, linkId, ts: since + offset };
+    const event: AppEvent = { eventId, name, platform, linkId, ts: since + offset };
+    const token = stringAt(strings, events[i + 6]);
+    if (token !== undefined) {
+      const language = stringAt(strings, events[i + 7]);
+      event.install = language === undefined ? { token } : { token, language };
+    }
+    read[e] = event;
   }
   return read;
 }
