@@ -62,5 +62,5 @@ export function userAgentFacts(userAgent: string): Omit<DeviceFacts, 'network' |
 /** The primary language of an Accept-Language header ("fr-CA,fr;q=0.9" → "fr"), or of a locale ("en_US" → "en"). */
 export function primaryLanguage(value: string | undefined): string | undefined {
   const tag = /^\s*([A-Za-z]{2,3})(?:[-_,;\s]|$)/.exec(value ?? '');
-  return tag?.[1]!.toLowerCase();
+  return tag?.[1]?.toLowerCase();
 }
