@@ -21,6 +21,7 @@ import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './m
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
 import { measureApiReads } from './measure/api-reads.js';
+import { createAppKey, measureAppSdk, openRequests } from './measure/app-sdk.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { cpuParts } from './measure/cpu-cost.js';
 import { humanRotation, measurePipeline } from './measure/pipeline.js';
@@ -381,7 +382,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     progress.update(`${n}/${settings.queryRequests} calls`),
   );
 
-  phase(10, 'API: authenticated reads, the API on one core');
+  phase(10, 'API: authenticated reads and App SDK calls, the API on one core');
   // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
   const pinnedApiUrl = `http://127.0.0.1:${pinnedApiPort}`;
   const pinnedApi = await start({
@@ -393,6 +394,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   });
   await quiet();
   const apiReads = await measureApiReads(http(pinnedApiUrl), account.token, (text) => progress.update(text));
+  const appKey = await createAppKey(account);
+  await quiet();
+  const appSdk = await measureAppSdk(http(pinnedApiUrl), { open: openRequests(appKey, shortUrlBase, links) }, (text) =>
+    progress.update(text),
+  );
   await stop(pinnedApi);
 
   await stop(api);
@@ -408,6 +414,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     settings: recorded,
     http: { redirector: redirectorMax, customDomain, limit, limitWithAddress, peer: peerFigure, halfRate },
     apiReads,
+    appSdk,
     clickCapture,
     ratios: {
       toLimit: ratio(redirectorMax.requestsPerSecond, limit.requestsPerSecond),

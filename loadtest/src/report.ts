@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ApiRead, ApiReadFigure } from './measure/api-reads.js';
+import type { AppSdkCall, AppSdkFigure } from './measure/app-sdk.js';
 import type { ClickCapture } from './measure/drain.js';
 import type { LossAccount, LossTally } from './measure/loss.js';
 import type { CpuCost } from './measure/cpu-cost.js';
@@ -37,6 +38,8 @@ export interface BenchResult {
   };
   /** Authenticated API reads (login token), the API pinned to one core. */
   apiReads: Record<ApiRead, ApiReadFigure>;
+  /** App SDK calls with a publishable app key, the same pinned API. */
+  appSdk: Record<AppSdkCall, AppSdkFigure>;
   /** The redirector's click counters after its two wrk runs. */
   clickCapture: ClickCapture;
   ratios: { toLimit: number | null; toPeer: number | null; pipelineToInsertPeer: number | null };
@@ -156,11 +159,14 @@ export function formatReport(r: BenchResult): string {
     `  half rate: aimed at ${fmt(http.halfRate.targetRps)} req/s with ${http.halfRate.connections} connections pausing ${http.halfRate.delayMs} ms on average after each answer`,
     `  click capture: ${fmt(r.clickCapture.flushed)} of ${fmt(r.clickCapture.buffered)} clicks written to the queue, ${fmt(r.clickCapture.dropped)} dropped`,
     '',
-    `API, authenticated with a login token, the API on CPU ${s.serverCpus ?? '(unpinned)'}`,
+    `API, authenticated with a login token (GET) or an app key (POST, App SDK), the API on CPU ${s.serverCpus ?? '(unpinned)'}`,
     table([
       ['read', 'req/s', 'p50 ms', 'p99 ms', 'half-rate req/s', 'p50 ms', 'p99 ms', 'errors'],
-      ...Object.values(r.apiReads).map(({ path, max, halfRate }) => [
-        `GET ${path}`,
+      ...[
+        ...Object.values(r.apiReads).map((figure) => ({ ...figure, method: 'GET' })),
+        ...Object.values(r.appSdk).map((figure) => ({ ...figure, method: 'POST' })),
+      ].map(({ method, path, max, halfRate }) => [
+        `${method} ${path}`,
         fmt(max.requestsPerSecond),
         fmt(max.p50Ms, 2),
         fmt(max.p99Ms, 2),

@@ -93,6 +93,8 @@ export async function createBenchWorld(): Promise<BenchWorld> {
       RATE_LIMIT_MAX: '1000000000',
       RATE_LIMIT_ANONYMOUS_MAX: '1000000000',
       RATE_LIMIT_AUTH_MAX: '1000000000',
+      APP_RATE_LIMIT_MAX: '1000000000',
+      APP_RATE_LIMIT_ADDRESS_MAX: '1000000000',
       // The bench measures speed on whatever Redis REDIS_URL names, durable or not (docs/loadtest.md).
       ALLOW_VOLATILE_REDIS: '1',
     },

@@ -79,6 +79,9 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       me: { path: '/api/auth/me', max: http(12_000, 6), halfRate: { ...http(6_000, 4), targetRps: 6_000, delayMs: 10 } },
       links: { path: '/api/links', max: http(6_000, 12), halfRate: { ...http(3_000, 8), targetRps: 3_000, delayMs: 10 } },
     },
+    appSdk: {
+      open: { path: '/api/app/open', max: http(7_000, 9), halfRate: { ...http(3_500, 5), targetRps: 3_500, delayMs: 10 } },
+    },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
     ratios: { toLimit: 0.8, toPeer: 4, pipelineToInsertPeer: 24 },
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
@@ -202,6 +205,8 @@ describe('formatReport', () => {
     expect(text).toMatch(/bare uWS 302 \+ client address\s+90,000 .*90\.0 %\s+4\.50×/);
     expect(text).toMatch(/GET \/api\/auth\/me\s+12,000\s+2\.00\s+6\.00\s+6,000\s+1\.33\s+4\.00\s+0/);
     expect(text).toMatch(/GET \/api\/links\s+6,000\s+4\.00\s+12\.00\s+3,000/);
+    expect(text).toMatch(/POST \/api\/app\/open\s+7,000\s+3\.00\s+9\.00\s+3,500/);
+    expect(text).toMatch(/POST \/api\/app\/open\s+7,000\s+3\.00\s+9\.00\s+3,500/);
     expect(text).toContain('60,000 clicks/s');
     expect(text).toContain('1,200,000 of 1,200,000 clicks written to the queue, 0 dropped');
     expect(text).toContain('p99 400 ms');

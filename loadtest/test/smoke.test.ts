@@ -57,8 +57,8 @@ describe('npm run bench (smoke run)', () => {
       expect(figure.p99Ms).toBeGreaterThanOrEqual(figure.p50Ms);
       expect(figure.errors).toBe(0);
     }
-    // Authenticated API reads: every answer a 200 (wrk counts any other status as an error).
-    for (const { max, halfRate } of Object.values(result.apiReads)) {
+    // Authenticated API reads and App SDK calls: every answer a 200 (wrk counts any other status as an error).
+    for (const { max, halfRate } of [...Object.values(result.apiReads), ...Object.values(result.appSdk)]) {
       for (const figure of [max, halfRate]) {
         expect(figure.requestsPerSecond).toBeGreaterThan(0);
         expect(figure.requests).toBeGreaterThan(0);

@@ -44,9 +44,9 @@ describe('wrkScript', () => {
 
   it('embeds every request with its agent and headers, quoted for Lua', () => {
     const script = wrkScript([...requests, { path: '/me', userAgent: 'k', headers: { Authorization: 'Bearer t' } }]);
-    expect(script).toContain('{ "/abc", { ["User-Agent"] = "Agent \\"one\\"" } },');
-    expect(script).toContain('{ "/def", { ["User-Agent"] = "Agent two" } },');
-    expect(script).toContain('{ "/me", { ["User-Agent"] = "k", ["Authorization"] = "Bearer t" } },');
+    expect(script).toContain('{ "/abc", { ["User-Agent"] = "Agent \\"one\\"" }, "GET" },');
+    expect(script).toContain('{ "/def", { ["User-Agent"] = "Agent two" }, "GET" },');
+    expect(script).toContain('{ "/me", { ["User-Agent"] = "k", ["Authorization"] = "Bearer t" }, "GET" },');
     expect(script).not.toContain('function delay');
   });
 
@@ -77,8 +77,10 @@ describe('the script under a real wrk', () => {
   beforeAll(async () => {
     ensureTool('wrk'); // installed from Debian as the bench does, or a clear message saying how
     dir = mkdtempSync(join(tmpdir(), 'wrk-test-'));
-    server = http.createServer((request, response) => {
-      const key = `${request.url} ${request.headers['user-agent']}${request.headers.authorization ? ` ${request.headers.authorization}` : ''}`;
+    server = http.createServer(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += chunk;
+      const key = `${request.method} ${request.url} ${request.headers['user-agent']}${request.headers.authorization ? ` ${request.headers.authorization}` : ''}${body ? ` ${body}` : ''}`;
       seen.set(key, (seen.get(key) ?? 0) + 1);
       response.writeHead(request.url === '/missing' ? 404 : 302, { location: 'https://example.com/' }).end();
     });
@@ -91,19 +93,26 @@ describe('the script under a real wrk', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('rotates paths, agents and headers and reports answers outside 2xx/3xx', async () => {
+  it('rotates methods, paths, agents, headers and bodies and reports answers outside 2xx/3xx', async () => {
     const script = writeWrkScript(join(dir, 'rotation.lua'), [
       { path: '/a', userAgent: 'phone' },
       { path: '/b', userAgent: 'desktop' },
       { path: '/missing', userAgent: 'bot' },
       { path: '/b', userAgent: 'desktop', headers: { Authorization: 'Bearer token' } },
+      { path: '/open', userAgent: 'app', method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"url":"x"}' },
     ]);
     const result = await runWrk({ url, script, connections: 2, durationMs: 1000 });
     expect(result.requests).toBeGreaterThan(30);
-    expect([...seen.keys()].sort()).toEqual(['/a phone', '/b desktop', '/b desktop Bearer token', '/missing bot']);
-    // Every fourth request is the 404; wrk counts those as status errors.
-    expect(result.errors.status).toBeGreaterThan(result.requests / 4 - 5);
-    expect(result.errors.status).toBeLessThan(result.requests / 4 + 5);
+    expect([...seen.keys()].sort()).toEqual([
+      'GET /a phone',
+      'GET /b desktop',
+      'GET /b desktop Bearer token',
+      'GET /missing bot',
+      'POST /open app {"url":"x"}',
+    ]);
+    // Every fifth request is the 404; wrk counts those as status errors.
+    expect(result.errors.status).toBeGreaterThan(result.requests / 5 - 5);
+    expect(result.errors.status).toBeLessThan(result.requests / 5 + 5);
     expect(result.latencyMs.p99).toBeGreaterThan(0);
   });
 });
