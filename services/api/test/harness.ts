@@ -21,7 +21,7 @@ let counter = 0;
 
 /** A real API (Fastify inject, real Redis and PostgreSQL) on a private database and Redis prefix. */
 export async function createApiHarness(
-  options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string } = {},
+  options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string; now?: () => number } = {},
 ): Promise<ApiHarness> {
   const env = await createTestEnvironment({
     // Generous limits so only the rate-limit tests ever see a 429.
@@ -38,7 +38,7 @@ export async function createApiHarness(
 /** An API app on `env`; `release` runs after the app is closed. */
 async function harnessOn(
   env: TestEnvironment,
-  options: { captureLogs?: boolean; dashboardDir?: string },
+  options: { captureLogs?: boolean; dashboardDir?: string; now?: () => number },
   release: () => Promise<void>,
 ): Promise<ApiHarness> {
   const logs: string[] = [];
@@ -55,6 +55,7 @@ async function harnessOn(
     subscriber,
     logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
     dashboardDir: options.dashboardDir,
+    now: options.now,
   });
   await app.ready();
 
