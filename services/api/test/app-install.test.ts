@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { CLICK_QUEUE, hashInstallToken, INSTALL_TOKEN_PARAM, readClickJob } from '@deeplink/core';
+import { waitForIdle } from '@deeplink/test-kit/clicks';
 import { UA } from '@deeplink/test-kit/user-agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from '../../worker/src/app.js';
 import { installEventIds } from '../src/domain/app-open-events.js';
 import { createApiHarness, type ApiHarness } from './harness.js';
 import { storeVisit, type StoreVisit } from './install-clicks.js';
@@ -97,6 +99,9 @@ describe('POST /app/install: tokens', () => {
       },
     });
     expect(first.headers['access-control-allow-origin']).toBe('*');
+    const preflight = await api.request({ method: 'OPTIONS', url: '/api/app/install' });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toBe('content-type, x-app-key');
     const retry = await install(android.key, { installId, referrer: referrerWith(token) });
     expect(retry.json()).toEqual(first.json());
     // The referrer as the Play Store URL carries it: URL-encoded once.
@@ -357,5 +362,36 @@ describe('POST /app/install: failed token lookups', () => {
     expect((await probe('192.0.2.2')).statusCode).toBe(200);
     // That was the key's fourth failure: a fresh address is refused too.
     expect((await probe('192.0.2.3')).statusCode).toBe(429);
+  });
+});
+
+describe('POST /app/install: counted by the worker', () => {
+  it('counts APP_INSTALL and APP_FIRST_OPEN once however often the same install asks, and nothing without a match', async () => {
+    const link = await androidLink();
+    const token = await visit({ linkId: link.id });
+    const installId = randomUUID();
+    for (let i = 0; i < 3; i++) {
+      expect((await install(android.key, { installId, referrer: referrerWith(token) })).json().data.match?.link.id).toBe(link.id);
+    }
+    expect((await install(android.key, { installId: randomUUID(), referrer: referrerWith(token) })).json().data.match).toBeNull();
+
+    const worker = await createWorker({ config: api.env.config, sql: api.env.sql, redis: api.env.redis, schedule: false });
+    try {
+      const counts = async () => {
+        const report = await api.request({ method: 'GET', url: `/api/analytics/links/${link.id}`, token: owner.token });
+        const { APP_INSTALL, APP_FIRST_OPEN, APP_RE_OPEN } = report.json().data.analytics.appEvents.counts;
+        return { APP_INSTALL, APP_FIRST_OPEN, APP_RE_OPEN };
+      };
+      await expect.poll(async () => (await counts()).APP_FIRST_OPEN.ANDROID, { timeout: 20_000, interval: 100 }).toBe(1);
+      await waitForIdle(queue);
+      const none = { ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0 };
+      expect(await counts()).toEqual({
+        APP_INSTALL: { ...none, ANDROID: 1 },
+        APP_FIRST_OPEN: { ...none, ANDROID: 1 },
+        APP_RE_OPEN: none,
+      });
+    } finally {
+      await worker.close();
+    }
   });
 });
