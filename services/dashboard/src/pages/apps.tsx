@@ -120,6 +120,7 @@ export function AppsPage() {
                       {app.fingerprintMatching ? 'On' : 'Off'}
                     </label>{' '}
                     <select
+                      class="inline"
                       aria-label={`Fingerprint match window for ${appLabel(app)}`}
                       value={app.fingerprintWindowMinutes}
                       disabled={!app.fingerprintMatching}
