@@ -66,6 +66,7 @@ describe('appOpenEvents', () => {
     const started = Date.now();
     await expect(events.record(app('ios'), LINK, { openId: 'open-0003' })).rejects.toMatchObject({ status: 503, kind: 'unavailable' });
     expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(events.recordInstall(app('ios'), LINK, 'install-0003')).rejects.toMatchObject({ status: 503, kind: 'unavailable' });
     await events.close().catch(() => {});
     unreachable.disconnect();
   });
