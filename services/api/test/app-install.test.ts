@@ -10,7 +10,7 @@ import { UA } from '@deeplink/test-kit/user-agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from '../../worker/src/app.js';
 import { installEventIds } from '../src/domain/app-open-events.js';
-import { createApiHarness, type ApiHarness } from './harness.js';
+import { createApiHarness, createLinkOf, type ApiHarness } from './harness.js';
 import { storeVisit, type StoreVisit } from './install-clicks.js';
 
 const MINUTE = 60_000;
@@ -44,17 +44,7 @@ async function createApp(token: string, payload: Record<string, unknown>): Promi
   return response.json().data.app;
 }
 
-async function createLink(token: string, fields: Record<string, unknown>): Promise<{ id: string; url: string; code: string }> {
-  const response = await api.request({
-    method: 'POST',
-    url: '/api/links',
-    token,
-    payload: { title: 'Install', defaultUrl: 'https://shop.example.com/spring', ...fields },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  const { id, url } = response.json().data.link;
-  return { id, url, code: new URL(url).pathname.slice(1) };
-}
+const createLink = (token: string, fields: Record<string, unknown>) => createLinkOf(api, token, fields);
 
 const androidLink = (token = owner.token, packageName = PACKAGE) =>
   createLink(token, { androidLink: { url: 'shop://spring', appPackageName: packageName }, customParameters: { utm_source: 'ads' } });

@@ -101,3 +101,20 @@ export async function harnessWithLink(): Promise<{ api: ApiHarness; token: strin
   });
   return { api, token, linkId: created.json().data.link.id };
 }
+
+/** A link of the user (a title and a default URL, and `fields`); returns its id, short code and short URL. */
+export async function createLinkOf(
+  api: ApiHarness,
+  token: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; url: string; code: string }> {
+  const response = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { title: 'Spring', defaultUrl: 'https://shop.example.com/spring', ...fields },
+  });
+  if (response.statusCode !== 201) throw new Error(`link creation failed: ${response.body}`);
+  const { id, url } = response.json().data.link as { id: string; url: string };
+  return { id, url, code: new URL(url).pathname.slice(1) };
+}
