@@ -30,6 +30,8 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/apps'],
   ['POST', '/api/apps/:id/key'],
   ['POST', '/api/app/open'],
+  ['POST', '/api/app/install'],
+  ['PATCH', '/api/apps/:id'],
   ['POST', '/api/domains'],
   ['GET', '/api/auth/api-keys'],
   ['GET', '/api/no-such-route'],
@@ -180,6 +182,35 @@ describe('API fuzz', () => {
         },
         { requiredKeys: ['url'] },
       ),
+      'POST /api/app/install': fc.record(
+        {
+          installId: fc.oneof(fc.uuid(), nasty),
+          referrer: fc.oneof(
+            fc.constant('utm_source=google-play&dl_token=AAAAAAAAAAAAAAAAAAAAAA'),
+            nasty.map((text) => `dl_token=${text}`),
+            nasty,
+          ),
+          pasteboard: fc.oneof(
+            nasty.map((text) => `${shortUrl}?dl_token=${text}`),
+            nasty,
+          ),
+          device: fc.record(
+            {
+              osVersion: orNasty('17.4'),
+              deviceFamily: fc.oneof(fc.constantFrom('phone', 'tablet'), nasty),
+              language: orNasty('fr-FR'),
+              timeZone: orNasty('Europe/Paris'),
+              screen: fc.record({ width: fc.oneof(fc.integer(), nasty), height: fc.integer() }),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { requiredKeys: ['installId'] },
+      ),
+      'PATCH /api/apps/:id': fc.record(
+        { fingerprintMatching: fc.oneof(fc.boolean(), nasty), fingerprintWindowMinutes: fc.oneof(fc.integer(), nasty) },
+        { requiredKeys: [] },
+      ),
       'POST /api/links': fc.record(linkFields, { requiredKeys: ['title', 'defaultUrl'] }),
       'PUT /api/links/:id': fc.record(linkFields, { requiredKeys: [] }),
     };
@@ -208,7 +239,7 @@ describe('API fuzz', () => {
           const search = new URLSearchParams(query).toString();
           // The App SDK route takes an app key in X-App-Key; every other route a Bearer credential.
           const credentials =
-            route === '/api/app/open'
+            route === '/api/app/open' || route === '/api/app/install'
               ? { headers: auth === 'none' ? {} : { 'x-app-key': auth === 'valid' ? appKey : 'dla_garbage' } }
               : { headers: auth === 'garbage' ? { authorization: 'Bearer dlk_garbage' } : {}, ...(auth === 'valid' && { token }) };
           const response = await api.request({

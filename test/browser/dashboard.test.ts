@@ -343,6 +343,15 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(await open(key)).toBe(200);
     await page.getByRole('button', { name: 'I have saved it' }).click();
     expect(await page.getByTestId('new-app-key').count()).toBe(0);
+
+    // The probabilistic install match: off until turned on here (after a confirmation), then its window.
+    const setting = async () => (await client.apps.list()).find((each) => each.id === app.id);
+    const matching = page.getByRole('checkbox', { name: 'Fingerprint match for Acme Shop' });
+    expect(await matching.isChecked()).toBe(false);
+    await matching.click();
+    await expect.poll(async () => (await setting())?.fingerprintMatching).toBe(true);
+    await page.getByRole('combobox', { name: 'Fingerprint match window for Acme Shop' }).selectOption('60');
+    await expect.poll(async () => (await setting())?.fingerprintWindowMinutes).toBe(60);
   });
 
   it('lists the link with its clicks and tags, pages, searches, filters by tag, and deletes the selected links', async () => {

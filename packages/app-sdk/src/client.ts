@@ -1,7 +1,7 @@
 import { type AppSdkError, errorForStatus, NetworkError } from './errors.js';
-import { newOpenId } from './open-id.js';
-import type { PlatformReaders } from './platform.js';
-import type { AppOpenResult, ErrorDetail } from './types.js';
+import { newInstallId, newOpenId } from './open-id.js';
+import type { DeviceFacts, PlatformReaders } from './platform.js';
+import type { AppInstallResult, AppOpenResult, ErrorDetail, InstallDevice } from './types.js';
 
 export interface DeepLinkClientOptions {
   /** The API's address including `/api`, e.g. `https://api.acme.com/api`. */
@@ -25,7 +25,10 @@ export interface DeepLinkClientOptions {
    * thrown at once as a RateLimitedError, since a person is waiting for the app to open. Default 5.
    */
   maxRetryAfterSeconds?: number;
-  /** Install facts for deferred deep links. Not read yet: see PlatformReaders. */
+  /**
+   * Where install() reads what the call leaves out: the Play install referrer, the pasteboard's
+   * URL, the device's facts. Only install() reads them, and only when it is called.
+   */
   platform?: PlatformReaders;
 }
 
@@ -38,12 +41,34 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
+export interface InstallOptions {
+  /**
+   * The id of this install, 8-64 of `A-Z a-z 0-9 - _`: make one with newInstallId() at the first
+   * launch, keep it in the app's storage, and pass the same one on every call (a retry, the next
+   * launch), so the install is matched and counted once. A fresh one when not given.
+   */
+  installId?: string;
+  /** Android: the Play install referrer; read from `platform.installReferrer` when not given. */
+  referrer?: string;
+  /** iOS: the URL on the pasteboard; read from `platform.pasteboard` when not given. */
+  pasteboard?: string;
+  /** Device facts for the probabilistic match (when the app's owner turned it on); read from `platform.device` when not given. */
+  device?: InstallDevice;
+  /** Aborts the call, waits between retries included; it then throws a NetworkError `ABORTED`. */
+  signal?: AbortSignal;
+}
+
 export interface DeepLinkClient {
   /**
    * What the link at `url` (the Universal Link or App Link the app was opened with, on the
    * default short domain or a custom one) holds for this app. Throws an AppSdkError subclass.
    */
   open(url: string, options?: OpenOptions): Promise<AppOpenResult>;
+  /**
+   * At the app's first launch: the link that brought this install (a deferred deep link), or
+   * `{ match: null }`. Throws an AppSdkError subclass; retries resend the same installId.
+   */
+  install(options?: InstallOptions): Promise<AppInstallResult>;
 }
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
@@ -54,7 +79,7 @@ const BACKOFF_MAX_MS = 3_000;
 export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkClient {
   if (!options.baseUrl) throw new TypeError('createDeepLinkClient: baseUrl is required');
   if (!options.appKey) throw new TypeError('createDeepLinkClient: appKey is required');
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/app/open`;
+  const base = options.baseUrl.replace(/\/+$/, '');
   // Looked up per call and wrapped, so a polyfill installed later works and browsers keep `this` = window.
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -62,7 +87,7 @@ export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkCl
   const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 5;
 
   /** One request; resolves to the envelope's data or throws the error it stands for. */
-  async function attempt(body: string, signal: AbortSignal | undefined): Promise<AppOpenResult> {
+  async function attempt(endpoint: string, body: string, signal: AbortSignal | undefined): Promise<unknown> {
     // AbortSignal.timeout and AbortSignal.any are missing from React Native: one controller does both.
     const controller = new AbortController();
     let timedOut = false;
@@ -86,7 +111,7 @@ export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkCl
       text = await response.text();
     } catch (error) {
       if (timedOut) throw new NetworkError(`No answer from ${endpoint} within ${timeoutMs} ms`, { code: 'TIMEOUT', cause: error });
-      if (signal?.aborted) throw new NetworkError('The open was aborted', { code: 'ABORTED', cause: error });
+      if (signal?.aborted) throw new NetworkError('The call was aborted', { code: 'ABORTED', cause: error });
       throw new NetworkError(`Could not reach ${endpoint}: ${describe(error)}`, { code: 'CONNECTION_FAILED', cause: error });
     } finally {
       clearTimeout(timer);
@@ -100,7 +125,7 @@ export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkCl
         code: 'INVALID_RESPONSE',
       });
     }
-    if (envelope.success) return envelope.data as AppOpenResult;
+    if (envelope.success) return envelope.data;
     const { code, message, details } = envelope.error;
     throw errorForStatus(response.status, message, {
       status: response.status,
@@ -128,28 +153,73 @@ export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkCl
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
+  /** POSTs `body` to `path`, retrying transient failures with exactly the same body. */
+  async function send(path: string, body: object, signal: AbortSignal | undefined): Promise<unknown> {
+    // Serialised once: every attempt sends exactly the same call.
+    const text = JSON.stringify(body);
+    for (let attemptNo = 0; ; attemptNo++) {
+      try {
+        return await attempt(`${base}${path}`, text, signal);
+      } catch (error) {
+        const delay = retryDelay(error as AppSdkError, attemptNo);
+        if (delay === undefined) throw error;
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  const readers = options.platform ?? {};
+
   return {
     async open(url, openOptions = {}) {
       const { signal, firstLaunch } = openOptions;
       const openId = openOptions.openId ?? newOpenId();
-      // Serialised once: every attempt sends exactly the same open.
-      const body = JSON.stringify({ url, openId, ...(firstLaunch !== undefined && { firstLaunch }) });
-      for (let attemptNo = 0; ; attemptNo++) {
-        try {
-          return await attempt(body, signal);
-        } catch (error) {
-          const delay = retryDelay(error as AppSdkError, attemptNo);
-          if (delay === undefined) throw error;
-          await sleep(delay, signal);
-        }
-      }
+      return (await send('/app/open', { url, openId, ...(firstLaunch !== undefined && { firstLaunch }) }, signal)) as AppOpenResult;
     },
+
+    async install(installOptions = {}) {
+      const { signal } = installOptions;
+      // What the call leaves out is read now, once: a reader that fails counts as having nothing.
+      const [referrer, pasteboard, device] = await Promise.all([
+        installOptions.referrer ?? readSafely(() => readers.installReferrer?.readInstallReferrer()),
+        installOptions.pasteboard ?? readSafely(() => readers.pasteboard?.readPasteboardUrl()),
+        installOptions.device ?? readSafely(async () => installDevice(await readers.device?.readDeviceFacts())),
+      ]);
+      const body = {
+        installId: installOptions.installId ?? newInstallId(),
+        ...(referrer && { referrer }),
+        ...(pasteboard && { pasteboard }),
+        ...(device && { device }),
+      };
+      return (await send('/app/install', body, signal)) as AppInstallResult;
+    },
+  };
+}
+
+/** A reader's answer, or undefined when there is no reader or it failed (no referrer service, no pasteboard access). */
+async function readSafely<T>(read: () => Promise<T | undefined> | undefined): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The device facts as /app/install takes them: only when the three it compares are known. */
+function installDevice(facts: DeviceFacts | undefined): InstallDevice | undefined {
+  if (!facts?.osVersion || !facts.deviceFamily || !facts.locale) return undefined;
+  return {
+    osVersion: facts.osVersion,
+    deviceFamily: facts.deviceFamily,
+    language: facts.locale,
+    ...(facts.timeZone && { timeZone: facts.timeZone }),
+    ...(facts.screen && { screen: facts.screen }),
   };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const aborted = () => reject(new NetworkError('The open was aborted', { code: 'ABORTED', cause: signal?.reason }));
+    const aborted = () => reject(new NetworkError('The call was aborted', { code: 'ABORTED', cause: signal?.reason }));
     if (signal?.aborted) return aborted();
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -1,5 +1,12 @@
 // The public surface of @deeplink/app-sdk.
-export { createDeepLinkClient, type DeepLinkClient, type DeepLinkClientOptions, type OpenOptions } from './client.js';
+export {
+  createDeepLinkClient,
+  type DeepLinkClient,
+  type DeepLinkClientOptions,
+  type InstallOptions,
+  type OpenOptions,
+} from './client.js';
+export { newInstallId } from './open-id.js';
 export {
   AppSdkError,
   InvalidAppKeyError,
@@ -10,4 +17,4 @@ export {
   type NetworkErrorCode,
 } from './errors.js';
 export type { DeviceFacts, DeviceFactsReader, InstallReferrerReader, PasteboardReader, PlatformReaders } from './platform.js';
-export type { AppOpenResult, ErrorDetail } from './types.js';
+export type { AppInstallMatch, AppInstallResult, AppOpenResult, ErrorDetail, InstallDevice } from './types.js';

@@ -14,3 +14,11 @@ export function newOpenId(crypto: Partial<Pick<Crypto, 'randomUUID' | 'getRandom
   const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * A fresh id for this install (a UUID v4), for install(). Make it once, at the first launch, and
+ * keep it in the app's own storage (AsyncStorage, Preferences, localStorage): every call for this
+ * install, retries and later launches included, sends the same one, so the install is matched and
+ * counted once. The SDK stores nothing itself.
+ */
+export const newInstallId: (crypto?: Partial<Pick<Crypto, 'randomUUID' | 'getRandomValues'>>) => string = newOpenId;

@@ -1,16 +1,16 @@
 /**
- * Where a platform's install facts would come from, for deferred deep links (a link tapped before
- * the app was installed, resolved at its first launch). The API has no endpoint for that yet, so
- * nothing in this SDK reads these: they fix the shape an app passes in, so adding install
- * attribution later changes no app code but the readers it wires up. Each is implemented by the
- * app with its platform's module (react-native-play-install-referrer, Capacitor's Clipboard, …).
+ * Where a platform's install facts come from, for deferred deep links (a link tapped before the
+ * app was installed, resolved at its first launch by install()). Each is implemented by the app
+ * with its platform's module (react-native-play-install-referrer, Capacitor's Clipboard, …), and
+ * read only when install() is called without that fact. A reader that throws counts as having
+ * nothing: the install is still sent with what the others had.
  */
 export interface PlatformReaders {
   /** Android: the Play Install Referrer string of this install. */
   installReferrer?: InstallReferrerReader;
   /** iOS: a short URL the web page copied before sending the visitor to the App Store. */
   pasteboard?: PasteboardReader;
-  /** Facts about the device and app that an install would be matched on. */
+  /** Facts about the device: the probabilistic match compares OS version, phone or tablet, and language. */
   device?: DeviceFactsReader;
 }
 
@@ -28,6 +28,8 @@ export interface DeviceFacts {
   platform: 'ios' | 'android' | 'web';
   /** The operating system's version, e.g. `17.4`. */
   osVersion?: string;
+  /** Phone or tablet (an iPad, an Android tablet). */
+  deviceFamily?: 'phone' | 'tablet';
   /** The app's own version, e.g. `2.4.1`. */
   appVersion?: string;
   /** BCP 47 language tag, e.g. `en-GB`. */

@@ -50,6 +50,7 @@ describe('the ESM build', () => {
       'NetworkError',
       'RateLimitedError',
       'createDeepLinkClient',
+      'newInstallId',
     ]);
   });
 

@@ -23,17 +23,7 @@ export async function createIosApp(api: ApiHarness, token: string, bundleId = `c
 }
 
 /** A link of the user; returns its id, code and short URL. */
-export async function createLink(api: ApiHarness, token: string, fields: Record<string, unknown> = {}) {
-  const response = await api.request({
-    method: 'POST',
-    url: '/api/links',
-    token,
-    payload: { title: 'Spring', defaultUrl: 'https://shop.example.com/spring', ...fields },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  const { id, url } = response.json().data.link as { id: string; url: string };
-  return { id, url, code: new URL(url).pathname.slice(1) };
-}
+export { createLinkOf as createLink } from '../../../services/api/test/harness.js';
 
 /** A fetch that forwards to the real one and keeps every request body it sent, to count attempts. */
 export function recordingFetch(route: (url: string, attemptNo: number) => string = (url) => url) {

@@ -29,6 +29,7 @@ import type {
   App,
   AppWithKey,
   CreateAppInput,
+  UpdateAppInput,
   CreateDomainInput,
   Domain,
   UpdateDomainInput,
@@ -192,6 +193,9 @@ export function createClient(options: ClientOptions) {
       /** Replaces the app's key: the new one is returned this once, the old one stops working at once. */
       rotateKey: (id: string, opts?: RequestOptions) =>
         send<{ app: AppWithKey }>({ method: 'POST', path: path`/apps/${id}/key` }, opts).then((data) => data.app),
+      /** Changes the app's settings: the probabilistic install match (`fingerprintMatching`, `fingerprintWindowMinutes`). */
+      update: (id: string, changes: UpdateAppInput, opts?: RequestOptions) =>
+        send<{ app: App }>({ method: 'PATCH', path: path`/apps/${id}`, body: changes }, opts).then((data) => data.app),
       delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/apps/${id}` }, opts).then(() => {}),
     },
 

@@ -20,7 +20,7 @@ export interface TransportOptions {
 }
 
 export interface Request {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** Query parameters; an array is sent as the parameter repeated. */
   query?: Record<string, string | number | Date | readonly string[] | undefined>;
@@ -40,8 +40,8 @@ const ACCEPT = {
   blob: '*/*',
 } as const;
 
-/** Only these may be sent twice: a retried POST could create a second link or key. */
-const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
+/** Only these may be sent twice: a retried POST could create a second link or key (PATCH sets values: the same twice). */
+const IDEMPOTENT = new Set(['GET', 'PUT', 'PATCH', 'DELETE']);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 8_000;

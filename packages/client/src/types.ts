@@ -166,6 +166,9 @@ export type AppWithKey = Wire.AppWithKey;
 /** Body of `apps.create()`. */
 export type CreateAppInput = Wire.CreateAppBody;
 
+/** Body of `apps.update()`: the probabilistic install match's settings. */
+export type UpdateAppInput = Wire.UpdateAppBody;
+
 /** A custom short-link domain: pending until its TXT record holds `verification.value`, then active. */
 export type Domain = Wire.Domain;
 

@@ -108,6 +108,25 @@ describe('apps', () => {
     // The app key is no API credential: a client built on it is refused.
     await expect(createClient({ baseUrl, apiKey: rotated.key }).auth.me()).rejects.toMatchObject({ status: 401 });
   });
+
+  it('turns the probabilistic install match on, off by default, and refuses a window out of bounds', async () => {
+    const owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    const app = await owner.apps.create({
+      platform: 'android',
+      packageName: 'com.acme.match',
+      sha256CertFingerprints: [Array(32).fill('AB').join(':')],
+    });
+    expect(app).toMatchObject({ fingerprintMatching: false, fingerprintWindowMinutes: 120 });
+    const updated = await owner.apps.update(app.id, { fingerprintMatching: true, fingerprintWindowMinutes: 30 });
+    expect(updated).toMatchObject({ id: app.id, fingerprintMatching: true, fingerprintWindowMinutes: 30 });
+    expect(updated).not.toHaveProperty('key');
+    expect((await owner.apps.list())[0]).toMatchObject({ fingerprintMatching: true, fingerprintWindowMinutes: 30 });
+    await expect(owner.apps.update(app.id, { fingerprintWindowMinutes: 2000 })).rejects.toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
+  });
 });
 
 describe('links', () => {

@@ -24,6 +24,7 @@ describe('client types match the shared schemas', () => {
     expectTypeOf<Client.Domain>().toEqualTypeOf<Core.Domain>();
     expectTypeOf<Client.CreateAppInput>().toEqualTypeOf<Core.CreateAppBody>();
     expectTypeOf<Client.UpdateDomainInput>().toEqualTypeOf<z.input<typeof Core.updateDomainBodySchema>>();
+    expectTypeOf<Client.UpdateAppInput>().toEqualTypeOf<z.input<typeof Core.updateAppBodySchema>>();
     expectTypeOf<Client.ErrorCode>().toEqualTypeOf<Core.ErrorEnvelope['error']['code']>();
   });
 

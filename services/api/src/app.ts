@@ -1,10 +1,11 @@
-import { type Config, fastifyTrustProxy, redisKeys } from '@deeplink/core';
+import { type Config, fastifyTrustProxy, type RedisKeys, redisKeys } from '@deeplink/core';
 import {
   analyticsRepository,
   analyticsWithReplica,
   apiKeysRepository,
   appsRepository,
   domainsRepository,
+  installClicksRepository,
   linksRepository,
   type Sql,
   usersRepository,
@@ -41,6 +42,7 @@ import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
 import { appOpenEvents } from './domain/app-open-events.js';
 import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
+import { appInstallService, type AppInstallService } from './domain/app-install-service.js';
 import { appSdkRoutes } from './routes/app-sdk-routes.js';
 
 export interface ApiDeps {
@@ -69,6 +71,8 @@ export interface ApiDeps {
   logger?: Logger;
   /** Where the request metrics go; a registry of its own when not given. */
   registry?: Registry;
+  /** The clock of the install match (its token expiry and fingerprint window); tests set it. */
+  now?: () => number;
   /** The dashboard's static build, served at the origin root; without one (tests) `/` says how to build it. */
   dashboardDir?: string;
 }
@@ -133,6 +137,15 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     events: openEvents,
     shortUrlBase: config.SHORT_URL_BASE,
   });
+  const installs = appInstallService({
+    installClicks: installClicksRepository(sql),
+    links: linksRepository(sql),
+    events: openEvents,
+    shortUrlBase: config.SHORT_URL_BASE,
+    visitorSalt: config.VISITOR_SALT,
+    failedTokens: installTokenBudgets(redis, keys, config),
+    now: deps.now,
+  });
   const lookupTxt = txtLookup(config.DNS_SERVERS);
   const domains = domainsService({
     domains: domainRows,
@@ -180,10 +193,39 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
-  await app.register(apiRoutes, { prefix: '/api', auth, links, analytics, apps, opens, domains, qr: { links, renders, pngLimit } });
+  await app.register(apiRoutes, {
+    prefix: '/api',
+    auth,
+    links,
+    analytics,
+    apps,
+    opens,
+    installs,
+    domains,
+    qr: { links, renders, pngLimit },
+  });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
+
+/**
+ * Failed install-token lookups allowed per window: per address as many as failed credentials
+ * (RATE_LIMIT_AUTH_MAX), per app key a tenth of the key's calls (APP_RATE_LIMIT_MAX / 10). A token
+ * has 128 random bits, so nobody finds one by guessing; the budgets keep anyone from trying at the
+ * database's expense.
+ */
+export const installTokenBudgets = (redis: RedisClient, keys: RedisKeys, config: Config) => ({
+  perAddress: credentialFailures(redis, keys, {
+    max: config.RATE_LIMIT_AUTH_MAX,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    what: 'unknown install tokens from this address',
+  }),
+  perKey: credentialFailures(redis, keys, {
+    max: Math.max(1, Math.floor(config.APP_RATE_LIMIT_MAX / 10)),
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    what: 'unknown install tokens with this app key',
+  }),
+});
 
 type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
 
@@ -196,6 +238,7 @@ async function apiRoutes(
     analytics,
     apps,
     opens,
+    installs,
     domains,
     qr,
   }: {
@@ -204,6 +247,7 @@ async function apiRoutes(
     analytics: AnalyticsService;
     apps: AppsService;
     opens: AppOpenService;
+    installs: AppInstallService;
     domains: DomainsService;
     qr: QrRouteDeps;
   },
@@ -215,7 +259,7 @@ async function apiRoutes(
   await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
-  await api.register(appSdkRoutes, { opens });
+  await api.register(appSdkRoutes, { opens, installs });
   // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks
   // (credentials, rate limit, metrics) like any API request, with or without the dashboard.
   api.all('/*', { schema: { hide: true } }, sendNotFound);

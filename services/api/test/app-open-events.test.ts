@@ -6,7 +6,7 @@ import type { AppRecord } from '@deeplink/core/db';
 import { createRedis } from '@deeplink/core/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
-import { appOpenEvents, openEventId } from '../src/domain/app-open-events.js';
+import { appOpenEvents, installEventIds, openEventId } from '../src/domain/app-open-events.js';
 
 let env: TestEnvironment;
 let queue: Queue;
@@ -39,6 +39,25 @@ describe('appOpenEvents', () => {
     expect(openEventId('app-ios', 'open-0001')).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('queues an install as APP_INSTALL and APP_FIRST_OPEN in one batch, with ids from the app and installId', async () => {
+    await queue.drain();
+    const events = appOpenEvents({ redis: env.redis, queuePrefix: env.config.QUEUE_PREFIX });
+    await events.recordInstall(app('ios'), LINK, 'install-0001', 1_700_000_001_000);
+    await events.close();
+    const batches = (await queue.getJobs(['waiting'])).map((job) => readClickJob(job.data));
+    expect(batches).toHaveLength(1);
+    const ids = installEventIds('app-ios', 'install-0001');
+    expect(batches[0]?.appEvents).toEqual([
+      { eventId: ids.install, name: 'APP_INSTALL', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000 },
+      { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000 },
+    ]);
+    // Apart from each other, from another app's install and from an open with the same id.
+    expect(
+      new Set([ids.install, ids.firstOpen, installEventIds('app-android', 'install-0001').install, openEventId('app-ios', 'install-0001')])
+        .size,
+    ).toBe(4);
+  });
+
   it('answers 503 when the queue cannot be reached, within its time limit', async () => {
     // Nothing listens on port 1.
     const unreachable = createRedis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
@@ -47,6 +66,7 @@ describe('appOpenEvents', () => {
     const started = Date.now();
     await expect(events.record(app('ios'), LINK, { openId: 'open-0003' })).rejects.toMatchObject({ status: 503, kind: 'unavailable' });
     expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(events.recordInstall(app('ios'), LINK, 'install-0003')).rejects.toMatchObject({ status: 503, kind: 'unavailable' });
     await events.close().catch(() => {});
     unreachable.disconnect();
   });

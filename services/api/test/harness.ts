@@ -21,7 +21,7 @@ let counter = 0;
 
 /** A real API (Fastify inject, real Redis and PostgreSQL) on a private database and Redis prefix. */
 export async function createApiHarness(
-  options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string } = {},
+  options: { env?: Record<string, string>; captureLogs?: boolean; dashboardDir?: string; now?: () => number } = {},
 ): Promise<ApiHarness> {
   const env = await createTestEnvironment({
     // Generous limits so only the rate-limit tests ever see a 429.
@@ -38,7 +38,7 @@ export async function createApiHarness(
 /** An API app on `env`; `release` runs after the app is closed. */
 async function harnessOn(
   env: TestEnvironment,
-  options: { captureLogs?: boolean; dashboardDir?: string },
+  options: { captureLogs?: boolean; dashboardDir?: string; now?: () => number },
   release: () => Promise<void>,
 ): Promise<ApiHarness> {
   const logs: string[] = [];
@@ -55,6 +55,7 @@ async function harnessOn(
     subscriber,
     logger: options.captureLogs ? createLogger('api', 'trace', { write: (line: string) => void logs.push(line) }) : undefined,
     dashboardDir: options.dashboardDir,
+    now: options.now,
   });
   await app.ready();
 
@@ -99,4 +100,21 @@ export async function harnessWithLink(): Promise<{ api: ApiHarness; token: strin
     payload: { title: 'Link', defaultUrl: 'https://example.com/' },
   });
   return { api, token, linkId: created.json().data.link.id };
+}
+
+/** A link of the user (a title and a default URL, and `fields`); returns its id, short code and short URL. */
+export async function createLinkOf(
+  api: ApiHarness,
+  token: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; url: string; code: string }> {
+  const response = await api.request({
+    method: 'POST',
+    url: '/api/links',
+    token,
+    payload: { title: 'Spring', defaultUrl: 'https://shop.example.com/spring', ...fields },
+  });
+  if (response.statusCode !== 201) throw new Error(`link creation failed: ${response.body}`);
+  const { id, url } = response.json().data.link as { id: string; url: string };
+  return { id, url, code: new URL(url).pathname.slice(1) };
 }

@@ -7,8 +7,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { UA } from '@deeplink/test-kit/user-agents';
 import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
+import { storeVisit } from './install-clicks.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -405,6 +407,48 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ ...opened, payload: { url: 'https://example.com/nothing-here' }, status: 404 });
     await call({ ...opened, payload: { url: 'not a url' }, status: 400 });
     await call({ ...opened, headers: { 'x-app-key': 'dla_unknown' }, payload: { url: shortUrl }, status: 401 });
+
+    await call({ method: 'PATCH', url: `/api/apps/${app.id}`, token: owner.token, payload: { fingerprintMatching: true }, status: 200 });
+    await call({ method: 'PATCH', url: `/api/apps/${app.id}`, token: owner.token, payload: { fingerprintWindowMinutes: 1 }, status: 400 });
+    await call({
+      method: 'PATCH',
+      url: `/api/apps/${othersApp.id}`,
+      token: owner.token,
+      payload: { fingerprintMatching: true },
+      status: 403,
+    });
+
+    // An install the pasteboard's token attributes to a link for this app, and one nothing attributes.
+    const installed = { method: 'POST', url: '/api/app/install', headers: { 'x-app-key': appKey } };
+    const forApp = (
+      await api.request({
+        method: 'POST',
+        url: '/api/links',
+        token: owner.token,
+        payload: { title: 'For the app', defaultUrl: 'https://example.com/', iosLink: { url: 'app://x', bundleId: 'com.example.app' } },
+      })
+    ).json().data.link;
+    const installToken = await storeVisit(api.env.sql, api.env.config.VISITOR_SALT, {
+      linkId: forApp.id,
+      platform: 'IOS',
+      ip: '203.0.113.5',
+      userAgent: UA.iphoneSafari,
+      clickedAt: Date.now() - 60_000,
+    });
+    const matched = await call({
+      ...installed,
+      payload: { installId: randomUUID(), pasteboard: `${forApp.url}?dl_token=${installToken}` },
+      status: 200,
+    });
+    expect(matched.json().data.match.matchedBy).toBe('pasteboard');
+    const unmatched = await call({
+      ...installed,
+      payload: { installId: randomUUID(), device: { osVersion: '17.4', deviceFamily: 'phone', language: 'en' } },
+      status: 200,
+    });
+    expect(unmatched.json().data).toEqual({ match: null });
+    await call({ ...installed, payload: { installId: 'x' }, status: 400 });
+    await call({ ...installed, headers: { 'x-app-key': 'dla_unknown' }, payload: { installId: randomUUID() }, status: 401 });
     // A second app, so the sweeps below still have a key once this one is deleted.
     const kept = (
       await api.request({
@@ -475,6 +519,8 @@ const validBody = (operationId: string): unknown =>
     createDomain: { hostname: `x${Date.now()}.owner.test` },
     updateDomain: { notFoundUrl: null },
     openAppLink: { url: 'https://example.com/abc' },
+    attributeAppInstall: { installId: randomUUID() },
+    updateApp: { fingerprintMatching: false },
   })[operationId];
 
 /** The owner's credentials as the operation takes them: its app's key on the App SDK operations, else the login token. */

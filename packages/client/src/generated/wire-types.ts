@@ -672,6 +672,10 @@ export interface App {
   keyPrefix: string | null;
   /** When the current key was created (or last rotated); null without a key */
   keyCreatedAt: string | null;
+  /** Whether the probabilistic install match is on for this app */
+  fingerprintMatching: boolean;
+  /** The probabilistic match window, in minutes */
+  fingerprintWindowMinutes: number;
   createdAt: string;
 }
 
@@ -692,6 +696,10 @@ export interface AppWithKey {
   keyPrefix: string | null;
   /** When the current key was created (or last rotated); null without a key */
   keyCreatedAt: string | null;
+  /** Whether the probabilistic install match is on for this app */
+  fingerprintMatching: boolean;
+  /** The probabilistic match window, in minutes */
+  fingerprintWindowMinutes: number;
   createdAt: string;
   /** The app key, publishable (safe to ship inside the app); returned only in this response */
   key: string;
@@ -706,6 +714,13 @@ export type CreateAppBody = {
   bundleId: string;
   /** Visitors without the app go to its App Store page when a link has no iOS fallback */
   appStoreId?: string;
+  /**
+   * Whether a first launch without an install token may be matched by device facts on the same network
+   * (probabilistic); off by default
+   */
+  fingerprintMatching?: boolean;
+  /** How long after a store visit its install may still be matched by fingerprint; 120 by default */
+  fingerprintWindowMinutes?: number;
 } | {
   platform: 'android';
   /** Shown on the iOS page ("Open in …") */
@@ -713,7 +728,25 @@ export type CreateAppBody = {
   packageName: string;
   /** SHA-256 fingerprints of the app's signing certificates (keytool -list -v) */
   sha256CertFingerprints: string[];
+  /**
+   * Whether a first launch without an install token may be matched by device facts on the same network
+   * (probabilistic); off by default
+   */
+  fingerprintMatching?: boolean;
+  /** How long after a store visit its install may still be matched by fingerprint; 120 by default */
+  fingerprintWindowMinutes?: number;
 };
+
+/** Body of PATCH /apps/:id: the app's settings that may change. */
+export interface UpdateAppBody {
+  /**
+   * Whether a first launch without an install token may be matched by device facts on the same network
+   * (probabilistic); off by default
+   */
+  fingerprintMatching?: boolean;
+  /** How long after a store visit its install may still be matched by fingerprint; 120 by default */
+  fingerprintWindowMinutes?: number;
+}
 
 /** A custom short-link domain. */
 export interface Domain {

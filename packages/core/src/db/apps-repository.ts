@@ -17,7 +17,17 @@ export interface AppRecord {
   /** The app key's first characters, shown in app lists; null while the app has no key. */
   keyPrefix: string | null;
   keyCreatedAt: Date | null;
+  /** Whether a first launch without an install token may be matched by device facts (off by default). */
+  fingerprintMatching: boolean;
+  /** How long after a store visit its install may still be matched by fingerprint. */
+  fingerprintWindowMinutes: number;
   createdAt: Date;
+}
+
+/** The app's settings that may change after it is registered. */
+export interface AppSettings {
+  fingerprintMatching?: boolean;
+  fingerprintWindowMinutes?: number;
 }
 
 /** An app key as stored: the SHA-256 of the secret, and its first characters for recognition. */
@@ -34,7 +44,14 @@ export class AppTakenError extends Error {
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", platform, name, team_id AS "teamId", bundle_id AS "bundleId", app_store_id AS "appStoreId",
   package_name AS "packageName", sha256_cert_fingerprints AS "sha256CertFingerprints", key_prefix AS "keyPrefix",
-  key_created_at AS "keyCreatedAt", created_at AS "createdAt"`;
+  key_created_at AS "keyCreatedAt", fingerprint_matching AS "fingerprintMatching",
+  fingerprint_window_minutes AS "fingerprintWindowMinutes", created_at AS "createdAt"`;
+
+/** The settings as columns, only those given (undefined leaves a column as it is, or at its default). */
+const settingColumns = (settings: AppSettings) => ({
+  ...(settings.fingerprintMatching !== undefined && { fingerprint_matching: settings.fingerprintMatching }),
+  ...(settings.fingerprintWindowMinutes !== undefined && { fingerprint_window_minutes: settings.fingerprintWindowMinutes }),
+});
 
 /** An app as the association files name it. */
 export const toAssociatedApp = (app: AppRecord): AssociatedApp =>
@@ -47,7 +64,7 @@ export function appsRepository(sql: Sql) {
   return {
     /** Inserts an app with its key; throws AppTakenError when the account has it already. */
     async create(userId: string, app: CreateAppInput, key: StoredAppKey): Promise<AppRecord> {
-      const keyValues = { key_prefix: key.prefix, key_hash: key.hash, key_created_at: new Date() };
+      const keyValues = { key_prefix: key.prefix, key_hash: key.hash, key_created_at: new Date(), ...settingColumns(app) };
       const values =
         app.platform === 'ios'
           ? {
@@ -94,6 +111,14 @@ export function appsRepository(sql: Sql) {
       const [row] = await sql<AppRecord[]>`
         UPDATE apps SET key_prefix = ${key.prefix}, key_hash = ${key.hash}, key_created_at = now()
         WHERE id = ${id} RETURNING ${columns(sql)}`;
+      return row;
+    },
+
+    /** Changes the app's settings; undefined when the app is gone. */
+    async updateSettings(id: string, settings: AppSettings): Promise<AppRecord | undefined> {
+      const changes = settingColumns(settings);
+      if (Object.keys(changes).length === 0) return this.findById(id);
+      const [row] = await sql<AppRecord[]>`UPDATE apps SET ${sql(changes)} WHERE id = ${id} RETURNING ${columns(sql)}`;
       return row;
     },
 

@@ -5,6 +5,7 @@ export * from './users-repository.js';
 export * from './api-keys-repository.js';
 export * from './links-repository.js';
 export * from './apps-repository.js';
+export * from './install-clicks-repository.js';
 export * from './domains-repository.js';
 export * from './analytics-repository.js';
 export * from './rollups-repository.js';

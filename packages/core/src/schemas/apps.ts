@@ -8,6 +8,24 @@ const appName = storableText()
   .max(100)
   .meta({ description: 'Shown on the iOS page ("Open in …")', example: 'Acme Shop' });
 
+/** The probabilistic install match's window, in minutes (as the apps table's CHECK). */
+export const FINGERPRINT_WINDOW_MINUTES = { min: 5, max: 1440, default: 120 } as const;
+
+/** The app's probabilistic install match: off by default (see docs/app-integration.md). */
+const fingerprintSettings = {
+  fingerprintMatching: z.boolean().optional().meta({
+    description:
+      'Whether a first launch without an install token may be matched by device facts on the same network (probabilistic); off by default',
+  }),
+  fingerprintWindowMinutes: z
+    .number()
+    .int('must be a whole number of minutes')
+    .min(FINGERPRINT_WINDOW_MINUTES.min)
+    .max(FINGERPRINT_WINDOW_MINUTES.max)
+    .optional()
+    .meta({ description: 'How long after a store visit its install may still be matched by fingerprint; 120 by default', example: 120 }),
+};
+
 export const createIosAppBodySchema = z
   .object({
     platform: z.literal('ios'),
@@ -25,6 +43,7 @@ export const createIosAppBodySchema = z
       .regex(/^\d{1,15}$/, 'must be the numeric App Store id')
       .optional()
       .meta({ description: 'Visitors without the app go to its App Store page when a link has no iOS fallback', example: '1234567890' }),
+    ...fingerprintSettings,
   })
   .strict();
 
@@ -44,6 +63,7 @@ export const createAndroidAppBodySchema = z
       .max(10, 'must name at most 10 fingerprints')
       .transform((prints) => [...new Set(prints)])
       .meta({ description: "SHA-256 fingerprints of the app's signing certificates (keytool -list -v)" }),
+    ...fingerprintSettings,
   })
   .strict();
 
@@ -53,6 +73,10 @@ export const createAppBodySchema = z.discriminatedUnion('platform', [createIosAp
 });
 export type CreateAppBody = z.input<typeof createAppBodySchema>;
 export type CreateAppInput = z.output<typeof createAppBodySchema>;
+
+/** PATCH /apps/{id}: the app's settings that may change after it is registered. */
+export const updateAppBodySchema = z.object(fingerprintSettings).strict();
+export type UpdateAppBody = z.infer<typeof updateAppBodySchema>;
 
 export const appSchema = z
   .object({
@@ -72,6 +96,8 @@ export const appSchema = z
     keyCreatedAt: timestampSchema
       .nullable()
       .meta({ description: 'When the current key was created (or last rotated); null without a key' }),
+    fingerprintMatching: z.boolean().meta({ description: 'Whether the probabilistic install match is on for this app' }),
+    fingerprintWindowMinutes: z.number().int().meta({ description: 'The probabilistic match window, in minutes', example: 120 }),
     createdAt: timestampSchema,
   })
   .meta({ id: 'App' });

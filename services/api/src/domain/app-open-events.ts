@@ -27,6 +27,16 @@ const PLATFORMS: Record<AppRecord['platform'], AppEventPlatform> = { ios: 'IOS',
 export const openEventId = (appId: string, openId: string): string => createHash('sha256').update(`${appId}\n${openId}`).digest('hex');
 
 /**
+ * The ids of the two events an install matched to a link counts (APP_INSTALL and its
+ * APP_FIRST_OPEN): from the app and its installId, so an install retried, or asking again at its
+ * next launch, counts once. Apart from any openId of the same app by the words they hash.
+ */
+export const installEventIds = (appId: string, installId: string): { install: string; firstOpen: string } => ({
+  install: openEventId(appId, `install\n${installId}`),
+  firstOpen: openEventId(appId, `install-first-open\n${installId}`),
+});
+
+/**
  * Counts app opens: each goes to the worker as a batch of one app event (packed-2, no clicks) on
  * the click queue the redirector writes, so the worker rolls it up like a store redirect.
  */
@@ -35,6 +45,20 @@ export function appOpenEvents(deps: { redis: RedisClient; queuePrefix: string; t
   // A failing add answers its call with 503; the queue's own error events say nothing more.
   queue.on('error', () => {});
   const timeoutMs = deps.timeoutMs ?? OPEN_QUEUE_TIMEOUT_MS;
+
+  /** One packed-2 batch of `events` and no clicks, on the queue within timeoutMs, or the 503. */
+  const queueEvents = async (events: AppEvent[], failure: string): Promise<void> => {
+    const batch = packClickBatch({ batchId: randomUUID(), clicks: [], appEvents: events });
+    try {
+      await withTimeout(
+        queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId }),
+        timeoutMs,
+        'app event queue add',
+      );
+    } catch {
+      throw new AppError('unavailable', failure);
+    }
+  };
 
   return {
     /**
@@ -50,12 +74,23 @@ export function appOpenEvents(deps: { redis: RedisClient; queuePrefix: string; t
         linkId,
         ts: now,
       };
-      const batch = packClickBatch({ batchId: randomUUID(), clicks: [], appEvents: [event] });
-      try {
-        await withTimeout(queue.add(CLICK_BATCH_JOB, batch, { ...CLICK_JOB_OPTIONS, jobId: batch.batchId }), timeoutMs, 'open queue add');
-      } catch {
-        throw new AppError('unavailable', 'The open could not be recorded now; try again shortly');
-      }
+      await queueEvents([event], 'The open could not be recorded now; try again shortly');
+    },
+
+    /**
+     * Queues an install matched to `linkId`: APP_INSTALL and APP_FIRST_OPEN in one batch, each
+     * counted once per app and installId. Throws the 503 AppError as record does.
+     */
+    async recordInstall(app: AppRecord, linkId: string, installId: string, now = Date.now()): Promise<void> {
+      const ids = installEventIds(app.id, installId);
+      const platform = PLATFORMS[app.platform];
+      await queueEvents(
+        [
+          { eventId: ids.install, name: 'APP_INSTALL', platform, linkId, ts: now },
+          { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform, linkId, ts: now },
+        ],
+        'The install could not be recorded now; try again shortly',
+      );
     },
 
     close: () => queue.close(),

@@ -25,6 +25,43 @@ const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const noLink = () => notFound('No link of this app at this URL');
 
 /**
+ * What a link holds for an app, as /app/open and /app/install answer it; undefined when the link
+ * opens nothing (expired, or without a web destination), since the redirector would route nobody
+ * anywhere with it either.
+ */
+export function linkAnswers(shortUrlBase: string) {
+  const shortUrl = shortUrls(shortUrlBase);
+
+  /** The link's app URL and minimum version for this app: only when the link's iosLink or androidLink targets it. */
+  const forApp = (app: AppRecord, link: LinkRecord): { deepLink?: string; minimumVersion?: string } => {
+    const target =
+      app.platform === 'ios'
+        ? link.iosLink?.bundleId === app.bundleId
+          ? link.iosLink
+          : undefined
+        : link.androidLink?.appPackageName === app.packageName
+          ? link.androidLink
+          : undefined;
+    const deepLink = parseAppUrl(target?.url)?.href;
+    if (!target || !deepLink) return {};
+    return { deepLink, ...(target.minimumVersion && { minimumVersion: target.minimumVersion }) };
+  };
+
+  return (app: AppRecord, link: LinkRecord, now: number): AppOpenResult | undefined => {
+    const routed = toCachedLink(link);
+    const web = parseWebUrl(routed.defaultUrl);
+    if (isExpired(routed, now) || !web) return undefined;
+    const parameters = routed.customParameters ?? {};
+    return {
+      link: { id: link.id, code: link.code, url: shortUrl(link.code, link.domain) },
+      ...forApp(app, link),
+      parameters,
+      webUrl: withParameters(web, parameters),
+    };
+  };
+}
+
+/**
  * The app half of the links: an app opened through a Universal Link or an App Link hands over the
  * URL, with its publishable app key, and gets what the link holds for it. Keys are looked up in
  * PostgreSQL on every call (by hash, one indexed row), so a rotated key stops at once on every
@@ -34,7 +71,6 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
   const base = new URL(deps.shortUrlBase);
   // SHORT_URL_BASE may carry a path (behind a proxy that strips it); the code follows it.
   const basePath = base.pathname.replace(/\/+$/, '');
-  const shortUrl = shortUrls(deps.shortUrlBase);
 
   /**
    * Where a URL points: the code, and the custom hostname (undefined on the default domain). The
@@ -55,20 +91,7 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
     return isDefault ? { code } : { code, hostname };
   };
 
-  /** The link's app URL and minimum version for this app: only when the link's iosLink or androidLink targets it. */
-  const forApp = (app: AppRecord, link: LinkRecord): { deepLink?: string; minimumVersion?: string } => {
-    const target =
-      app.platform === 'ios'
-        ? link.iosLink?.bundleId === app.bundleId
-          ? link.iosLink
-          : undefined
-        : link.androidLink?.appPackageName === app.packageName
-          ? link.androidLink
-          : undefined;
-    const deepLink = parseAppUrl(target?.url)?.href;
-    if (!target || !deepLink) return {};
-    return { deepLink, ...(target.minimumVersion && { minimumVersion: target.minimumVersion }) };
-  };
+  const answer = linkAnswers(deps.shortUrlBase);
 
   return {
     /** The app an X-App-Key header names; 401 without one or for a key no app has (now). */
@@ -87,18 +110,10 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
       const place = placeOf(body.url);
       const link = place && (await deps.links.findByCode(place.code, place.hostname));
       if (!link || link.userId !== app.userId) throw noLink();
-      // The link as the redirector routes it: expired, it opens nothing, so there is nothing for the app either.
-      const routed = toCachedLink(link);
-      const web = parseWebUrl(routed.defaultUrl);
-      if (isExpired(routed, now) || !web) throw noLink();
+      const result = answer(app, link, now);
+      if (!result) throw noLink();
       await deps.events.record(app, link.id, body, now);
-      const parameters = routed.customParameters ?? {};
-      return {
-        link: { id: link.id, code: link.code, url: shortUrl(link.code, link.domain) },
-        ...forApp(app, link),
-        parameters,
-        webUrl: withParameters(web, parameters),
-      };
+      return result;
     },
   };
 }

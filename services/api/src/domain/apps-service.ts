@@ -1,4 +1,13 @@
-import { type App, type AppWithKey, conflict, type CreateAppInput, forbidden, notFound, type RedisKeys } from '@deeplink/core';
+import {
+  type App,
+  type AppWithKey,
+  conflict,
+  type CreateAppInput,
+  forbidden,
+  notFound,
+  type RedisKeys,
+  type UpdateAppBody,
+} from '@deeplink/core';
 import { type AppRecord, type AppsRepository, AppTakenError, type LinksRepository, type StoredAppKey } from '@deeplink/core/db';
 import { cacheLink, type RedisClient } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
@@ -35,6 +44,8 @@ export function appsService(deps: {
     ...(app.sha256CertFingerprints && { sha256CertFingerprints: app.sha256CertFingerprints }),
     keyPrefix: app.keyPrefix,
     keyCreatedAt: app.keyCreatedAt?.toISOString() ?? null,
+    fingerprintMatching: app.fingerprintMatching,
+    fingerprintWindowMinutes: app.fingerprintWindowMinutes,
     createdAt: app.createdAt.toISOString(),
   });
 
@@ -83,6 +94,14 @@ export function appsService(deps: {
       const app = await deps.apps.replaceKey(id, stored);
       if (!app) throw notFound('App not found');
       return { ...toApp(app), key };
+    },
+
+    /** Changes the app's settings (the probabilistic install match); nothing the association files show. */
+    async update(principal: Principal, id: string, changes: UpdateAppBody): Promise<App> {
+      await ownApp(principal, id);
+      const app = await deps.apps.updateSettings(id, changes);
+      if (!app) throw notFound('App not found');
+      return toApp(app);
     },
 
     async list(principal: Principal): Promise<App[]> {

@@ -1,5 +1,6 @@
 import {
   appListResponseSchema,
+  appResponseSchema,
   appWithKeyResponseSchema,
   createAppBodySchema,
   createDomainBodySchema,
@@ -7,6 +8,7 @@ import {
   domainResponseSchema,
   idParamsSchema,
   nullDataSchema,
+  updateAppBodySchema,
   updateDomainBodySchema,
 } from '@deeplink/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -61,6 +63,22 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
       },
     },
     async (request) => ({ success: true, data: { app: await apps.rotateKey(principalOf(request), request.params.id) } }) as const,
+  );
+
+  app.patch(
+    '/apps/:id',
+    {
+      schema: {
+        operationId: 'updateApp',
+        tags: ['Apps'],
+        summary: "Change the app's settings: the probabilistic install match (fingerprintMatching, fingerprintWindowMinutes)",
+        params: idParamsSchema,
+        body: updateAppBodySchema,
+        response: { 200: appResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) =>
+      ({ success: true, data: { app: await apps.update(principalOf(request), request.params.id, request.body) } }) as const,
   );
 
   app.delete(

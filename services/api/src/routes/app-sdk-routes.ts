@@ -1,7 +1,16 @@
-import { APP_KEY_HEADER, appOpenBodySchema, appOpenResponseSchema, errorEnvelopeSchema } from '@deeplink/core';
+import {
+  APP_KEY_HEADER,
+  appInstallBodySchema,
+  appInstallResponseSchema,
+  appOpenBodySchema,
+  appOpenResponseSchema,
+  errorEnvelopeSchema,
+} from '@deeplink/core';
 import type { AppRecord } from '@deeplink/core/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppInstallService } from '../domain/app-install-service.js';
 import type { AppOpenService } from '../domain/app-open-service.js';
+import { addressSubject } from '../plugins/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +30,7 @@ const CORS_HEADERS = {
   'access-control-expose-headers': 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
 };
 
-/** The preflight answer: the method and headers an open sends; browsers may keep it 10 minutes. */
+/** The preflight answer: the method and headers an open or an install sends; browsers may keep it 10 minutes. */
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'POST',
   'access-control-allow-headers': `content-type, ${APP_KEY_HEADER}`,
@@ -34,7 +43,10 @@ const PREFLIGHT_HEADERS = {
  * key means nothing anywhere else. Each call counts against its address's limit on arrival and
  * against its key's once the key is known.
  */
-export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = async (app, { opens }) => {
+export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService; installs: AppInstallService }> = async (
+  app,
+  { opens, installs },
+) => {
   app.decorateRequest('appCaller', undefined);
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(CORS_HEADERS);
@@ -47,9 +59,11 @@ export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = as
     await app.chargeRateLimit(request, reply);
   });
 
-  app.options('/app/open', { config: { rateLimitScope: 'app' }, schema: { hide: true } }, async (_request, reply) =>
-    reply.code(204).headers(PREFLIGHT_HEADERS).send(),
-  );
+  for (const path of ['/app/open', '/app/install']) {
+    app.options(path, { config: { rateLimitScope: 'app' }, schema: { hide: true } }, async (_request, reply) =>
+      reply.code(204).headers(PREFLIGHT_HEADERS).send(),
+    );
+  }
 
   app.post(
     '/app/open',
@@ -74,5 +88,36 @@ export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService }> = as
       },
     },
     async (request) => ({ success: true, data: await opens.open(request.appCaller!, request.body) }) as const,
+  );
+
+  app.post(
+    '/app/install',
+    {
+      config: { rateLimitScope: 'app' },
+      schema: {
+        operationId: 'attributeAppInstall',
+        tags: ['App SDK'],
+        summary:
+          "An app's first launch: the link that brought the install (deferred deep link), from the Play install referrer, the pasteboard URL or, when turned on, a probabilistic match; counts the install",
+        security: [{ appKey: [] }],
+        body: appInstallBodySchema,
+        response: {
+          200: appInstallResponseSchema,
+          400: errorEnvelopeSchema.describe('Invalid request (details name each bad field)'),
+          401: errorEnvelopeSchema.describe('Missing, invalid or replaced app key'),
+          429: errorEnvelopeSchema.describe(
+            'Rate limit of the address or of the app key exceeded, or too many unknown install tokens from either; see Retry-After',
+          ),
+          503: errorEnvelopeSchema.describe(
+            'The install could not be queued for counting (the queue is unreachable); retry with the same installId',
+          ),
+        },
+      },
+    },
+    async (request) =>
+      ({
+        success: true,
+        data: await installs.install(request.appCaller!, request.body, { ip: request.ip, addressKey: addressSubject(request) }),
+      }) as const,
   );
 };

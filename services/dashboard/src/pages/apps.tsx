@@ -8,7 +8,15 @@ const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyl
 /** What tells an app apart in the list: its name, else its bundle id or package name. */
 const appLabel = (app: App) => app.name ?? app.bundleId ?? app.packageName ?? app.id;
 
-/** Apps: each with its app key's prefix (never the key), and a rotation that shows the new key once. */
+/** The windows offered for the probabilistic install match, in minutes (the API takes 5 to 1440). */
+const WINDOW_CHOICES = [30, 60, 120, 240, 720, 1440];
+const windowLabel = (minutes: number) => (minutes < 60 ? `${minutes} min` : `${minutes / 60} h`);
+
+/**
+ * Apps: each with its app key's prefix (never the key), a rotation that shows the new key once, and
+ * the probabilistic install match (off by default; turning it on asks first, since it matches
+ * installs by device facts rather than by a token).
+ */
 export function AppsPage() {
   const [apps, setApps] = useState<App[]>();
   const [rotated, setRotated] = useState<AppWithKey>();
@@ -31,6 +39,26 @@ export function AppsPage() {
     try {
       setRotated(await api.apps.rotateKey(app.id));
       await load();
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+
+  const changeSettings = async (app: App, changes: { fingerprintMatching?: boolean; fingerprintWindowMinutes?: number }) => {
+    if (
+      changes.fingerprintMatching &&
+      !confirm(
+        `Match installs of “${appLabel(app)}” by device facts when no install token comes back? It is probabilistic, and your app's privacy disclosures must cover it (see the app integration guide).`,
+      )
+    ) {
+      // Drawn again, so the box the click ticked shows the setting, still off.
+      setApps((current) => current && [...current]);
+      return;
+    }
+    setError(undefined);
+    try {
+      const updated = await api.apps.update(app.id, changes);
+      setApps((current) => current?.map((each) => (each.id === updated.id ? updated : each)));
     } catch (caught) {
       setError(errorText(caught));
     }
@@ -68,6 +96,7 @@ export function AppsPage() {
                 <th scope="col">Platform</th>
                 <th scope="col">App key</th>
                 <th scope="col">Key created</th>
+                <th scope="col">Fingerprint match</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -80,6 +109,32 @@ export function AppsPage() {
                   <td>{app.platform === 'ios' ? 'iOS' : 'Android'}</td>
                   <td class="nowrap">{app.keyPrefix ? <code>{app.keyPrefix}…</code> : <span class="muted">None</span>}</td>
                   <td class="nowrap">{app.keyCreatedAt ? dateFormat.format(new Date(app.keyCreatedAt)) : '—'}</td>
+                  <td class="nowrap">
+                    <label>
+                      <input
+                        type="checkbox"
+                        checked={app.fingerprintMatching}
+                        aria-label={`Fingerprint match for ${appLabel(app)}`}
+                        onChange={(event) => changeSettings(app, { fingerprintMatching: event.currentTarget.checked })}
+                      />{' '}
+                      {app.fingerprintMatching ? 'On' : 'Off'}
+                    </label>{' '}
+                    <select
+                      class="inline"
+                      aria-label={`Fingerprint match window for ${appLabel(app)}`}
+                      value={app.fingerprintWindowMinutes}
+                      disabled={!app.fingerprintMatching}
+                      onChange={(event) => changeSettings(app, { fingerprintWindowMinutes: Number(event.currentTarget.value) })}
+                    >
+                      {[...new Set([...WINDOW_CHOICES, app.fingerprintWindowMinutes])]
+                        .sort((a, b) => a - b)
+                        .map((minutes) => (
+                          <option key={minutes} value={minutes}>
+                            {windowLabel(minutes)}
+                          </option>
+                        ))}
+                    </select>
+                  </td>
                   <td>
                     <button
                       type="button"
