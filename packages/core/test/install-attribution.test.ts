@@ -78,6 +78,17 @@ describe('install fingerprint facts', () => {
     expect(userAgentFacts('curl/8.5')).toEqual({});
   });
 
+  it("reads iOS 26's version from Safari's Version/ token, and leaves out the Android version Chrome's reduced agent freezes", () => {
+    const safari26 =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.1 Mobile/15E148 Safari/604.1';
+    expect(userAgentFacts(safari26)).toEqual({ os: 'ios', osVersion: '26.1', deviceFamily: 'phone' });
+    // A real iOS 18.6 Safari says Version/18.6: its OS token stands.
+    expect(userAgentFacts(safari26.replace('Version/26.1', 'Version/18.6'))).toMatchObject({ osVersion: '18.6' });
+    // Other iOS browsers have no Version/ token: the OS token is all there is.
+    expect(userAgentFacts(UA.iphoneChrome)).toMatchObject({ osVersion: '17.5' });
+    expect(userAgentFacts(UA.androidReduced)).toEqual({ os: 'android', deviceFamily: 'phone' });
+  });
+
   it('takes the primary language of a header or a locale', () => {
     expect(primaryLanguage('fr-CA,fr;q=0.9,en;q=0.8')).toBe('fr');
     expect(primaryLanguage('en_US')).toBe('en');

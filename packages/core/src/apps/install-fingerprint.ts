@@ -45,16 +45,36 @@ export function networkOf(ip: string, secret: string): string | undefined {
 const majorMinor = (version: string): string => version.replace(/_/g, '.').split('.').slice(0, 2).join('.');
 
 const IOS_DEVICE = /\((iPhone|iPad|iPod)[^)]*? OS (\d+(?:_\d+)*)/;
+/** Safari's own version, which on iOS is the system's: "Version/26.1". Other iOS browsers have none. */
+const SAFARI_VERSION = / Version\/(\d+(?:\.\d+)*)/;
+/** From iOS 26 on, Safari freezes the agent's OS at 18_6 or 18_7; its Version/ token still says 26. */
+const FROZEN_IOS_MAJOR = 18;
 const ANDROID_VERSION = /Android (\d+(?:\.\d+)*)/;
+/** Chrome's reduced agent: "Android 10; K" on every device, whatever its version. */
+const REDUCED_ANDROID = /Android 10; K[;)]/;
 
-/** What a browser's User-Agent says of the device: the visit's side of a match. */
+/** The iOS version an agent tells: Safari's Version/ when the OS token is frozen, else the OS token. */
+function iosVersion(userAgent: string, osToken: string): string {
+  const safari = SAFARI_VERSION.exec(userAgent)?.[1];
+  if (safari && Number.parseInt(osToken, 10) === FROZEN_IOS_MAJOR && Number.parseInt(safari, 10) > FROZEN_IOS_MAJOR) {
+    return majorMinor(safari);
+  }
+  return majorMinor(osToken);
+}
+
+/**
+ * What a browser's User-Agent says of the device: the visit's side of a match. An OS version the
+ * agent only pretends to know (Chrome's reduced Android agent) is left out rather than compared.
+ */
 export function userAgentFacts(userAgent: string): Omit<DeviceFacts, 'network' | 'language'> {
   const ios = IOS_DEVICE.exec(userAgent);
-  if (ios) return { os: 'ios', osVersion: majorMinor(ios[2]!), deviceFamily: ios[1] === 'iPad' ? 'tablet' : 'phone' };
+  if (ios) return { os: 'ios', osVersion: iosVersion(userAgent, ios[2]!), deviceFamily: ios[1] === 'iPad' ? 'tablet' : 'phone' };
   const android = ANDROID_VERSION.exec(userAgent);
   if (android) {
     // Android browsers put "Mobile" in the agent of a phone and leave it out on a tablet.
-    return { os: 'android', osVersion: majorMinor(android[1]!), deviceFamily: / Mobile/.test(userAgent) ? 'phone' : 'tablet' };
+    const deviceFamily = / Mobile/.test(userAgent) ? 'phone' : 'tablet';
+    if (REDUCED_ANDROID.test(userAgent)) return { os: 'android', deviceFamily };
+    return { os: 'android', osVersion: majorMinor(android[1]!), deviceFamily };
   }
   return {};
 }
