@@ -188,6 +188,8 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const watched = await watching;
   const speed = throughputFromSamples(watched.samples, settings.workerClicks);
   if (!speed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
+  // Said at once too, so that a run stopped after the worker rows still gives them.
+  progress.note(`worker throughput: ${Math.round(speed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${speed.seconds.toFixed(2)} s)`);
 
   // The one-year query's data goes through the same worker, so it lands in every rollup table the
   // worker writes, exactly as production traffic would.
@@ -199,6 +201,43 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   );
   if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
   await stop(benchWorker);
+  const workerInstalls = settings.installPercent > 0 ? await measureWorkerInstalls(settings.workerClicks + yearClicks) : undefined;
+  /**
+   * The worker row again with a fresh worker, the same clicks but `installPercent` % of them
+   * Android store visits with install tokens, which add an install_clicks row each. `before` is
+   * the clicks processed so far.
+   */
+  async function measureWorkerInstalls(before: number) {
+    const share = settings.installPercent / 100;
+    phase(
+      2,
+      `worker: ${settings.workerClicks.toLocaleString('en-US')} clicks, ${settings.installPercent} % of them store visits with install tokens`,
+    );
+    const installsPrefix = `${world.queuePrefix}i`;
+    await fillClickQueue(world.redisUrl, installsPrefix, clickBatches(linkIds, settings.workerClicks, undefined, undefined, share));
+    const watchingInstalls = watchWorker(world.sql, linkIds, before + settings.workerClicks, (done) =>
+      progress.update(`${(done - before).toLocaleString('en-US')} clicks rolled up`),
+    );
+    const installsWorker = await start({
+      name: 'worker-installs',
+      bundle: 'worker',
+      env: { ...workerEnv, QUEUE_PREFIX: installsPrefix },
+      ready: healthy(`http://127.0.0.1:${workerPort}`),
+    }).catch((error: unknown) => {
+      watchingInstalls.catch(() => {});
+      throw error;
+    });
+    const samples = (await watchingInstalls).samples.map((sample) => ({ ...sample, done: Math.max(0, sample.done - before) }));
+    await stop(installsWorker);
+    const timed = throughputFromSamples(samples, settings.workerClicks);
+    if (!timed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
+    const [rows] = await world.sql<[{ n: number }]>`SELECT count(*)::int AS n FROM install_clicks`;
+    progress.note(
+      `worker throughput, ${settings.installPercent} % install tokens: ${Math.round(timed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${timed.seconds.toFixed(2)} s, ${rows.n.toLocaleString('en-US')} install rows)`,
+    );
+    return { clicks: settings.workerClicks, installPercent: settings.installPercent, ...timed, installRows: rows.n };
+  }
+
   // Statistics and a vacuumed table, as on a database that has been running a while; done now so
   // autovacuum does not compete with the HTTP runs that follow.
   await world.sql`VACUUM (ANALYZE)`;
@@ -428,6 +467,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       clicksPerSecond: speed.clicksPerSecond,
       rolledUp: watched.rolledUp,
     },
+    ...(workerInstalls && { workerInstalls }),
     freshness: {
       samples: freshSummary.count,
       p50Ms: freshSummary.p50,

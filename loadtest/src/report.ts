@@ -44,6 +44,8 @@ export interface BenchResult {
   clickCapture: ClickCapture;
   ratios: { toLimit: number | null; toPeer: number | null; pipelineToInsertPeer: number | null };
   worker: { clicks: number; jobs: number; seconds: number; clicksPerSecond: number; rolledUp: number };
+  /** The same row with a share of Android store visits carrying install tokens (absent with BENCH_INSTALL_PERCENT=0). */
+  workerInstalls?: { clicks: number; installPercent: number; seconds: number; clicksPerSecond: number; installRows: number };
   freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
   loss: LossTally & LossAccount & { failedJobs: number; droppedByRedirector: number | null };
   yearQuery: { requests: number; buckets: number; p50Ms: number; p99Ms: number };
@@ -182,6 +184,14 @@ export function formatReport(r: BenchResult): string {
         'worker throughput',
         `${fmt(r.worker.clicksPerSecond)} clicks/s (${fmt(r.worker.clicks)} clicks in ${fmt(r.worker.jobs)} batches, ${fmt(r.worker.seconds, 2)} s; rollups hold ${fmt(r.worker.rolledUp)})`,
       ],
+      ...(r.workerInstalls
+        ? [
+            [
+              'worker, install tokens',
+              `${fmt(r.workerInstalls.clicksPerSecond)} clicks/s (${fmt(r.workerInstalls.clicks)} clicks, ${r.workerInstalls.installPercent} % Android store visits with a token, ${fmt(r.workerInstalls.seconds, 2)} s; ${fmt(r.workerInstalls.installRows)} install rows)`,
+            ],
+          ]
+        : []),
       [
         'freshness (302 → rollup)',
         `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`,

@@ -15,6 +15,11 @@ export interface BenchSettings {
   links: number;
   /** Clicks pre-filled into the queue for the worker measurement (BENCH_WORKER_CLICKS, 300000). */
   workerClicks: number;
+  /**
+   * Percent of the clicks of the worker's second row that are Android store visits with an install
+   * token (BENCH_INSTALL_PERCENT, 20); 0 leaves the row out.
+   */
+  installPercent: number;
   /** Redirects sent by the loss measurement (BENCH_LOSS_REQUESTS, 20000). */
   lossRequests: number;
   /** Redirect-to-rollup samples (BENCH_FRESHNESS_SAMPLES, 50). */
@@ -60,6 +65,12 @@ const factor = (env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   return value;
 };
 
+const percent = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const value = int(env, name, fallback, 0);
+  if (value > 100) throw new Error(`${name} must be a percentage (0 to 100), got "${env[name]}"`);
+  return value;
+};
+
 /** Reads the settings; pins server and wrk to different cores when there are at least two. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): BenchSettings {
   const pin = env.BENCH_PIN !== '0' && cores >= 2;
@@ -70,6 +81,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     connections: int(env, 'BENCH_CONNECTIONS', 32),
     links: int(env, 'BENCH_LINKS', 1000),
     workerClicks: int(env, 'BENCH_WORKER_CLICKS', 300_000),
+    installPercent: percent(env, 'BENCH_INSTALL_PERCENT', 20),
     lossRequests: int(env, 'BENCH_LOSS_REQUESTS', 20_000),
     freshnessSamples: int(env, 'BENCH_FRESHNESS_SAMPLES', 50),
     yearClicksPerHour: int(env, 'BENCH_YEAR_CLICKS_PER_HOUR', 40),

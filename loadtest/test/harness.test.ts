@@ -54,6 +54,29 @@ describe('clickBatches', () => {
       expect(click.ts).toBeLessThanOrEqual(1_700_000_000_000);
       expect(click.ip).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     }
+    expect(batches.some((b) => b.appEvents)).toBe(false);
+  });
+
+  it('makes a share of the clicks Android store visits, each with its REDIRECT and a token of its own', () => {
+    const batches = [...clickBatches(['l1', 'l2'], 2000, 500, 1_700_000_000_000, 0.2)];
+    const events = batches.flatMap((b) => b.appEvents ?? []);
+    expect(events.length).toBeGreaterThan(300);
+    expect(events.length).toBeLessThan(500);
+    for (const batch of batches) {
+      for (const event of batch.appEvents ?? []) {
+        const visit = batch.clicks[event.clickIndex!]!;
+        expect(event).toMatchObject({
+          name: 'REDIRECT',
+          platform: 'ANDROID',
+          linkId: visit.linkId,
+          ts: visit.ts,
+          eventId: `${batch.batchId}:${event.clickIndex}`,
+        });
+        expect(event.install!.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        expect(visit.userAgent).toMatch(/ Android .* Mobile/);
+      }
+    }
+    expect(new Set(events.map((e) => e.install!.token)).size).toBe(events.length);
   });
 });
 

@@ -53,6 +53,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
       connections: 32,
       links: 1000,
       workerClicks: 300_000,
+      installPercent: 20,
       lossRequests: 20_000,
       freshnessSamples: 50,
       yearClicksPerHour: 40,

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
+  type AppEvent,
   CLICK_BATCH_JOB,
   CLICK_JOB_OPTIONS,
   CLICK_QUEUE,
   type ClickBatch,
   type ClickEvent,
   loadConfig,
+  newInstallToken,
   packClickBatch,
   type PackedClickBatch,
+  redirectEventId,
 } from '@deeplink/core';
 import type { Sql } from '@deeplink/core/db';
 import { createRedis } from '@deeplink/core/redis';
@@ -26,6 +29,8 @@ const REDIRECTOR_BATCH_SIZE = loadConfig({}).CLICK_BATCH_SIZE;
 
 const REFERRERS = ['', '', 'https://t.co/x', 'https://www.facebook.com/', 'https://www.google.com/', 'https://l.instagram.com/'];
 const HOUR_MS = 3_600_000;
+/** The Android phones of the mix: who a link sends to the Play Store. */
+const ANDROID_AGENTS = HUMAN_AGENTS.filter((agent) => / Android .* Mobile/.test(agent.userAgent));
 
 /** Address, agent and referrer of a synthetic human visit from one of 4,000 client addresses (`address`). */
 function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' | 'userAgent' | 'referrer'> {
@@ -38,24 +43,36 @@ function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' |
 
 /**
  * Batches shaped like the redirector's: CLICK_BATCH_SIZE clicks from the last few seconds, human
- * agents, a few thousand client addresses, and links skewed towards a few popular ones.
+ * agents, a few thousand client addresses, and links skewed towards a few popular ones. With
+ * `installShare`, that share of the clicks are Android phones sent to the Play Store with an
+ * install token, each with its REDIRECT as the redirector queues it (the same clicks otherwise:
+ * with no share, no random number is drawn for it).
  */
 export function* clickBatches(
   linkIds: readonly string[],
   clicks: number,
   batchSize = REDIRECTOR_BATCH_SIZE,
   now = Date.now(),
+  installShare = 0,
 ): Generator<ClickBatch> {
   const random = seededRandom(7);
   for (let sent = 0; sent < clicks; sent += batchSize) {
+    const batchId = randomUUID();
     const batch: ClickEvent[] = [];
+    const appEvents: AppEvent[] = [];
     for (let i = 0; i < Math.min(batchSize, clicks - sent); i++) {
       const address = Math.floor(random() * 4000);
       const linkId = linkIds[Math.floor(random() ** 3 * linkIds.length)]!;
       const ts = now - Math.floor(random() * 5000);
-      batch.push({ linkId, ts, ...visitor(random, address) });
+      const visit = { linkId, ts, ...visitor(random, address) };
+      if (installShare > 0 && random() < installShare) {
+        visit.userAgent = pickAgent(ANDROID_AGENTS, random()).userAgent;
+        const install = { token: newInstallToken(), language: 'en' };
+        appEvents.push({ eventId: redirectEventId(batchId, i), name: 'REDIRECT', platform: 'ANDROID', linkId, ts, clickIndex: i, install });
+      }
+      batch.push(visit);
     }
-    yield { batchId: randomUUID(), clicks: batch };
+    yield appEvents.length > 0 ? { batchId, clicks: batch, appEvents } : { batchId, clicks: batch };
   }
 }
 

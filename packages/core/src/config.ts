@@ -240,6 +240,8 @@ const envSchema = z.object({
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
   /** Active custom domains: look their TXT records up again. */
   CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
+  /** Install clicks (deferred deep links): delete the rows whose token expired. */
+  CRON_PRUNE_INSTALL_CLICKS: z.string().default('53 * * * *'),
   /**
    * How long an active custom domain's TXT record may lack the token before the domain turns
    * pending and its hostname can be proven by another account (0: at the first check that misses it).

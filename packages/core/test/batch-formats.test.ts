@@ -18,10 +18,31 @@ describe('click batch formats', () => {
     builder.add(clicks[1]!, 'ANDROID');
     builder.addEvent(opens[0]!);
     const batch = asStored(builder.build('batch-7'));
-    const redirect = { eventId: 'batch-7:1', name: 'REDIRECT', platform: 'ANDROID', linkId: 'link-b', ts: clicks[1]!.ts };
+    const redirect = { eventId: 'batch-7:1', name: 'REDIRECT', platform: 'ANDROID', linkId: 'link-b', ts: clicks[1]!.ts, clickIndex: 1 };
     expect(readClickJob(batch)).toEqual({ batchId: 'batch-7', clicks, appEvents: [redirect, opens[0]] });
     // Read again (a replay), the same ids.
     expect(readClickJob(batch)?.appEvents?.map((event) => event.eventId)).toEqual(['batch-7:1', 'open-1']);
+  });
+
+  it('writes a batch back (addresses hashed) with its store REDIRECTs still its clicks’ events, install fields included', () => {
+    const builder = new PackedClickBatchBuilder();
+    builder.add(clicks[0]!);
+    builder.add(clicks[1]!, 'ANDROID', { token: 'T'.repeat(22), language: 'fr' });
+    builder.addEvent(opens[0]!);
+    const stored = asStored(builder.build('batch-8'));
+    const read = readClickJob(stored)!;
+    expect(read.appEvents![0]).toEqual({
+      eventId: 'batch-8:1',
+      name: 'REDIRECT',
+      platform: 'ANDROID',
+      linkId: 'link-b',
+      ts: clicks[1]!.ts,
+      install: { token: 'T'.repeat(22), language: 'fr' },
+      clickIndex: 1,
+    });
+    const scrubbed = scrubClickJob(stored);
+    expect(JSON.stringify(scrubbed)).not.toContain('203.0.113');
+    expect(readClickJob(scrubbed)!.appEvents).toEqual(read.appEvents);
   });
 
   it('packs an open alone: a batch with no clicks', () => {

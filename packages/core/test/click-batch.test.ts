@@ -35,6 +35,7 @@ describe('packed click batches', () => {
         linkId: LINK_A,
         ts: clicks[0]!.ts,
         install: { token: 'tok-android-0000000000', language: 'fr' },
+        clickIndex: 0,
       },
       {
         eventId: 'b2:1',
@@ -43,8 +44,9 @@ describe('packed click batches', () => {
         linkId: LINK_A,
         ts: clicks[1]!.ts,
         install: { token: 'tok-ios-00000000000000' },
+        clickIndex: 1,
       },
-      { eventId: 'b2:2', name: 'REDIRECT', platform: 'DESKTOP', linkId: LINK_B, ts: clicks[2]!.ts },
+      { eventId: 'b2:2', name: 'REDIRECT', platform: 'DESKTOP', linkId: LINK_B, ts: clicks[2]!.ts, clickIndex: 2 },
     ]);
   });
 

@@ -15,6 +15,7 @@ const CRON_SETTINGS = [
   'CRON_PARTITIONS',
   'CRON_RETRY_FAILED',
   'CRON_DOMAIN_CHECK',
+  'CRON_PRUNE_INSTALL_CLICKS',
 ] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
@@ -45,6 +46,14 @@ export interface QueueReport {
 export async function pruneProcessedBatches(rollups: RollupsRepository, retentionDays: number, now = new Date()) {
   const removed = await rollups.pruneProcessedBatches(new Date(now.getTime() - retentionDays * DAY_MS));
   return { removed };
+}
+
+/**
+ * Deletes the install clicks whose token expired (INSTALL_TOKEN_TTL_DAYS after the visit): past
+ * then no app can claim them, and the fingerprint facts they hold have no use left.
+ */
+export async function pruneInstallClicks(rollups: RollupsRepository, now = new Date()) {
+  return { removed: await rollups.pruneExpiredInstallClicks(now) };
 }
 
 /** Logs how many click batches wait, run, wait for a retry, or have failed for good. */
@@ -167,6 +176,13 @@ export function maintenanceTasks(deps: {
       schedule: config.CRON_PRUNE_BATCHES,
       purpose: `forget processed batch ids older than ${config.BATCH_RETENTION_DAYS} days`,
       run: () => pruneProcessedBatches(rollupsRepository(sql), config.BATCH_RETENTION_DAYS),
+    },
+    {
+      name: 'prune-install-clicks',
+      setting: 'CRON_PRUNE_INSTALL_CLICKS',
+      schedule: config.CRON_PRUNE_INSTALL_CLICKS,
+      purpose: 'delete install clicks whose token expired',
+      run: () => pruneInstallClicks(rollupsRepository(sql), deps.now?.()),
     },
     {
       name: 'report-queue',

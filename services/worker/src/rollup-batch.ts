@@ -1,6 +1,7 @@
 import { type ClickBatch, type ClickBatchFormats, readClickJobData } from '@deeplink/core';
-import type { RollupAppEvent, RollupBatch, RollupPreview } from '@deeplink/core/db';
+import type { RollupAppEvent, RollupBatch, RollupInstallClick, RollupPreview } from '@deeplink/core/db';
 import { appEventOf, previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
+import type { InstallClickOf } from './install-clicks.js';
 import type { RollupWriter } from './rollup-writer.js';
 
 const MAX_BATCH_ID_LENGTH = 200;
@@ -33,7 +34,7 @@ export function readClickBatch(data: unknown, formats: ClickBatchFormats): { bat
  * next transaction and dropped, and built again from the job only if the batch must be written on
  * its own, so a worker holding hundreds of batches keeps their sums rather than their clicks.
  */
-export function createBatchRollup(deps: { enrich: ClickEnricher; writer: RollupWriter }) {
+export function createBatchRollup(deps: { enrich: ClickEnricher; installClickOf: InstallClickOf; writer: RollupWriter }) {
   const enrichAll = (batch: ClickBatch): RollupBatch => {
     const counted: EnrichedClick[] = [];
     const previews: RollupPreview[] = [];
@@ -47,11 +48,21 @@ export function createBatchRollup(deps: { enrich: ClickEnricher; writer: RollupW
       }
     }
     const events: RollupAppEvent[] = [];
+    // Only a batch with a store visit that handed out an install token has any.
+    let installs: RollupInstallClick[] | undefined;
     for (const event of batch.appEvents ?? []) {
       const placed = appEventOf(event);
-      if (placed) events.push(placed);
+      if (!placed) continue;
+      events.push(placed);
+      if (event.install === undefined) continue;
+      // The click the event came with, whose address and agent give the install's fingerprint facts.
+      const click = event.clickIndex === undefined ? undefined : batch.clicks[event.clickIndex];
+      const install = deps.installClickOf(event, click);
+      if (install) (installs ??= []).push(install);
     }
-    return { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted, previews, events };
+    const rolled: RollupBatch = { batchId: batch.batchId, receivedClicks: batch.clicks.length, clicks: counted, previews, events };
+    if (installs) rolled.installs = installs;
+    return rolled;
   };
   return async (read: () => ClickBatch): Promise<BatchOutcome> => {
     const batch = enrichAll(read());

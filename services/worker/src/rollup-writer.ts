@@ -121,7 +121,7 @@ export function createRollupWriter(
         next.entries.push({ batchId: batch.batchId, receivedClicks: batch.receivedClicks, again, resolve, reject });
         if (!next.ids.has(batch.batchId)) {
           next.ids.add(batch.batchId);
-          next.rows.add(batch.clicks, batch.previews, batch.events);
+          next.rows.add(batch.clicks, batch.previews, batch.events, batch.installs);
         }
         if (!writing) void drain();
       });

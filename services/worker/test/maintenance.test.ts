@@ -195,7 +195,7 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the six tasks from config and removes them on close', async () => {
+  it('schedules the seven tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
@@ -204,6 +204,7 @@ describe('maintenance tasks', () => {
       CRON_PARTITIONS: '5 6 * * *',
       CRON_RETRY_FAILED: '*/3 * * * *',
       CRON_DOMAIN_CHECK: '*/4 * * * *',
+      CRON_PRUNE_INSTALL_CLICKS: '7 8 * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -213,6 +214,7 @@ describe('maintenance tasks', () => {
         .map((task) => [task.name, task.getPattern()]);
     try {
       expect(registered().sort()).toEqual([
+        ['prune-install-clicks', '7 8 * * *'],
         ['prune-processed-batches', '3 4 * * *'],
         ['recheck-domains', '*/4 * * * *'],
         ['reconcile-link-cache', '*/7 * * * *'],
@@ -221,7 +223,7 @@ describe('maintenance tasks', () => {
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(6);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(7);
     } finally {
       await app.close();
     }
@@ -244,6 +246,7 @@ describe('maintenance tasks', () => {
       CRON_PARTITIONS: '* * * * * *',
       CRON_RETRY_FAILED: '* * * * * *',
       CRON_DOMAIN_CHECK: '* * * * * *',
+      CRON_PRUNE_INSTALL_CLICKS: '* * * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -254,7 +257,7 @@ describe('maintenance tasks', () => {
         .toBe(true);
       await expect.poll(() => lines.some((l) => l.msg === 'click queue'), { timeout: 10_000 }).toBe(true);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await expect.poll(() => finished().size === 6, { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => finished().size === 7, { timeout: 10_000 }).toBe(true);
       expect(finished()).toEqual(
         new Set([
           'reconcile-link-cache',
@@ -263,6 +266,7 @@ describe('maintenance tasks', () => {
           'retry-failed-batches',
           'rollup-partitions',
           'recheck-domains',
+          'prune-install-clicks',
         ]),
       );
       expect(lines.some((l) => l.level === 'error')).toBe(false);

@@ -38,6 +38,26 @@ export interface RollupAppEvent {
   eventId?: string;
 }
 
+/**
+ * One visit sent to an app store with an install token (install_clicks): what the app's first
+ * launch can claim. Nothing in it is the token, the address or the agent string.
+ */
+export interface RollupInstallClick {
+  /** SHA-256 of the token (hashInstallToken), hex. */
+  tokenHash: string;
+  linkId: string;
+  platform: 'ANDROID' | 'IOS';
+  /** Epoch milliseconds of the visit. */
+  clickedAt: number;
+  /** Epoch milliseconds after which the token can no longer be claimed (INSTALL_TOKEN_TTL_DAYS). */
+  expiresAt: number;
+  /** The fingerprint facts (DeviceFacts), each absent when the visit did not tell it. */
+  network?: string;
+  osVersion?: string;
+  deviceFamily?: string;
+  language?: string;
+}
+
 /** A click batch ready to be added to the rollups. */
 export interface RollupBatch {
   batchId: string;
@@ -49,6 +69,8 @@ export interface RollupBatch {
   previews?: RollupPreview[];
   /** App events the batch carried, for links that exist (checked in SQL). */
   events?: RollupAppEvent[];
+  /** Store visits that handed out an install token, for links that exist (checked in SQL). */
+  installs?: RollupInstallClick[];
 }
 
 type Counts = Map<string, number>;
@@ -77,8 +99,16 @@ export class RollupRows {
   readonly #eventCounts = new Map<string, { event: RollupAppEvent; count: number }>();
   /** Events with an id of their own, one each: SQL counts only those whose id is new. */
   readonly #identifiedEvents = new Map<string, RollupAppEvent>();
+  /** Install clicks by token hash: a token is stored once. */
+  readonly #installs = new Map<string, RollupInstallClick>();
 
-  add(clicks: readonly RollupClick[], previews: readonly RollupPreview[] = [], events: readonly RollupAppEvent[] = []): this {
+  add(
+    clicks: readonly RollupClick[],
+    previews: readonly RollupPreview[] = [],
+    events: readonly RollupAppEvent[] = [],
+    installs: readonly RollupInstallClick[] = [],
+  ): this {
+    for (const install of installs) if (!this.#installs.has(install.tokenHash)) this.#installs.set(install.tokenHash, install);
     for (const event of events) {
       if (event.eventId !== undefined) {
         // The same id twice (an open retried while the first was queued) is one event.
@@ -170,7 +200,34 @@ export class RollupRows {
     };
     for (const { event, count } of this.#eventCounts.values()) addEvent(event, count);
     for (const event of this.#identifiedEvents.values()) addEvent(event, 1);
-    return { groups, values, previews, events };
+    return { groups, values, previews, events, installs: this.#installArrays() };
+  }
+
+  /** The install clicks as the insert unnests them, '' for an absent fact. */
+  #installArrays() {
+    const installs = {
+      hashes: [] as string[],
+      links: [] as string[],
+      platforms: [] as string[],
+      clickedAt: [] as number[],
+      expiresAt: [] as number[],
+      networks: [] as string[],
+      osVersions: [] as string[],
+      deviceFamilies: [] as string[],
+      languages: [] as string[],
+    };
+    for (const install of this.#installs.values()) {
+      installs.hashes.push(install.tokenHash);
+      installs.links.push(install.linkId);
+      installs.platforms.push(install.platform);
+      installs.clickedAt.push(install.clickedAt);
+      installs.expiresAt.push(install.expiresAt);
+      installs.networks.push(install.network ?? '');
+      installs.osVersions.push(install.osVersion ?? '');
+      installs.deviceFamilies.push(install.deviceFamily ?? '');
+      installs.languages.push(install.language ?? '');
+    }
+    return installs;
   }
 
   /** Every app event summed, one of each kind or id. */
@@ -253,7 +310,8 @@ export const isRollupTimeout = (error: unknown): boolean => {
 /**
  * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
  * their _dimensions tables, link_previews_hourly, app_event_hourly, app_event_daily,
- * processed_batches and processed_app_events is written here and nowhere else.
+ * processed_batches and processed_app_events is written here and nowhere else, and so are the
+ * worker's writes to install_clicks (the rows of store visits, and their pruning).
  * With `timeouts`, each rollup transaction is bounded by them (the worker's writes); without, by
  * the server's settings.
  */
@@ -270,7 +328,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
   const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
-    const { groups, values, previews, events } = rows.toArrays();
+    const { groups, values, previews, events, installs } = rows.toArrays();
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
     // Only batches with crawler visits add the statement for them (most have none).
@@ -317,6 +375,28 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
         ON CONFLICT (link_id, day, event, platform) DO UPDATE SET count = t.count + excluded.count
       )`;
+    // Only batches with store visits that handed out install tokens add the insert for them. A
+    // token is stored once (a batch is claimed once, and ON CONFLICT covers the rest); the
+    // foreign key onto links holds, as `live` has locked every link written.
+    const installRows =
+      installs.hashes.length === 0
+        ? tx``
+        : tx`, installs AS (
+        INSERT INTO install_clicks (token_hash, link_id, platform, clicked_at, expires_at, network, os_version, device_family, language)
+        SELECT decode(i.token_hash, 'hex'), i.link_id, i.platform,
+               timestamptz 'epoch' + i.clicked_at * interval '1 millisecond',
+               timestamptz 'epoch' + i.expires_at * interval '1 millisecond',
+               nullif(i.network, ''), nullif(i.os_version, ''), nullif(i.device_family, ''), nullif(i.language, '')
+        FROM unnest(${pgArray.strings(installs.hashes)}::text[], ${pgArray.strings(installs.links)}::uuid[],
+                    ${pgArray.strings(installs.platforms, true)}::text[], ${pgArray.numbers(installs.clickedAt)}::bigint[],
+                    ${pgArray.numbers(installs.expiresAt)}::bigint[], ${pgArray.strings(installs.networks)}::text[],
+                    ${pgArray.strings(installs.osVersions, true)}::text[], ${pgArray.strings(installs.deviceFamilies, true)}::text[],
+                    ${pgArray.strings(installs.languages, true)}::text[])
+          AS i(token_hash, link_id, platform, clicked_at, expires_at, network, os_version, device_family, language)
+        WHERE i.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
+        ORDER BY 1
+        ON CONFLICT (token_hash) DO NOTHING
+      )`;
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
@@ -332,7 +412,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- key would have locked them, once per link rather than once per row: a link deleted
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
-        SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links])}::uuid[]) ORDER BY id FOR KEY SHARE
+        SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links, ...installs.links])}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
         SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
                coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
@@ -368,7 +448,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
         GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
-      )${previewRows}${eventRows}
+      )${previewRows}${eventRows}${installRows}
       SELECT batch_id AS "batchId" FROM claimed`;
     return claimed.map((row) => row.batchId);
   };
@@ -384,7 +464,8 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    */
   const recordBatches = async (batches: RollupBatch[], rows?: RollupRows): Promise<Set<string>> => {
     const unique = firstOfEachId(batches);
-    const all = rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events), new RollupRows());
+    const all =
+      rows ?? unique.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events, batch.installs), new RollupRows());
     try {
       return await write(unique, all, rows !== undefined);
     } catch (error) {
@@ -410,7 +491,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         await claimAndAdd(
           tx,
           [],
-          fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events), new RollupRows()),
+          fresh.reduce((sum, batch) => sum.add(batch.clicks, batch.previews, batch.events, batch.installs), new RollupRows()),
         );
       }
       return claimed;
@@ -435,6 +516,25 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
       const batches = await sql`DELETE FROM processed_batches WHERE processed_at < ${olderThan}`;
       const events = await sql`DELETE FROM processed_app_events WHERE processed_at < ${olderThan}`;
       return batches.count + events.count;
+    },
+
+    /**
+     * Deletes install clicks whose token expired before `now`, `chunk` rows per statement (each
+     * its own short transaction, so neither a lock nor a scan grows with a backlog), at most
+     * `maxChunks` of them; returns how many were deleted. A run that hits the limit leaves the
+     * rest to the next one.
+     */
+    async pruneExpiredInstallClicks(now: Date, { chunk = 5_000, maxChunks = 200 } = {}): Promise<number> {
+      let deleted = 0;
+      for (let i = 0; i < maxChunks; i++) {
+        const { count } = await sql`
+          DELETE FROM install_clicks WHERE token_hash IN (
+            SELECT token_hash FROM install_clicks WHERE expires_at < ${now} ORDER BY expires_at LIMIT ${chunk}
+          )`;
+        deleted += count;
+        if (count < chunk) break;
+      }
+      return deleted;
     },
   };
 }

@@ -24,6 +24,12 @@ export interface AppEvent {
   ts: number;
   /** On a REDIRECT to an app store that handed the visitor an install token: what attributes the install. */
   install?: InstallClick;
+  /**
+   * For an event that came with a click (a REDIRECT), the index of that click in its batch: the
+   * worker reads the click's address and agent there for install attribution, and derives the
+   * event's id from it (redirectEventId). Undefined for an event with an id of its own.
+   */
+  clickIndex?: number;
 }
 
 /**

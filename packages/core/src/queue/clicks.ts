@@ -125,16 +125,21 @@ export class PackedClickBatchBuilder {
     this.size++;
   }
 
-  /** Adds an app event that came without a click (an app open), with its own id. */
+  /**
+   * Adds an app event: one that came without a click (an app open) with its own id, or one with a
+   * `clickIndex` as the click's event, its id derived from the batch id and that index (so a
+   * batch read and written again, say with its addresses hashed, keeps its events as they were).
+   */
   addEvent(event: AppEvent): void {
     this.since ??= event.ts;
+    const fromClick = event.clickIndex !== undefined;
     this.events.push(
       event.ts - this.since,
       this.intern(event.linkId),
       this.intern(event.name),
       this.intern(event.platform),
-      this.intern(event.eventId),
-      -1,
+      fromClick ? -1 : this.intern(event.eventId),
+      fromClick ? (event.clickIndex as number) : -1,
     );
     this.pushInstall(event.install);
   }
@@ -166,7 +171,8 @@ export class PackedClickBatchBuilder {
 
 /**
  * Packs a batch given as objects (the API's opens, and test and benchmark producers that queue what
- * the redirector queues). Every event is packed with its own id.
+ * the redirector queues). An event is packed with its own id, or as its click's when it names one
+ * (`clickIndex`).
  */
 export function packClickBatch({ batchId, clicks, appEvents = [] }: ClickBatch): PackedClickBatch {
   const builder = new PackedClickBatchBuilder();
@@ -230,6 +236,7 @@ function readAppEvents({ batchId, since, strings, clicks }: PackedParts, events:
     if (typeof offset !== 'number' || !Number.isFinite(offset) || linkId === undefined || eventId === undefined) return undefined;
     if (!isAppEventName(name) || !isAppEventPlatform(platform)) return undefined;
     const event: AppEvent = { eventId, name, platform, linkId, ts: since + offset };
+    if (ownId === undefined) event.clickIndex = click as number;
     const token = stringAt(strings, events[i + 6]);
     if (token !== undefined) {
       const language = stringAt(strings, events[i + 7]);
