@@ -377,7 +377,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
       )`;
     // Only batches with store visits that handed out install tokens add the insert for them. A
     // token is stored once (a batch is claimed once, and ON CONFLICT covers the rest); the
-    // foreign key onto links holds, as `live` has locked every link written.
+    // table's delete trigger on links sees these rows, as `live` has locked every link written.
     const installRows =
       installs.hashes.length === 0
         ? tx``

@@ -3,11 +3,12 @@
 -- launch hands the token back (POST /api/app/install) and claims the row: once, for one install.
 -- The token is stored as its SHA-256 only. The fingerprint columns serve the optional
 -- probabilistic match (off by default, on per app); none of them is the client address: `network`
--- is an HMAC of its /24 or /64 prefix. Rows go with their link, and once past expires_at the
--- worker's maintenance deletes them.
+-- is an HMAC of its /24 or /64 prefix. Rows go with their link (a trigger, not a foreign key: the
+-- worker already locks every link it writes for, and a foreign key would check it again for every
+-- row, a third of a row's cost), and once past expires_at the worker's maintenance deletes them.
 CREATE TABLE install_clicks (
   token_hash     bytea PRIMARY KEY,
-  link_id        uuid NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+  link_id        uuid NOT NULL,
   platform       text NOT NULL CHECK (platform IN ('ANDROID', 'IOS')),
   clicked_at     timestamptz NOT NULL,
   expires_at     timestamptz NOT NULL,
@@ -27,6 +28,16 @@ CREATE INDEX install_clicks_expires_at ON install_clicks (expires_at);
 CREATE INDEX install_clicks_unclaimed_network ON install_clicks (network, clicked_at) WHERE claimed_by IS NULL;
 -- An install that was matched once (by any means) finds its answer again here.
 CREATE INDEX install_clicks_claimed_by ON install_clicks (claimed_by) WHERE claimed_by IS NOT NULL;
+
+CREATE FUNCTION delete_install_clicks() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM install_clicks WHERE link_id IN (SELECT id FROM gone);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER links_delete_install_clicks AFTER DELETE ON links
+REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_install_clicks();
 
 -- The probabilistic match, per app: off until its owner turns it on.
 ALTER TABLE apps ADD COLUMN fingerprint_matching boolean NOT NULL DEFAULT false;
