@@ -40,6 +40,12 @@ export interface BenchSettings {
   output?: string;
   /** Keep the bench database and Redis keys afterwards, for inspection (BENCH_KEEP=1). */
   keep: boolean;
+  /**
+   * `redirector`: only the full-speed table (the redirector's rows, the limit and the peer), for
+   * comparing two versions of the redirector quickly; nothing else runs and docs/performance.md is
+   * left alone (BENCH_ONLY; unset: everything).
+   */
+  only?: 'redirector';
   /** Processes to run under `--cpu-prof` (BENCH_PROFILE=redirector,worker,api,…); profiles go to .bench/profiles/. */
   profile: string[];
 }
@@ -58,6 +64,12 @@ const factor = (env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const value = Number(text);
   if (!Number.isFinite(value) || value <= 1) throw new Error(`${name} must be a number > 1, got "${text}"`);
   return value;
+};
+
+const only = (text: string | undefined): BenchSettings['only'] => {
+  if (text === undefined || text === '') return undefined;
+  if (text !== 'redirector') throw new Error(`BENCH_ONLY must be "redirector" or unset, got "${text}"`);
+  return text;
 };
 
 /** Reads the settings; pins server and wrk to different cores when there are at least two. */
@@ -83,6 +95,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,
     keep: env.BENCH_KEEP === '1',
+    only: only(env.BENCH_ONLY),
     profile: (env.BENCH_PROFILE ?? '')
       .split(',')
       .map((name) => name.trim())

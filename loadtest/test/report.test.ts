@@ -70,6 +70,8 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     http: {
       redirector: http(80_000, 1),
       customDomain: http(76_000, 1.1),
+      androidStore: http(72_000, 1.1),
+      androidPlain: http(75_000, 1),
       limit: http(100_000, 0.8),
       limitWithAddress: http(90_000, 0.85),
       peer: http(20_000, 4),
