@@ -17,6 +17,7 @@ import {
   type ReadyCheck,
   type RunningProcess,
 } from '@deeplink/test-kit/processes';
+import { UA } from '@deeplink/test-kit/user-agents';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
@@ -34,9 +35,9 @@ import {
   YEAR_HOURS,
   yearOfClickBatches,
 } from './measure/worker-throughput.js';
-import { evaluateTargets, formatReport, Progress, writeResult, type BenchResult } from './report.js';
+import { evaluateTargets, formatRedirectorReport, formatReport, Progress, writeResult, type BenchResult } from './report.js';
 import { performanceDocument } from './performance-doc.js';
-import { activateDomain, createLinks, createSession, reportedClicks } from './seed.js';
+import { activateDomain, androidLinkBody, createLinks, createSession, reportedClicks } from './seed.js';
 import { wrkRequests } from './rotation.js';
 import { loadSettings } from './settings.js';
 import { createBenchWorld, repoRoot, waitForQuiet } from './stack.js';
@@ -47,6 +48,8 @@ const LOSS_LINKS = 20;
 /** The bench account's custom domain (made active directly in the database): what reading Host costs. */
 const CUSTOM_HOST = 'go.bench.example';
 const MB = 1e6;
+/** The agent of the Android-only rows: a phone's Chrome. */
+const ANDROID_AGENT = UA.androidChrome;
 
 const settings = loadSettings();
 const progress = new Progress();
@@ -77,9 +80,21 @@ function machine(): BenchResult['machine'] {
   return { nproc: availableParallelism(), cpuModel, memoryGiB: totalmem() / 1024 ** 3, node: process.versions.node, wrk };
 }
 
-async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult> {
+/** What a `BENCH_ONLY=redirector` run measured: the full-speed table alone. */
+interface RedirectorOnlyResult {
+  only: 'redirector';
+  startedAt: string;
+  finishedAt: string;
+  machine: BenchResult['machine'];
+  settings: BenchResult['settings'];
+  http: Omit<BenchResult['http'], 'halfRate'>;
+}
+
+async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: string): Promise<BenchResult | RedirectorOnlyResult> {
   const startedAt = new Date().toISOString();
   const phases = 10;
+  /** Everything, or (BENCH_ONLY=redirector) only what the full-speed table needs. */
+  const full = settings.only === undefined;
   const phase = (n: number, text: string) => progress.phase(`[${n}/${phases}] ${text}`);
   const [
     apiPort,
@@ -140,15 +155,20 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const account = await createSession(`${apiUrl}/api`, 'bench');
   const links = await createLinks(account, settings.links, 'bench');
   progress.update(`${links.length} links`);
-  const lossLinks = await createLinks(account, LOSS_LINKS, 'loss');
-  const freshLinks = await createLinks(account, settings.freshnessSamples, 'fresh');
-  const [yearLink] = await createLinks(account, 1, 'year');
-  const capacityLinks = await createLinks(account, settings.links, 'capacity');
-  const [probeLink] = await createLinks(account, 1, 'probe');
-  const [hotLink] = await createLinks(account, 1, 'hot');
+  const lossLinks = full ? await createLinks(account, LOSS_LINKS, 'loss') : [];
+  const freshLinks = full ? await createLinks(account, settings.freshnessSamples, 'fresh') : [];
+  const [yearLink] = full ? await createLinks(account, 1, 'year') : [];
+  const capacityLinks = full ? await createLinks(account, settings.links, 'capacity') : [];
+  const [probeLink] = full ? await createLinks(account, 1, 'probe') : [];
+  const [hotLink] = full ? await createLinks(account, 1, 'hot') : [];
   await activateDomain(world.sql, account, CUSTOM_HOST);
   const customLinks = await createLinks(account, settings.links, 'custom', { domain: CUSTOM_HOST });
-  progress.update(`${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + customLinks.length + 2} links`);
+  // Android visits only: intents falling back to the Play Store (a token minted per visit) and to a web page.
+  const androidStoreLinks = await createLinks(account, settings.links, 'android-store', { body: androidLinkBody('store') });
+  const androidPlainLinks = await createLinks(account, settings.links, 'android-plain', { body: androidLinkBody('web') });
+  progress.update(
+    `${links.length + lossLinks.length + freshLinks.length + capacityLinks.length + customLinks.length + 2 * settings.links + 2} links`,
+  );
 
   const requests = wrkRequests(links);
   /** Lets background work settle before a measurement and says so when it would not. */
@@ -167,47 +187,57 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     onTick: (elapsed, total) => progress.update(`${elapsed}/${total} s`),
   });
 
-  phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
-  const workerPrefix = `${world.queuePrefix}w`;
-  const linkIds = links.map((link) => link.id);
-  const jobs = await fillClickQueue(world.redisUrl, workerPrefix, clickBatches(linkIds, settings.workerClicks));
-  phase(2, 'worker: rolling up the pre-filled queue');
-  const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) =>
-    progress.update(`${done.toLocaleString('en-US')} clicks rolled up`),
-  );
-  const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
-  const benchWorker = await start({
-    name: 'worker',
-    bundle: 'worker',
-    env: workerEnv,
-    ready: healthy(`http://127.0.0.1:${workerPort}`),
-  }).catch((error: unknown) => {
-    watching.catch(() => {});
-    throw error;
-  });
-  const watched = await watching;
-  const speed = throughputFromSamples(watched.samples, settings.workerClicks);
-  if (!speed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
-  // Said at once too, so that a run stopped after the worker rows still gives them.
-  progress.note(`worker throughput: ${Math.round(speed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${speed.seconds.toFixed(2)} s)`);
+  /** Step 2: the worker's throughput on a pre-filled queue, then the query link's year through the same worker. */
+  const measureWorker = async () => {
+    phase(2, `worker: filling a queue with ${settings.workerClicks.toLocaleString('en-US')} clicks`);
+    const workerPrefix = `${world.queuePrefix}w`;
+    const linkIds = links.map((link) => link.id);
+    const jobs = await fillClickQueue(world.redisUrl, workerPrefix, clickBatches(linkIds, settings.workerClicks));
+    phase(2, 'worker: rolling up the pre-filled queue');
+    const watching = watchWorker(world.sql, linkIds, settings.workerClicks, (done) =>
+      progress.update(`${done.toLocaleString('en-US')} clicks rolled up`),
+    );
+    const workerEnv = { ...env, QUEUE_PREFIX: workerPrefix, WORKER_PORT: String(workerPort) };
+    const benchWorker = await start({
+      name: 'worker',
+      bundle: 'worker',
+      env: workerEnv,
+      ready: healthy(`http://127.0.0.1:${workerPort}`),
+    }).catch((error: unknown) => {
+      watching.catch(() => {});
+      throw error;
+    });
+    const watched = await watching;
+    const speed = throughputFromSamples(watched.samples, settings.workerClicks);
+    if (!speed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
+    // Said at once too, so that a run stopped after the worker rows still gives them.
+    progress.note(
+      `worker throughput: ${Math.round(speed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${speed.seconds.toFixed(2)} s)`,
+    );
 
-  // The one-year query's data goes through the same worker, so it lands in every rollup table the
-  // worker writes, exactly as production traffic would.
-  const yearClicks = YEAR_HOURS * settings.yearClicksPerHour;
-  phase(2, `worker: rolling up a year of clicks for the query link (${yearClicks.toLocaleString('en-US')} clicks)`);
-  await fillClickQueue(world.redisUrl, workerPrefix, yearOfClickBatches(yearLink!.id, settings.yearClicksPerHour));
-  const year = await watchWorker(world.sql, [yearLink!.id], settings.workerClicks + yearClicks, (done) =>
-    progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`),
-  );
-  if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
-  await stop(benchWorker);
-  const workerInstalls = settings.installPercent > 0 ? await measureWorkerInstalls(settings.workerClicks + yearClicks) : undefined;
+    // The one-year query's data goes through the same worker, so it lands in every rollup table the
+    // worker writes, exactly as production traffic would.
+    const yearClicks = YEAR_HOURS * settings.yearClicksPerHour;
+    phase(2, `worker: rolling up a year of clicks for the query link (${yearClicks.toLocaleString('en-US')} clicks)`);
+    await fillClickQueue(world.redisUrl, workerPrefix, yearOfClickBatches(yearLink!.id, settings.yearClicksPerHour));
+    const year = await watchWorker(world.sql, [yearLink!.id], settings.workerClicks + yearClicks, (done) =>
+      progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`),
+    );
+    if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
+    await stop(benchWorker);
+    const workerInstalls =
+      settings.installPercent > 0 ? await measureWorkerInstalls(linkIds, workerEnv, settings.workerClicks + yearClicks) : undefined;
+    // Statistics and a vacuumed table, as on a database that has been running a while; done now so
+    // autovacuum does not compete with the HTTP runs that follow.
+    await world.sql`VACUUM (ANALYZE)`;
+    return { jobs, speed, watched, workerInstalls };
+  };
   /**
    * The worker row again with a fresh worker, the same clicks but `installPercent` % of them
    * Android store visits with install tokens, which add an install_clicks row each. `before` is
    * the clicks processed so far.
    */
-  async function measureWorkerInstalls(before: number) {
+  async function measureWorkerInstalls(linkIds: string[], workerEnv: Record<string, string>, before: number) {
     const share = settings.installPercent / 100;
     phase(
       2,
@@ -233,14 +263,11 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     if (!timed) throw new Error('the worker finished before its progress could be timed; raise BENCH_WORKER_CLICKS');
     const [rows] = await world.sql<[{ n: number }]>`SELECT count(*)::int AS n FROM install_clicks`;
     progress.note(
-      `worker throughput, ${settings.installPercent} % install tokens: ${Math.round(timed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${timed.seconds.toFixed(2)} s, ${rows.n.toLocaleString('en-US')} install rows)`,
+      `worker throughput, ${settings.installPercent} % install tokens: ${Math.round(timed.clicksPerSecond).toLocaleString('en-US')} clicks/s (${timed.seconds.toFixed(2)} s, ${rows!.n.toLocaleString('en-US')} install rows)`,
     );
-    return { clicks: settings.workerClicks, installPercent: settings.installPercent, ...timed, installRows: rows.n };
+    return { clicks: settings.workerClicks, installPercent: settings.installPercent, ...timed, installRows: rows!.n };
   }
-
-  // Statistics and a vacuumed table, as on a database that has been running a while; done now so
-  // autovacuum does not compete with the HTTP runs that follow.
-  await world.sql`VACUUM (ANALYZE)`;
+  const workerRun = full ? await measureWorker() : undefined;
 
   // The HTTP runs' redirector writes to a queue no worker reads: the worker must not compete for
   // the cores, and this backlog is not needed afterwards (cleanup deletes it).
@@ -278,6 +305,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       { name: 'redirector', url: shortUrlBase },
       // The same process, the same number of links, on the custom domain: each request names it in Host.
       { name: 'redirector-custom-domain', url: shortUrlBase, requests: wrkRequests(customLinks, { headers: { Host: CUSTOM_HOST } }) },
+      // The same process, Android phones only: a Play Store fallback (a token per visit) against a web one.
+      { name: 'redirector-android-store', url: shortUrlBase, requests: wrkRequests(androidStoreLinks, { userAgent: ANDROID_AGENT }) },
+      { name: 'redirector-android-plain', url: shortUrlBase, requests: wrkRequests(androidPlainLinks, { userAgent: ANDROID_AGENT }) },
       { name: 'bare-uws', url: `http://127.0.0.1:${barePort}` },
       { name: 'bare-uws-address', url: `http://127.0.0.1:${bareAddressPort}` },
       { name: 'fastify-peer', url: `http://127.0.0.1:${peerPort}` },
@@ -289,11 +319,22 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const {
     redirector: redirectorMax,
     'redirector-custom-domain': customDomain,
+    'redirector-android-store': androidStore,
+    'redirector-android-plain': androidPlain,
     'bare-uws': limit,
     'bare-uws-address': limitWithAddress,
     'fastify-peer': peerFigure,
   } = fullSpeed;
   await Promise.all([stop(bare), stop(bareWithAddress), stop(peer)]);
+  if (!full || !workerRun) {
+    await stop(redirector);
+    await stop(api);
+    progress.end();
+    const http = { redirector: redirectorMax, customDomain, androidStore, androidPlain, limit, limitWithAddress, peer: peerFigure };
+    const { output: _output, ...recorded } = settings;
+    return { only: 'redirector', startedAt, finishedAt: new Date().toISOString(), machine: machine(), settings: recorded, http };
+  }
+  const { jobs, speed, watched, workerInstalls } = workerRun;
 
   phase(4, `redirector at half its maximum (${Math.round(redirectorMax.requestsPerSecond / 2).toLocaleString('en-US')} req/s)`);
   await quiet();
@@ -451,7 +492,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     finishedAt: new Date().toISOString(),
     machine: machine(),
     settings: recorded,
-    http: { redirector: redirectorMax, customDomain, limit, limitWithAddress, peer: peerFigure, halfRate },
+    http: { redirector: redirectorMax, customDomain, androidStore, androidPlain, limit, limitWithAddress, peer: peerFigure, halfRate },
     apiReads,
     appSdk,
     clickCapture,
@@ -483,6 +524,19 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     peakRssMB,
   };
   return { ...result, targets: evaluateTargets(result) };
+}
+
+/** Writes a full run's JSON (and, with the default output, latest.json and docs/performance.md) and prints its report. */
+function reportFull(result: BenchResult): void {
+  const output = settings.output ?? join(repoRoot, '.bench', `bench-${stamp}.json`);
+  writeResult(output, result);
+  if (!settings.output) {
+    writeResult(join(repoRoot, '.bench', 'latest.json'), result);
+    const doc = join(repoRoot, 'docs', 'performance.md');
+    writeFileSync(doc, performanceDocument(result, existsSync(doc) ? readFileSync(doc, 'utf8') : undefined));
+  }
+  console.log(formatReport(result));
+  console.log(`\nJSON: ${output}`);
 }
 
 async function main(): Promise<void> {
@@ -523,15 +577,14 @@ async function main(): Promise<void> {
   }
   try {
     const result = await run(world, logDir);
-    const output = settings.output ?? join(repoRoot, '.bench', `bench-${stamp}.json`);
-    writeResult(output, result);
-    if (!settings.output) {
-      writeResult(join(repoRoot, '.bench', 'latest.json'), result);
-      const doc = join(repoRoot, 'docs', 'performance.md');
-      writeFileSync(doc, performanceDocument(result, existsSync(doc) ? readFileSync(doc, 'utf8') : undefined));
+    if ('only' in result) {
+      // A partial run: a file of its own, and neither latest.json nor docs/performance.md.
+      const output = settings.output ?? join(repoRoot, '.bench', `bench-redirector-${stamp}.json`);
+      writeFileSync(output, `${JSON.stringify(result, null, 2)}\n`);
+      console.log(`${formatRedirectorReport(result.settings, result.http)}\n\nJSON: ${output}`);
+    } else {
+      reportFull(result);
     }
-    console.log(formatReport(result));
-    console.log(`\nJSON: ${output}`);
     failed = false;
   } catch (error) {
     progress.end();

@@ -53,6 +53,8 @@ function httpTable(r: BenchResult): string[] {
     row('bare uWS 302 + client address', http.limitWithAddress),
     row('redirector, clicks on', http.redirector),
     row('redirector, custom domain (Host)', http.customDomain),
+    row('redirector, Android, plain intent', http.androidPlain),
+    row('redirector, Android, Play + token', http.androidStore),
     row('Fastify + Redis GET (peer)', http.peer),
     row('redirector at half rate', http.halfRate),
   ];

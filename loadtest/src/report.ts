@@ -29,6 +29,10 @@ export interface BenchResult {
     redirector: HttpFigure;
     /** The same redirector, its links on a custom domain named by each request's Host header. */
     customDomain: HttpFigure;
+    /** The same redirector, Android visits only, each sent to an intent falling back to the Play Store: a fresh install token per visit. */
+    androidStore: HttpFigure;
+    /** The same links and visitors, the intent falling back to a web page: no token. */
+    androidPlain: HttpFigure;
     limit: HttpFigure;
     /** The bare server also reading each visitor's address, which the redirector must do. */
     limitWithAddress: HttpFigure;
@@ -81,6 +85,12 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
   return [
     check('redirector vs bare uWS (limit)', '≥ 70 %', pct(r.ratios.toLimit), (r.ratios.toLimit ?? 0) >= 0.7),
     check('redirector vs Fastify peer', '≥ 3×', times(r.ratios.toPeer), (r.ratios.toPeer ?? 0) >= 3),
+    check(
+      'Android redirect minting a token vs a plain one',
+      '≥ 90 %',
+      pct(ratio(r.http.androidStore.requestsPerSecond, r.http.androidPlain.requestsPerSecond)),
+      r.http.androidStore.requestsPerSecond >= 0.9 * r.http.androidPlain.requestsPerSecond,
+    ),
     check('redirect p99 at half the max rate', '≤ 5 ms', `${fmt(r.http.halfRate.p99Ms, 2)} ms`, r.http.halfRate.p99Ms <= 5),
     check(
       'authenticated API read (GET /api/auth/me), one core',
@@ -131,6 +141,55 @@ export function table(rows: string[][], leftColumns = 1): string {
   return rows.map((row) => row.map(cell).join('  ').trimEnd()).join('\n');
 }
 
+const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null);
+
+/** The full-speed table's heading line: how wrk loaded the targets. */
+function httpHeading(s: BenchResult['settings']): string {
+  const pinning = s.serverCpus ? `server on CPU ${s.serverCpus}, wrk on CPU ${s.wrkCpus}` : 'no CPU pinning';
+  return `HTTP: wrk, 1 thread, ${s.connections} connections, ${s.durationMs / 1000} s per target in ${roundsFor(s.durationMs, s.rounds)} interleaved rounds, ${pinning}`;
+}
+
+/** The full-speed rows of the redirector's own targets, against the limit and the peer of the same run. */
+function redirectorRows(
+  http: Pick<BenchResult['http'], 'redirector' | 'customDomain' | 'androidStore' | 'androidPlain' | 'limit' | 'peer'>,
+) {
+  const limitRatio = (f: HttpFigure) => pct(f.requestsPerSecond / http.limit.requestsPerSecond);
+  const peerRatio = (f: HttpFigure) => times(f.requestsPerSecond / http.peer.requestsPerSecond);
+  const row = (name: string, f: HttpFigure) => [
+    name,
+    fmt(f.requestsPerSecond),
+    fmt(f.p50Ms, 2),
+    fmt(f.p99Ms, 2),
+    limitRatio(f),
+    peerRatio(f),
+    fmt(f.errors),
+  ];
+  return [
+    row('redirector, clicks on', http.redirector),
+    row('redirector, custom domain (Host)', http.customDomain),
+    row('redirector, Android, plain intent', http.androidPlain),
+    row('redirector, Android, Play + token', http.androidStore),
+  ];
+}
+
+/**
+ * The report of a `BENCH_ONLY=redirector` run: the full-speed table alone (the redirector's rows,
+ * the limit and the peer), and the token row against the plain Android one.
+ */
+export function formatRedirectorReport(settings: BenchResult['settings'], http: Omit<BenchResult['http'], 'halfRate'>): string {
+  const store = ratio(http.androidStore.requestsPerSecond, http.androidPlain.requestsPerSecond);
+  return [
+    httpHeading(settings),
+    table([
+      ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs limit', 'vs peer', 'errors'],
+      ['bare uWS 302 (limit)', fmt(http.limit.requestsPerSecond), fmt(http.limit.p50Ms, 2), fmt(http.limit.p99Ms, 2), '100.0 %', '', ''],
+      ...redirectorRows(http),
+      ['Fastify + Redis GET (peer)', fmt(http.peer.requestsPerSecond), fmt(http.peer.p50Ms, 2), fmt(http.peer.p99Ms, 2), '', '1.00×', ''],
+    ]),
+    `  Android, Play + token vs plain intent: ${pct(store)} (target ≥ 90 %)`,
+  ].join('\n');
+}
+
 /** The human-readable report: HTTP table, pipeline figures, memory, targets. */
 export function formatReport(r: BenchResult): string {
   const { http, ratios } = r;
@@ -146,15 +205,16 @@ export function formatReport(r: BenchResult): string {
   const limitRatio = (f: HttpFigure) => pct(f.requestsPerSecond / http.limit.requestsPerSecond);
   const peerRatio = (f: HttpFigure) => times(f.requestsPerSecond / http.peer.requestsPerSecond);
   const s = r.settings;
-  const pinning = s.serverCpus ? `server on CPU ${s.serverCpus}, wrk on CPU ${s.wrkCpus}` : 'no CPU pinning';
   const lines = [
-    `HTTP: wrk, 1 thread, ${s.connections} connections, ${s.durationMs / 1000} s per target in ${roundsFor(s.durationMs, s.rounds)} interleaved rounds, ${pinning}`,
+    httpHeading(s),
     table([
       ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs limit', 'vs peer', 'errors'],
       row('bare uWS 302 (limit)', http.limit, '100.0 %', peerRatio(http.limit)),
       row('bare uWS 302 + client address', http.limitWithAddress, limitRatio(http.limitWithAddress), peerRatio(http.limitWithAddress)),
       row('redirector, clicks on', http.redirector, pct(ratios.toLimit), times(ratios.toPeer)),
       row('redirector, custom domain (Host)', http.customDomain, limitRatio(http.customDomain), peerRatio(http.customDomain)),
+      row('redirector, Android, plain intent', http.androidPlain, limitRatio(http.androidPlain), peerRatio(http.androidPlain)),
+      row('redirector, Android, Play + token', http.androidStore, limitRatio(http.androidStore), peerRatio(http.androidStore)),
       row('Fastify + Redis GET (peer)', http.peer, limitRatio(http.peer), '1.00×'),
       row('redirector at half rate', http.halfRate, '', ''),
     ]),

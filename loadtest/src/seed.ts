@@ -54,12 +54,36 @@ export async function activateDomain(sql: Sql, session: ApiSession, hostname: st
   await sql`INSERT INTO domains (user_id, hostname, verification_token, verified_at) VALUES (${user.id}, ${hostname}, 'bench', now())`;
 }
 
-/** Creates `count` links through the API (on `domain`, an active custom domain, when given), `concurrency` requests at a time, in index order. */
+/**
+ * An Android link whose visitors without the app go to the Play Store (`fallback` 'store': each
+ * visit mints an install token) or to a web page ('web'), with the same tracking parameters.
+ */
+export const androidLinkBody =
+  (fallback: 'store' | 'web') =>
+  (index: number, title: string): CreateLinkBody => ({
+    title,
+    defaultUrl: `https://shop.example.com/products/${index}`,
+    androidLink: {
+      url: `shop://products/${index}`,
+      appPackageName: 'com.example.shop',
+      ...(fallback === 'web' && { fallbackUrl: `https://shop.example.com/get-the-app/${index}` }),
+    },
+    customParameters: { utm_source: 'loadtest', utm_campaign: 'spring' },
+  });
+
+/**
+ * Creates `count` links through the API (on `domain`, an active custom domain, when given; shaped
+ * by `body`, else by the k6 scripts' four shapes), `concurrency` requests at a time, in index order.
+ */
 export async function createLinks(
   session: ApiSession,
   count: number,
   label: string,
-  { concurrency = 8, domain }: { concurrency?: number; domain?: string } = {},
+  {
+    concurrency = 8,
+    domain,
+    body = linkBody,
+  }: { concurrency?: number; domain?: string; body?: (index: number, title: string) => CreateLinkBody } = {},
 ): Promise<SeededLink[]> {
   const links: SeededLink[] = new Array(count);
   let next = 0;
@@ -67,8 +91,8 @@ export async function createLinks(
     for (let index = next++; index < count; index = next++) {
       const { link } = await apiCall<{ link: { id: string; url: string } }>(session.baseUrl, 'POST', '/links', {
         token: session.key,
-        // The k6 scripts' four link shapes, so every routing branch is exercised.
-        body: { ...linkBody(index, `${label} ${index}`), ...(domain && { domain }) } satisfies CreateLinkBody,
+        // By default the k6 scripts' four link shapes, so every routing branch is exercised.
+        body: { ...body(index, `${label} ${index}`), ...(domain && { domain }) } satisfies CreateLinkBody,
       });
       links[index] = { id: link.id, code: new URL(link.url).pathname.slice(1) };
     }

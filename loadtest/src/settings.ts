@@ -45,6 +45,12 @@ export interface BenchSettings {
   output?: string;
   /** Keep the bench database and Redis keys afterwards, for inspection (BENCH_KEEP=1). */
   keep: boolean;
+  /**
+   * `redirector`: only the full-speed table (the redirector's rows, the limit and the peer), for
+   * comparing two versions of the redirector quickly; nothing else runs and docs/performance.md is
+   * left alone (BENCH_ONLY; unset: everything).
+   */
+  only?: 'redirector';
   /** Processes to run under `--cpu-prof` (BENCH_PROFILE=redirector,worker,api,…); profiles go to .bench/profiles/. */
   profile: string[];
 }
@@ -71,6 +77,12 @@ const percent = (env: NodeJS.ProcessEnv, name: string, fallback: number): number
   return value;
 };
 
+const only = (text: string | undefined): BenchSettings['only'] => {
+  if (text === undefined || text === '') return undefined;
+  if (text !== 'redirector') throw new Error(`BENCH_ONLY must be "redirector" or unset, got "${text}"`);
+  return text;
+};
+
 /** Reads the settings; pins server and wrk to different cores when there are at least two. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): BenchSettings {
   const pin = env.BENCH_PIN !== '0' && cores >= 2;
@@ -95,6 +107,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, cores = avail
     wrkCpus: pin ? env.BENCH_WRK_CPUS || String(cores - 1) : undefined,
     output: env.BENCH_OUTPUT || undefined,
     keep: env.BENCH_KEEP === '1',
+    only: only(env.BENCH_ONLY),
     profile: (env.BENCH_PROFILE ?? '')
       .split(',')
       .map((name) => name.trim())

@@ -118,9 +118,9 @@ describe('settings', () => {
   it('has defaults that fit in ten minutes and pins server and wrk apart on two cores', () => {
     const settings = loadSettings({}, 2);
     expect(settings).toMatchObject({ durationMs: 30_000, rounds: 10, connections: 32, serverCpus: '0', wrkCpus: '1', keep: false });
-    // Five targets at full speed, then the half-rate run with its calibration: the HTTP part, which
+    // Seven targets at full speed, then the half-rate run with its calibration: the HTTP part, which
     // is most of a run, leaves minutes for seeding, the worker and the query.
-    const httpMs = 5 * (settings.warmupMs + settings.durationMs) + settings.warmupMs + settings.durationMs;
+    const httpMs = 7 * (settings.warmupMs + settings.durationMs) + settings.warmupMs + settings.durationMs;
     expect(httpMs).toBeLessThanOrEqual(5 * 60_000);
   });
 
@@ -129,6 +129,9 @@ describe('settings', () => {
     expect(loadSettings({}, 1).serverCpus).toBeUndefined();
     expect(loadSettings({ BENCH_PIN: '0' }, 2).wrkCpus).toBeUndefined();
     expect(() => loadSettings({ BENCH_LINKS: '0' }, 2)).toThrow(/BENCH_LINKS/);
+    expect(loadSettings({}, 2).only).toBeUndefined();
+    expect(loadSettings({ BENCH_ONLY: 'redirector' }, 2).only).toBe('redirector');
+    expect(() => loadSettings({ BENCH_ONLY: 'worker' }, 2)).toThrow(/BENCH_ONLY/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateTargets, formatReport, Progress, table, type BenchResult } from '../src/report.js';
+import { evaluateTargets, formatRedirectorReport, formatReport, Progress, table, type BenchResult } from '../src/report.js';
 import { HISTORY_ROWS, performanceDocument, previousHistory } from '../src/performance-doc.js';
 
 const http = (requestsPerSecond: number, p99Ms: number) => ({
@@ -71,6 +71,8 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     http: {
       redirector: http(80_000, 1),
       customDomain: http(76_000, 1.1),
+      androidStore: http(72_000, 1.1),
+      androidPlain: http(75_000, 1),
       limit: http(100_000, 0.8),
       limitWithAddress: http(90_000, 0.85),
       peer: http(20_000, 4),
@@ -124,7 +126,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
 describe('evaluateTargets', () => {
   it('passes every target when the figures meet them', () => {
     const checks = evaluateTargets(result());
-    expect(checks).toHaveLength(14);
+    expect(checks).toHaveLength(15);
     expect(checks.filter((c) => !c.pass)).toEqual([]);
   });
 
@@ -132,6 +134,7 @@ describe('evaluateTargets', () => {
     const checks = evaluateTargets(
       result({
         ratios: { toLimit: 0.69, toPeer: 3, pipelineToInsertPeer: 19.9 },
+        http: { ...result().http, androidStore: http(67_499, 1.1), androidPlain: http(75_000, 1) },
         worker: { clicks: 1, jobs: 1, seconds: 1, clicksPerSecond: 49_999, rolledUp: 1 },
         peakRssMB: { redirector: 150.1, worker: 256.1 },
         yearQuery: { requests: 100, buckets: 8761, p50Ms: 40, p99Ms: 100 },
@@ -144,6 +147,7 @@ describe('evaluateTargets', () => {
     const missed = checks.filter((c) => !c.pass).map((c) => c.name);
     expect(missed).toEqual([
       'redirector vs bare uWS (limit)',
+      'Android redirect minting a token vs a plain one',
       'authenticated API read (GET /api/auth/me), one core',
       'authenticated API read p99 at half its max rate',
       'worker throughput',
@@ -196,6 +200,20 @@ describe('evaluateTargets', () => {
   });
 });
 
+describe('formatRedirectorReport', () => {
+  it("prints the redirector's full-speed rows beside the limit and the peer, and the token row against the plain one", () => {
+    const { halfRate: _, ...rows } = result().http;
+    const text = formatRedirectorReport(result().settings, rows);
+    expect(text).toMatch(/^HTTP: wrk, 1 thread, 32 connections/);
+    expect(text).toMatch(/bare uWS 302 \(limit\)\s+100,000 .*100\.0 %/);
+    expect(text).toMatch(/redirector, clicks on\s+80,000 .*80\.0 %\s+4\.00×\s+0/);
+    expect(text).toMatch(/redirector, Android, Play \+ token\s+72,000 .*72\.0 %\s+3\.60×/);
+    expect(text).toMatch(/Fastify \+ Redis GET \(peer\)\s+20,000 .*1\.00×/);
+    expect(text).toContain('Android, Play + token vs plain intent: 96.0 % (target ≥ 90 %)');
+    expect(text).not.toContain('worker');
+  });
+});
+
 describe('formatReport', () => {
   it('prints the HTTP table with ratios to the limit and the peer, and every other figure', () => {
     const full = { ...result(), targets: evaluateTargets(result()) };
@@ -203,6 +221,9 @@ describe('formatReport', () => {
     expect(text).toMatch(/redirector, clicks on\s+80,000\s+0\.33\s+1\.00\s+80\.0 %\s+4\.00×\s+0/);
     expect(text).toMatch(/bare uWS 302 \(limit\)\s+100,000 .*100\.0 %\s+5\.00×/);
     expect(text).toMatch(/redirector, custom domain \(Host\)\s+76,000 .*76\.0 %\s+3\.80×/);
+    expect(text).toMatch(/redirector, Android, plain intent\s+75,000 .*75\.0 %\s+3\.75×/);
+    expect(text).toMatch(/redirector, Android, Play \+ token\s+72,000 .*72\.0 %\s+3\.60×/);
+    expect(text).toMatch(/pass\s+Android redirect minting a token vs a plain one\s+≥ 90 %\s+96\.0 %/);
     expect(text).toMatch(/bare uWS 302 \+ client address\s+90,000 .*90\.0 %\s+4\.50×/);
     expect(text).toMatch(/GET \/api\/auth\/me\s+12,000\s+2\.00\s+6\.00\s+6,000\s+1\.33\s+4\.00\s+0/);
     expect(text).toMatch(/GET \/api\/links\s+6,000\s+4\.00\s+12\.00\s+3,000/);

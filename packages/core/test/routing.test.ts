@@ -4,7 +4,15 @@ import type { CachedLink } from '../src/redis/link-cache.js';
 import { createHash } from 'node:crypto';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
 import { detectPlatform } from '../src/routing/platform.js';
-import { isExpired, isStoreUrl, routeFor } from '../src/routing/resolve-destination.js';
+import { findInstallToken, newInstallToken } from '../src/apps/install-tokens.js';
+import {
+  isExpired,
+  isPlayStoreUrl,
+  isStoreUrl,
+  oversizedDestinations,
+  routeFor,
+  withInstallReferrer,
+} from '../src/routing/resolve-destination.js';
 import { UA } from '@deeplink/test-kit/user-agents';
 
 describe('detectPlatform', () => {
@@ -214,6 +222,17 @@ describe('routeFor', () => {
 
 /** Runs the page's script against a stub browser; returns where it navigated, then where the timer went. */
 function runAppPageScript(html: string) {
+  const { navigations, timers } = loadAppPageScript(html);
+  expect(timers).toHaveLength(1);
+  timers[0]!.fn();
+  return { navigations, delay: timers[0]!.ms };
+}
+
+/**
+ * Loads the page's script into a stub browser: where it navigated, the timers it set, what it
+ * wrote to the pasteboard, and `tap`, which clicks the store button as a visitor would.
+ */
+function loadAppPageScript(html: string, clipboard: { writeText(text: string): Promise<void> } | undefined = undefined) {
   const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
   expect(scripts).toHaveLength(1);
   const navigations: string[] = [];
@@ -226,19 +245,29 @@ function runAppPageScript(html: string) {
   };
   const unescapeHtml = (value: string) =>
     value.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  const clicks: ((event: { preventDefault(): void }) => void)[] = [];
   const getElementById = (id: string) => {
-    const href = new RegExp(`id="${id}" href="([^"]*)"`).exec(html)?.[1];
-    return href === undefined ? null : { getAttribute: (name: string) => (name === 'href' ? unescapeHtml(href) : null) };
+    const tag = new RegExp(`<a [^>]*id="${id}"[^>]*>`).exec(html)?.[0];
+    if (tag === undefined) return null;
+    const attribute = (name: string) => {
+      const value = new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
+      return value === undefined ? null : unescapeHtml(value);
+    };
+    return { getAttribute: attribute, addEventListener: (_: string, fn: (typeof clicks)[number]) => clicks.push(fn) };
   };
   runInNewContext(scripts[0]!, {
     window: { location },
     document: { hidden: false, addEventListener: () => {}, getElementById },
+    navigator: { clipboard },
     setTimeout: (fn: () => void, ms: number) => timers.push({ fn, ms }),
     clearTimeout: () => {},
   });
-  expect(timers).toHaveLength(1);
-  timers[0]!.fn();
-  return { navigations, delay: timers[0]!.ms };
+  let prevented = false;
+  const tap = () => {
+    for (const click of clicks) click({ preventDefault: () => (prevented = true) });
+    return prevented;
+  };
+  return { navigations, timers, tap };
 }
 
 describe('renderAppPage', () => {
@@ -267,6 +296,69 @@ describe('renderAppPage', () => {
   });
 });
 
+describe("the iOS page's store button", () => {
+  const copyUrl = 'https://go.example.com/spring?dl_token=AAAAAAAAAAAAAAAAAAAAAA';
+  const store = 'https://apps.apple.com/app/id123';
+
+  it('names the store, carries the URL to copy, and never goes to the store on the timer', () => {
+    const html = renderAppPage('myapp://x', store, { appName: 'Acme <Shop>', copyUrl: `${copyUrl}&a="b"` });
+    expect(html).toContain(
+      `id="fallback" href="${store}" data-copy="${copyUrl}&amp;a=&quot;b&quot;">Get Acme &lt;Shop&gt; on the App Store</a>`,
+    );
+    const { navigations, timers } = loadAppPageScript(html);
+    // Only the app is tried; the page then stays, showing the button.
+    expect(navigations).toEqual(['myapp://x']);
+    expect(timers).toEqual([]);
+    expect(renderAppPage('myapp://x', 'https://play.google.com/store/apps/details?id=x', { appName: 'Acme', copyUrl })).toContain(
+      '>Get the app</a>',
+    );
+    expect(renderAppPage('myapp://x', store, { copyUrl })).toContain('>Get the app</a>');
+  });
+
+  it('copies the URL on a tap, then opens the store once the copy is done', async () => {
+    const copied: string[] = [];
+    let done = () => {};
+    const clipboard = {
+      writeText: (text: string) => {
+        copied.push(text);
+        return new Promise<void>((resolve) => (done = resolve));
+      },
+    };
+    const { navigations, timers, tap } = loadAppPageScript(renderAppPage('myapp://x', store, { copyUrl }), clipboard);
+    expect(copied).toEqual([]);
+    expect(tap()).toBe(true); // the link's own navigation waits for the copy
+    expect(copied).toEqual([copyUrl]);
+    expect(navigations).toEqual(['myapp://x']);
+    done();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(navigations).toEqual(['myapp://x', store]);
+    // The bound on the wait, once the copy went through, navigates no second time.
+    expect(timers.map((timer) => timer.ms)).toEqual([300]);
+    timers[0]!.fn();
+    expect(navigations).toEqual(['myapp://x', store]);
+  });
+
+  it('opens the store within 300 ms when the copy hangs, fails or cannot be made', async () => {
+    const hanging = loadAppPageScript(renderAppPage('myapp://x', store, { copyUrl }), { writeText: () => new Promise<void>(() => {}) });
+    hanging.tap();
+    expect(hanging.navigations).toEqual(['myapp://x']);
+    expect(hanging.timers.map((timer) => timer.ms)).toEqual([300]);
+    hanging.timers[0]!.fn();
+    expect(hanging.navigations).toEqual(['myapp://x', store]);
+
+    const refused = loadAppPageScript(renderAppPage('myapp://x', store, { copyUrl }), {
+      writeText: () => Promise.reject(new Error('denied')),
+    });
+    refused.tap();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(refused.navigations).toEqual(['myapp://x', store]);
+
+    const none = loadAppPageScript(renderAppPage('myapp://x', store, { copyUrl }));
+    none.tap();
+    expect(none.navigations).toEqual(['myapp://x', store]);
+  });
+});
+
 describe("the pages' Content-Security-Policy", () => {
   it("allows exactly the pages' own script and style, by hash, and nothing else", () => {
     const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -279,6 +371,8 @@ describe("the pages' Content-Security-Policy", () => {
     expect(PAGE_CSP).not.toContain('unsafe-inline');
     // The script is the same on every page: the URLs live in the buttons, HTML-escaped.
     expect(/<script>([\s\S]*?)<\/script>/.exec(renderAppPage('other://x', 'https://example.org/'))![1]).toBe(script);
+    const storePage = renderAppPage('other://x', 'https://apps.apple.com/app/id1', { copyUrl: 'https://go.example.com/x?dl_token=y' });
+    expect(/<script>([\s\S]*?)<\/script>/.exec(storePage)![1]).toBe(script);
   });
 });
 
@@ -287,6 +381,85 @@ describe('error pages', () => {
     expect(NOT_FOUND_PAGE).toMatch(/^<!doctype html>.*not found/is);
     expect(GONE_PAGE).toMatch(/^<!doctype html>.*expired/is);
     expect(NOT_FOUND_PAGE.length + GONE_PAGE.length).toBeLessThan(4096);
+  });
+});
+
+describe('install tokens in Play Store URLs', () => {
+  const token = newInstallToken();
+  /** The install referrer the app reads: Play hands over the `referrer` parameter's value, decoded once. */
+  const referrerOf = (playUrl: string) => new URL(playUrl).searchParams.get('referrer')!;
+
+  it('tells Play Store URLs apart: its web page and market:, nothing else', () => {
+    expect(isPlayStoreUrl('https://play.google.com/store/apps/details?id=x')).toBe(true);
+    expect(isPlayStoreUrl('market://details?id=x')).toBe(true);
+    expect(isPlayStoreUrl('https://apps.apple.com/app/id1')).toBe(false);
+    expect(isPlayStoreUrl('https://play.google.com.example.com/')).toBe(false);
+  });
+
+  it('go into the referrer as one URL-encoded query string, with the utm_* parameters and the token last', () => {
+    const url = withInstallReferrer('https://play.google.com/store/apps/details?id=com.example&utm_source=mail', token, {
+      utm_source: 'mail',
+      utm_campaign: 'spring sale',
+      ref: 'x',
+    });
+    expect(url).toBe(
+      `https://play.google.com/store/apps/details?id=com.example&utm_source=mail&referrer=${encodeURIComponent(
+        `utm_source=mail&utm_campaign=spring%20sale&dl_token=${token}`,
+      )}`,
+    );
+    expect(url.endsWith(token)).toBe(true);
+    expect(referrerOf(url)).toBe(`utm_source=mail&utm_campaign=spring%20sale&dl_token=${token}`);
+    expect(findInstallToken(referrerOf(url))).toBe(token);
+  });
+
+  it('merge with a referrer already there: its parameters win, except an old token, and the rest of the URL stays', () => {
+    const old = 'B'.repeat(22);
+    const url = withInstallReferrer(
+      `market://details?id=com.example&referrer=${encodeURIComponent(`utm_source=partner&dl_token=${old}&x=a+b`)}&hl=fr#top`,
+      token,
+      { utm_source: 'mail', utm_medium: 'email' },
+    );
+    expect(url.startsWith('market://details?id=com.example&hl=fr&referrer=')).toBe(true);
+    expect(url.endsWith('#top')).toBe(true);
+    const referrer = new URLSearchParams(decodeURIComponent(/referrer=([^&#]*)/.exec(url)![1]!));
+    expect([...referrer]).toEqual([
+      ['utm_source', 'partner'],
+      ['x', 'a b'],
+      ['utm_medium', 'email'],
+      ['dl_token', token],
+    ]);
+  });
+
+  it('reach the intent fallback and a redirect to the Play Store on Android only, encoded once more inside the intent', () => {
+    const link: CachedLink = {
+      id: 'l',
+      defaultUrl: 'https://play.google.com/store/apps/details?id=com.example.web',
+      androidLink: { url: 'shop://x', appPackageName: 'com.example.shop' },
+      customParameters: { utm_source: 'mail' },
+    };
+    const { location } = routeFor(link, 'android', { installToken: token }) as { location: string };
+    const fallback = /S\.browser_fallback_url=([^;]*)/.exec(location)![1]!;
+    expect(fallback).toBe(encodeURIComponent(decodeURIComponent(fallback)));
+    expect(findInstallToken(referrerOf(decodeURIComponent(fallback)))).toBe(token);
+    expect(routeFor(link, 'android')).toEqual({ ...routeFor(link, 'android'), location: location.replace(/%26referrer%3D[^;]*/, '') });
+
+    const direct = routeFor({ ...link, androidLink: undefined }, 'android', { installToken: token }) as { location: string };
+    expect(findInstallToken(referrerOf(direct.location))).toBe(token);
+    const desktop = routeFor({ ...link, androidLink: undefined }, 'desktop', { installToken: token });
+    expect(desktop).toEqual({ kind: 'redirect', location: `${link.defaultUrl}&utm_source=mail`, toStore: true });
+    const web = routeFor({ ...link, defaultUrl: 'https://example.com/' }, 'ios', { installToken: token });
+    expect(JSON.stringify(web)).not.toContain(token);
+  });
+
+  it('count towards the size check of a destination', () => {
+    const link: CachedLink = {
+      id: 'l',
+      defaultUrl: 'https://example.com/',
+      androidLink: { url: 'shop://x', appPackageName: 'com.example.shop' },
+    };
+    const intent = (routeFor(link, 'android', { installToken: token }) as { location: string }).location;
+    expect(oversizedDestinations(link, Buffer.byteLength(intent))).toEqual([]);
+    expect(oversizedDestinations(link, Buffer.byteLength(intent) - 1).map((problem) => problem.field)).toEqual(['androidLink']);
   });
 });
 

@@ -1,4 +1,4 @@
-import { type AppEventPlatform, CLICK_QUEUE, type ClickEvent, type Config, readClickJob } from '@deeplink/core';
+import { type AppEventPlatform, CLICK_QUEUE, type ClickEvent, type Config, type InstallClick, readClickJob } from '@deeplink/core';
 import { type RedisClient, replicaConfirmation } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog } from '@deeplink/core/runtime';
 import { createClickQueueWriter } from './click-queue-writer.js';
@@ -208,16 +208,17 @@ export function createClickBuffer({ config, connection, spool, metrics, logger, 
      * Records one click; when memory holds CLICK_BUFFER_MAX already, moves sealed batches to the
      * spool first, and drops the click (counted, logged) only when the spool takes none. Never
      * blocks. The click's fields are copied: the caller may reuse the object. `redirectedTo`: the
-     * visitor's platform when the answer sent them to an app store (a REDIRECT event goes with the click).
+     * visitor's platform when the answer sent them to an app store (a REDIRECT event goes with the click),
+     * and `install` the install token that answer handed out, with the visitor's language.
      */
-    push(click: ClickEvent, redirectedTo?: AppEventPlatform): void {
+    push(click: ClickEvent, redirectedTo?: AppEventPlatform, install?: InstallClick): void {
       if (held.size() >= config.CLICK_BUFFER_MAX && !spillToSpool()) {
         drop();
         return;
       }
       metrics.clicksBuffered++;
       // A full batch is sealed: a running send takes it too; otherwise start one after the current I/O phase.
-      if (held.add(click, redirectedTo) && !sending && outage.mayTry()) setImmediate(tick);
+      if (held.add(click, redirectedTo, install) && !sending && outage.mayTry()) setImmediate(tick);
     },
 
     /** Clicks held in memory (waiting for the queue or the spool). */

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type AppEventPlatform, type ClickEvent, PACKED_FIELDS, type PackedClickBatch, PackedClickBatchBuilder } from '@deeplink/core';
+import {
+  type AppEventPlatform,
+  type ClickEvent,
+  type InstallClick,
+  PACKED_FIELDS,
+  type PackedClickBatch,
+  PackedClickBatchBuilder,
+} from '@deeplink/core';
 
 /** Clicks in a batch of the format the redirector writes (packed-2, this release's current format). */
 const clicksOf = (batch: PackedClickBatch): number => batch.clicks.length / PACKED_FIELDS;
@@ -25,11 +32,11 @@ export function createHeldClicks(batchSize: number) {
     size: () => size,
 
     /**
-     * Adds a click to the filling batch, with a REDIRECT event when it was sent to an app store;
-     * true when that filled it, and it was sealed.
+     * Adds a click to the filling batch, with a REDIRECT event when it was sent to an app store (and
+     * the install token it handed out); true when that filled it, and it was sealed.
      */
-    add(click: ClickEvent, redirectedTo?: AppEventPlatform): boolean {
-      filling.add(click, redirectedTo);
+    add(click: ClickEvent, redirectedTo?: AppEventPlatform, install?: InstallClick): boolean {
+      filling.add(click, redirectedTo, install);
       size++;
       if (filling.size < batchSize) return false;
       seal();

@@ -1,16 +1,19 @@
 import {
   type AppEventPlatform,
   DEFAULT_BRAND_NAME,
+  INSTALL_TOKEN_PARAM,
+  newInstallToken,
   parseWebUrl,
   type Platform,
   type Route,
   renderAppPage,
   renderPreviewPage,
   routeFor,
+  takesInstallToken,
 } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
 import { answerBytes, type Page, page, type Redirect, redirectTo, TYPE } from './responses.js';
-import { wire } from './wire.js';
+import { wire, wireWithSlot } from './wire.js';
 
 /** What a live link answers on one platform, ready to write (see responses.ts). */
 export type LinkAnswer =
@@ -27,7 +30,7 @@ export type StoreRedirect = AppEventPlatform | undefined;
 
 const EVENT_PLATFORM: Record<Platform, AppEventPlatform> = { android: 'ANDROID', ios: 'IOS', desktop: 'DESKTOP' };
 
-/** A cached link's answers: by platform, each built the first time that platform visits, and the link's extra ones. */
+/** A cached link's answers: by platform, and the link's extra ones. */
 export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
   /** The redirect to where the link sends visitors once expired (its expiredUrl); undefined: the 410 page. */
   expired: Redirect | undefined;
@@ -35,7 +38,7 @@ export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
   preview: Page<200> | undefined;
 }
 
-/** No answer built yet; every slot from the start, so all entries share one object shape. */
+/** No answers: an unknown code's; every slot from the start, so all entries share one object shape. */
 export const noAnswers = (): LinkAnswers => ({
   android: undefined,
   ios: undefined,
@@ -47,7 +50,8 @@ export const noAnswers = (): LinkAnswers => ({
 /**
  * Every answer at once, as the link cache keeps them: built when a record enters the cache (a
  * miss, or a changed record), so the cache can weigh each entry by what it really holds.
- * `shortUrl` is the link's own address, which its preview page names as og:url.
+ * `shortUrl` is the link's own address, which its preview page names as og:url and the iOS page's
+ * store button copies (with the visit's install token).
  */
 export function buildAnswers(link: CachedLink, shortUrl: string, brand: string = DEFAULT_BRAND_NAME): LinkAnswers {
   const expired = parseWebUrl(link.expiredUrl)?.href;
@@ -57,9 +61,9 @@ export function buildAnswers(link: CachedLink, shortUrl: string, brand: string =
       ? renderPreviewPage(link.socialPreview, desktop.location, shortUrl, brand)
       : undefined;
   return {
-    android: build(link, 'android', brand),
-    ios: build(link, 'ios', brand),
-    desktop: build(link, 'desktop', brand),
+    android: build(link, 'android', brand, shortUrl),
+    ios: build(link, 'ios', brand, shortUrl),
+    desktop: build(link, 'desktop', brand, shortUrl),
     expired: expired === undefined ? undefined : redirectTo(wire(expired)),
     preview: preview === undefined ? undefined : page(200, TYPE.html, wire(preview)),
   };
@@ -75,23 +79,39 @@ export function answersBytes(answers: LinkAnswers): number {
 }
 
 /**
- * The answer of a live link for a platform, kept in `answers` (which the cache holds beside the
- * record and drops with it). Building one parses URLs and renders pages, which would dominate a
- * redirect's cost. Expiry is the caller's to check, per visit.
+ * The answer of a live link for a platform, as buildAnswers prepared it with the link's entry:
+ * building one parses URLs and renders pages, which would dominate a redirect's cost. Expiry is
+ * the caller's to check, per visit.
  */
-export function linkAnswer(link: CachedLink, answers: LinkAnswers, platform: Platform, brand: string = DEFAULT_BRAND_NAME): LinkAnswer {
-  return (answers[platform] ??= build(link, platform, brand));
+export function linkAnswer(answers: LinkAnswers, platform: Platform): LinkAnswer {
+  return answers[platform] ?? UNAVAILABLE;
 }
 
-function build(link: CachedLink, platform: Platform, brand: string): LinkAnswer {
-  const route = routeFor(link, platform);
+const UNAVAILABLE: LinkAnswer = { kind: 'unavailable' };
+
+/**
+ * One platform's answer. A store answer that hands out install tokens (the Play Store on Android,
+ * the App Store button of the iOS page) is prepared with a slot where each visit's token goes:
+ * the route is built with a stand-in token, a fresh random one no URL of the link can hold, and
+ * the text is cut there into the bytes before and after it.
+ */
+function build(link: CachedLink, platform: Platform, brand: string, shortUrl: string): LinkAnswer {
+  const slot = newInstallToken();
+  const route = routeFor(link, platform, { installToken: slot });
+  if (route.kind === 'unavailable') return route;
+  const store = storeOf(route, platform);
   if (route.kind === 'app-page') {
-    const text = { title: link.socialPreview?.title ?? link.title, appName: link.iosApp?.name, brand };
-    const body = wire(renderAppPage(route.appUrl, route.fallbackUrl, text));
-    return { kind: 'app-page', ...page(200, TYPE.html, body), store: storeOf(route, platform) };
+    const copyUrl = store !== undefined && takesInstallToken(store) ? `${shortUrl}?${INSTALL_TOKEN_PARAM}=${slot}` : undefined;
+    const text = { title: link.socialPreview?.title ?? link.title, appName: link.iosApp?.name, brand, copyUrl };
+    return { kind: 'app-page', ...page(200, TYPE.html, withSlot(renderAppPage(route.appUrl, route.fallbackUrl, text), slot)), store };
   }
-  if (route.kind === 'redirect') return { kind: 'redirect', ...redirectTo(wire(route.location)), store: storeOf(route, platform) };
-  return route;
+  return { kind: 'redirect', ...redirectTo(withSlot(route.location, slot)), store };
+}
+
+/** `text` for the wire, with a slot where `slot` (the stand-in token) is, when it is there. */
+function withSlot(text: string, slot: string) {
+  const at = text.indexOf(slot);
+  return at === -1 ? wire(text) : wireWithSlot(text.slice(0, at), slot.length, text.slice(at + slot.length));
 }
 
 const storeOf = (route: Route & { kind: 'redirect' | 'app-page' }, platform: Platform): StoreRedirect =>

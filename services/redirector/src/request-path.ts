@@ -1,4 +1,12 @@
-import { type Config, detectPlatform, isExpired, isPreviewCrawler } from '@deeplink/core';
+import {
+  type Config,
+  detectPlatform,
+  type InstallClick,
+  isExpired,
+  isPreviewCrawler,
+  newInstallToken,
+  primaryLanguage,
+} from '@deeplink/core';
 import { type Logger, rateLimitedLog } from '@deeplink/core/runtime';
 import type { HttpRequest, HttpResponse } from 'uws-bundled';
 import type { ClickBuffer } from './click-buffer.js';
@@ -23,6 +31,7 @@ const HEADER = {
   referer: wire('referer'),
   forwardedFor: wire('x-forwarded-for'),
   host: wire('host'),
+  acceptLanguage: wire('accept-language'),
 };
 const BAD_HOST = page(400, TYPE.text, wire('Bad Request: the Host header names no domain\n'));
 
@@ -35,6 +44,8 @@ type Wanted = 'link' | 'apple' | 'android';
  */
 interface Visit {
   res: HttpResponse;
+  /** The request, while it may still be read (until the first await); then null. */
+  req: HttpRequest | null;
   head: boolean;
   wants: Wanted;
   /** The path without its slash and query: a code, when it is one. */
@@ -45,6 +56,12 @@ interface Visit {
   referrer: string;
   /** X-Forwarded-For, read only when the proxy in front is trusted. */
   forwardedFor: string;
+  /**
+   * Accept-Language, read only when it is needed: for a store answer that hands out an install
+   * token, or before a lookup beyond the caches (the answer is not known yet, and the request cannot
+   * be read afterwards). undefined until then.
+   */
+  acceptLanguage: string | undefined;
   /** The client address, once it was needed before the answer (a lookup beyond the caches). */
   address: string | undefined;
   /** The domain's answers once found; null for a host no account holds active. */
@@ -106,6 +123,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
     return {
       res,
+      req,
       head,
       wants,
       code: query === -1 ? url.slice(1) : url.slice(1, query),
@@ -113,6 +131,7 @@ export function createRequestPath(deps: RequestPathDeps) {
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
       referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
       forwardedFor: trustProxy ? req.getHeader(HEADER.forwardedFor) : '',
+      acceptLanguage: undefined,
       address: undefined,
       site: null,
       now: Date.now(),
@@ -171,7 +190,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     // Only links with a preview pay for the crawler test. The visit is queued like a click: the
     // worker, reading the same list, counts it as a preview.
     if (answers.preview !== undefined && isPreviewCrawler(visit.userAgent)) return reply(visit, answers.preview, link.id);
-    const found = linkAnswer(link, answers, detectPlatform(visit.userAgent), config.BRAND_NAME);
+    const found = linkAnswer(answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
       return reply(visit, notFound(visit));
@@ -187,15 +206,30 @@ export function createRequestPath(deps: RequestPathDeps) {
   /**
    * Step 5: records the click of `clickedLink` (never for HEAD), counts the answer, and sends it.
    * The click goes first: the client address cannot be read once the response has ended. `store`:
-   * the answer sends the visitor to an app store, which adds a REDIRECT event to the click.
+   * the answer sends the visitor to an app store, which adds a REDIRECT event to the click. A store
+   * answer that hands out install tokens gets a new one, written into it and carried by that event
+   * with the visitor's language.
    */
   function reply(visit: Visit, answer: Answer<ResponseStatus>, clickedLink?: string, store?: StoreRedirect) {
+    const token = answer.minted === undefined ? undefined : newInstallToken();
     if (clickedLink !== undefined && !visit.head) {
       const address = visit.address ?? clientAddress(visit.res, visit.forwardedFor, resolveAddress);
-      clicks.push({ linkId: clickedLink, ts: visit.now, ip: address, userAgent: visit.userAgent, referrer: visit.referrer }, store);
+      const install: InstallClick | undefined =
+        token === undefined ? undefined : { token, language: primaryLanguage(acceptLanguage(visit)) };
+      clicks.push(
+        { linkId: clickedLink, ts: visit.now, ip: address, userAgent: visit.userAgent, referrer: visit.referrer },
+        store,
+        install,
+      );
     }
     metrics.response(answer.status);
-    responder.send(visit.res, visit.head, answer);
+    responder.send(visit.res, visit.head, answer, token);
+  }
+
+  /** The visit's Accept-Language, read from the request the first time it is asked for. */
+  function acceptLanguage(visit: Visit): string {
+    visit.acceptLanguage ??= visit.req?.getHeader(HEADER.acceptLanguage) ?? '';
+    return visit.acceptLanguage;
   }
 
   /**
@@ -222,6 +256,9 @@ export function createRequestPath(deps: RequestPathDeps) {
    * lookup answers 503. uWebSockets.js needs to hear of an abort to keep the response open.
    */
   function afterLookup<E>(visit: Visit, lookup: Promise<E>, step: LookupStep<E>): void {
+    // The last moment the request can be read: the answer may turn out to hand out an install token.
+    acceptLanguage(visit);
+    visit.req = null;
     let aborted = false;
     visit.res.onAborted(() => {
       aborted = true;

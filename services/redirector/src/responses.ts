@@ -1,7 +1,7 @@
-import { deadEndPages, PAGE_CSP } from '@deeplink/core';
+import { deadEndPages, newInstallToken, PAGE_CSP } from '@deeplink/core';
 import type { HttpResponse, RecognizedString } from 'uws-bundled';
 import type { ResponseStatus } from './metrics.js';
-import { byteLength, wire } from './wire.js';
+import { byteLength, type SlottedText, wire } from './wire.js';
 
 /** Every status the redirector answers with: the counted ones of short-link requests, and 405 and 500. */
 export type HttpStatus = ResponseStatus | 405 | 500;
@@ -23,6 +23,11 @@ interface AnswerBase<S extends HttpStatus> {
   readonly statusLine: RecognizedString;
   /** Headers beyond those every answer of its kind has (Retry-After, Allow). */
   readonly headers: readonly Header[];
+  /**
+   * A store answer that hands each visit an install token: its Location or page with the token's
+   * slot (the location or body above is this text unfilled, for its length). Undefined for the rest.
+   */
+  readonly minted: SlottedText | undefined;
 }
 
 /** A 302 without a body. */
@@ -74,25 +79,34 @@ export const TYPE = {
   text: wire('text/plain'),
 };
 
-/** A 302 to `location` (a text of `wire`). */
-export const redirectTo = (location: RecognizedString): Redirect => ({
+/** A 302 to `location` (a text of `wire`, or one with an install token's slot: see Responder.send). */
+export const redirectTo = (location: RecognizedString | SlottedText): Redirect => ({
   status: 302,
   statusLine: STATUS_LINE[302],
   headers: NO_HEADERS,
-  location,
+  minted: isSlotted(location) ? location : undefined,
+  location: isSlotted(location) ? location.text : location,
   type: undefined,
   body: undefined,
 });
 
-/** A page: `body` (a text of `wire`, or a string for one-off bodies) as `type`. */
-export const page = <S extends HttpStatus>(status: S, type: RecognizedString, body: RecognizedString, headers = NO_HEADERS): Page<S> => ({
+/** A page: `body` (a text of `wire`, a string for one-off bodies, or one with an install token's slot) as `type`. */
+export const page = <S extends HttpStatus>(
+  status: S,
+  type: RecognizedString,
+  body: RecognizedString | SlottedText,
+  headers = NO_HEADERS,
+): Page<S> => ({
   status,
   statusLine: STATUS_LINE[status],
   headers,
+  minted: isSlotted(body) ? body : undefined,
   location: undefined,
   type,
-  body,
+  body: isSlotted(body) ? body.text : body,
 });
+
+const isSlotted = (text: RecognizedString | SlottedText): text is SlottedText => typeof text === 'object' && 'fill' in text;
 
 /** Bytes an answer holds (its location or body), for the caches that keep answers. */
 export const answerBytes = (answer: Answer | undefined): number => {
@@ -121,15 +135,22 @@ export class Responder {
   /** `native`: a real uWebSockets.js build, not its JavaScript fallback (they end a HEAD differently). */
   constructor(private readonly native: boolean) {}
 
-  /** Ends the response with `answer`; HEAD gets the same headers and length without the body. */
-  send(res: HttpResponse, head: boolean, answer: Answer): void {
+  /**
+   * Ends the response with `answer`; HEAD gets the same headers and length without the body. An
+   * answer that mints install tokens (`minted`) is written with `token` in its slot (the caller
+   * mints it and records it with the click; without one, a fresh token nobody recorded goes there).
+   */
+  send(res: HttpResponse, head: boolean, answer: Answer, token?: string): void {
     res.writeStatus(answer.statusLine);
+    const { minted } = answer;
     if (answer.location !== undefined) {
-      res.writeHeader(HEADER.location, answer.location).writeHeader(HEADER.cacheControl, NO_STORE);
+      const location = minted === undefined ? answer.location : minted.fill(token ?? newInstallToken());
+      res.writeHeader(HEADER.location, location).writeHeader(HEADER.cacheControl, NO_STORE);
       res.end(undefined, this.closing);
       return;
     }
-    const { type, body } = answer;
+    const { type } = answer;
+    const body = minted === undefined || head ? answer.body : minted.fill(token ?? newInstallToken());
     res.writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
     if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
     for (const [name, value] of answer.headers) res.writeHeader(name, value);

@@ -1,8 +1,8 @@
 import type { RecognizedString } from 'uws-bundled';
 import { describe, expect, it } from 'vitest';
-import { renderAppPage } from '@deeplink/core';
+import { findInstallToken, newInstallToken, renderAppPage } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
-import { linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
+import { buildAnswers, linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
 
 const link = (fields: Partial<CachedLink> = {}): CachedLink => ({
   id: '0b8f3c1e-0000-4000-8000-000000000001',
@@ -18,30 +18,68 @@ function readable(answer: LinkAnswer) {
   return answer;
 }
 
+const SHORT_URL = 'https://go.example.com/spring';
+
 describe('linkAnswer', () => {
-  it('builds each platform answer of a record once and keeps it with the record', () => {
+  it('answers each platform with what buildAnswers prepared for the record', () => {
     const record = link({ desktopUrl: 'https://example.com/desktop', customParameters: { utm_source: 'mail' } });
-    const answers = noAnswers();
-    const desktop = linkAnswer(record, answers, 'desktop');
+    const answers = buildAnswers(record, SHORT_URL);
+    const desktop = linkAnswer(answers, 'desktop');
     expect(readable(desktop)).toEqual({ kind: 'redirect', location: 'https://example.com/desktop?utm_source=mail' });
-    expect(answers.desktop).toBe(desktop);
-    expect(linkAnswer(record, answers, 'desktop')).toBe(desktop);
-    expect(answers.android).toBeUndefined();
-    expect(readable(linkAnswer(record, answers, 'android'))).toEqual({
+    expect(linkAnswer(answers, 'desktop')).toBe(desktop);
+    expect(readable(linkAnswer(answers, 'android'))).toEqual({
       kind: 'redirect',
       location: 'https://example.com/landing?utm_source=mail',
     });
+    expect(desktop.kind === 'redirect' && desktop.minted).toBeUndefined();
   });
 
   it('renders the iOS app page once, with the app and fallback URLs', () => {
     const record = link({ iosLink: { url: 'myapp://item/7', bundleId: 'com.example.app' } });
-    const answers = noAnswers();
-    const answer = linkAnswer(record, answers, 'ios');
+    const answer = linkAnswer(buildAnswers(record, SHORT_URL), 'ios');
     expect(readable(answer)).toEqual({ kind: 'app-page', body: renderAppPage('myapp://item/7', 'https://example.com/landing') });
-    expect(linkAnswer(record, answers, 'ios')).toBe(answer);
   });
 
-  it('has no answer for a record without a safe destination', () => {
-    expect(linkAnswer(link({ defaultUrl: 'javascript:alert(1)' }), noAnswers(), 'desktop')).toEqual({ kind: 'unavailable' });
+  it('has no answer for a record without a safe destination, nor for an unknown code', () => {
+    expect(linkAnswer(buildAnswers(link({ defaultUrl: 'javascript:alert(1)' }), SHORT_URL), 'desktop')).toEqual({ kind: 'unavailable' });
+    expect(linkAnswer(noAnswers(), 'android')).toEqual({ kind: 'unavailable' });
+  });
+});
+
+describe('store answers', () => {
+  /** The answer's text with `token` in its slot, decoded. */
+  const filled = (answer: LinkAnswer, token: string) => {
+    if (answer.kind === 'unavailable' || answer.minted === undefined) throw new Error('not a minting answer');
+    const text = answer.minted.fill(token);
+    return typeof text === 'string' ? text : Buffer.from(text as ArrayBuffer).toString();
+  };
+
+  it("prepare the Play Store intent around a slot that takes each visit's token, the rest of the bytes unchanged", () => {
+    const answer = linkAnswer(
+      buildAnswers(link({ androidLink: { url: 'shop://x', appPackageName: 'com.example.shop' } }), SHORT_URL),
+      'android',
+    );
+    expect(answer).toMatchObject({ kind: 'redirect', store: 'ANDROID' });
+    const first = newInstallToken();
+    const second = newInstallToken();
+    const one = filled(answer, first);
+    const two = filled(answer, second);
+    expect(one.replace(first, second)).toBe(two);
+    const play = new URL(decodeURIComponent(/S\.browser_fallback_url=([^;]*)/.exec(two)![1]!));
+    expect(findInstallToken(play.searchParams.get('referrer')!)).toBe(second);
+    // Same length every time: a HEAD's Content-Length and the cache's weight hold for every visit.
+    expect(Buffer.byteLength(two)).toBe(Buffer.byteLength(one));
+  });
+
+  it('put the token into the iOS page only when its fallback is a store', () => {
+    const apps = { iosApp: { appStoreId: '123', name: 'Acme' } } as Partial<CachedLink>;
+    const store = linkAnswer(buildAnswers(link({ iosLink: { url: 'myapp://x', bundleId: 'com.example.app' }, ...apps }), SHORT_URL), 'ios');
+    const token = newInstallToken();
+    expect(filled(store, token)).toContain(`data-copy="${SHORT_URL}?dl_token=${token}"`);
+    const web = linkAnswer(
+      buildAnswers(link({ iosLink: { url: 'myapp://x', bundleId: 'com.example.app', fallbackUrl: 'https://example.com/ios' } }), SHORT_URL),
+      'ios',
+    );
+    expect(web).toMatchObject({ kind: 'app-page', minted: undefined, store: undefined });
   });
 });

@@ -30,16 +30,28 @@ const STYLE =
   `a.secondary{background:var(--soft);color:var(--text);font-weight:500}` +
   `footer{margin-top:1.25rem;font-size:.8rem;color:var(--muted)}`;
 
+/** The longest the iOS page's store button waits for the pasteboard before it opens the store anyway. */
+export const APP_PAGE_COPY_WAIT_MS = 300;
+
 /**
  * The iOS page's script, the same for every link: it reads both targets from the page's buttons,
  * so one hash in the Content-Security-Policy allows it and nothing else. It navigates to the app,
  * then to the fallback after a short delay unless the app took over (the page got hidden): a
  * JavaScript timer, because a meta refresh does not fire after a custom-scheme navigation.
+ *
+ * A store fallback's button carries `data-copy`, the short URL with the visit's install token: a
+ * tap copies it to the pasteboard (the app's first launch reads it there), then opens the store,
+ * whether the copy worked or not, after at most APP_PAGE_COPY_WAIT_MS. Writing the pasteboard needs
+ * a tap, so such a page never goes to its store on the timer: it stays, showing the button.
  */
 const APP_PAGE_SCRIPT =
-  `(function(){var app=document.getElementById('app').getAttribute('href'),fallback=document.getElementById('fallback').getAttribute('href');` +
-  `var timer=setTimeout(function(){window.location.replace(fallback)},${APP_PAGE_FALLBACK_DELAY_MS});` +
+  `(function(){var app=document.getElementById('app').getAttribute('href'),button=document.getElementById('fallback'),` +
+  `fallback=button.getAttribute('href'),copy=button.getAttribute('data-copy');` +
+  `var timer=copy?0:setTimeout(function(){window.location.replace(fallback)},${APP_PAGE_FALLBACK_DELAY_MS});` +
   `document.addEventListener('visibilitychange',function(){if(document.hidden)clearTimeout(timer)});` +
+  `if(copy)button.addEventListener('click',function(event){event.preventDefault();var gone=false;` +
+  `var go=function(){if(!gone){gone=true;window.location.href=fallback}};setTimeout(go,${APP_PAGE_COPY_WAIT_MS});` +
+  `try{navigator.clipboard.writeText(copy).then(go,go)}catch(e){go()}});` +
   `window.location.href=app})()`;
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -72,11 +84,26 @@ export interface AppPageText {
   appName?: string;
   /** The product name (BRAND_NAME). */
   brand?: string;
+  /**
+   * When the fallback is an app store: the URL its button copies to the pasteboard on a tap (the
+   * short URL with the visit's install token). The button then says "Get <app> on the App Store".
+   */
+  copyUrl?: string;
+}
+
+/** App Store hosts, for the store button's label. */
+const APP_STORE_HOSTS: ReadonlySet<string> = new Set(['apps.apple.com', 'itunes.apple.com']);
+
+/** What the fallback button says: the store it opens, or the browser. */
+function fallbackLabel(fallbackUrl: string, text: AppPageText): string {
+  if (text.copyUrl === undefined) return 'Continue in the browser';
+  const appStore = APP_STORE_HOSTS.has(parseWebUrl(fallbackUrl)?.hostname ?? '');
+  return text.appName && appStore ? `Get ${text.appName} on the App Store` : 'Get the app';
 }
 
 /**
  * The iOS page: the app, then the fallback (see APP_PAGE_SCRIPT); both are also offered as buttons,
- * the app's first.
+ * the app's first. With `text.copyUrl` the fallback is a store, reached by its button only.
  */
 export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPageText = {}): string {
   const brand = text.brand ?? DEFAULT_BRAND_NAME;
@@ -88,7 +115,8 @@ export function renderAppPage(appUrl: string, fallbackUrl: string, text: AppPage
     `<p class="code">${escapeHtml(opening)}</p>${heading}` +
       `<p>If nothing happens, open it with the button below.</p>` +
       `<a class="button" id="app" href="${escapeHtml(appUrl)}">${escapeHtml(text.appName ? `Open in ${text.appName}` : 'Open in the app')}</a>` +
-      `<a class="button secondary" id="fallback" href="${escapeHtml(fallbackUrl)}">Continue in the browser</a>`,
+      `<a class="button secondary" id="fallback" href="${escapeHtml(fallbackUrl)}"` +
+      `${text.copyUrl === undefined ? '' : ` data-copy="${escapeHtml(text.copyUrl)}"`}>${escapeHtml(fallbackLabel(fallbackUrl, text))}</a>`,
     { script: `<script>${APP_PAGE_SCRIPT}</script>` },
   );
 }

@@ -1,3 +1,4 @@
+import { INSTALL_TOKEN_LENGTH, INSTALL_TOKEN_PARAM } from '../apps/install-tokens.js';
 import type { CachedLink } from '../links/link-fields.js';
 import type { Platform } from './platform.js';
 import { parseAppUrl, parseWebUrl } from './safe-url.js';
@@ -30,6 +31,20 @@ export function isStoreUrl(url: string): boolean {
   return host !== undefined && STORE_HOSTS.has(host);
 }
 
+/** Whether `url` opens the Play Store: its web page or Android's market: scheme (the URLs that take a `referrer`). */
+export function isPlayStoreUrl(url: string): boolean {
+  return url.startsWith('market:') || parseWebUrl(url)?.hostname === 'play.google.com';
+}
+
+/** What routeFor puts into the routes it builds beyond the link itself. */
+export interface RouteOptions {
+  /**
+   * The install token of the visit: an Android route to the Play Store carries it in the Play URL's
+   * `referrer` (see withInstallReferrer). Without it, Play URLs are left as the link has them.
+   */
+  installToken?: string;
+}
+
 /** `route`, marked when `destination` (its fallback, or its location) is a store. */
 const markStore = <R extends Route>(route: R, destination: string): R => (isStoreUrl(destination) ? { ...route, toStore: true } : route);
 
@@ -41,18 +56,23 @@ export const isExpired = (link: CachedLink, now: number): boolean => link.expire
  * Pure: depends on nothing but its arguments, so a caller may keep it for as long as it keeps the
  * link record.
  */
-export function routeFor(link: CachedLink, platform: Platform): Route {
+export function routeFor(link: CachedLink, platform: Platform, { installToken }: RouteOptions = {}): Route {
   const params = link.customParameters;
   const web = (value: string | undefined) => {
     const url = parseWebUrl(value);
     return url && withParameters(url, params);
   };
+  // On Android, every way to the Play Store carries the visit's install token.
+  const toPlay = (url: string | undefined) =>
+    url !== undefined && installToken !== undefined && platform === 'android' && isPlayStoreUrl(url)
+      ? withInstallReferrer(url, installToken, params)
+      : url;
   const defaultUrl = web(link.defaultUrl);
 
   if (platform === 'android' && link.androidLink) {
     const { url, appPackageName, minimumVersion, fallbackUrl } = link.androidLink;
     const appUrl = parseAppUrl(url);
-    const fallback = web(fallbackUrl) ?? web(playStoreUrl(appPackageName));
+    const fallback = toPlay(web(fallbackUrl) ?? web(playStoreUrl(appPackageName)));
     if (appUrl && fallback) {
       return markStore({ kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) }, fallback);
     }
@@ -71,7 +91,7 @@ export function routeFor(link: CachedLink, platform: Platform): Route {
     }
   }
 
-  const location = (platform === 'desktop' ? web(link.desktopUrl) : undefined) ?? defaultUrl;
+  const location = toPlay((platform === 'desktop' ? web(link.desktopUrl) : undefined) ?? defaultUrl);
   return location ? markStore({ kind: 'redirect', location }, location) : { kind: 'unavailable' };
 }
 
@@ -86,6 +106,62 @@ export function withParameters(url: URL, params: Record<string, string> | undefi
   const query = url.search.length > 1 ? `${url.search.slice(1)}&` : '';
   url.search = `?${query}${extra.join('&')}`;
   return url.href;
+}
+
+/** The name of a query parameter (`name=value`, form-encoded), decoded; the raw text when it does not decode. */
+function parameterName(pair: string): string {
+  const name = pair.split('=', 1)[0]!.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** The value of a query parameter, decoded as a form decodes it; the raw text when it does not decode. */
+function parameterValue(pair: string): string {
+  const equals = pair.indexOf('=');
+  const value = equals === -1 ? '' : pair.slice(equals + 1).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * A Play Store URL (web or market:) whose `referrer` carries `dl_token=<token>` and the link's
+ * utm_* parameters, so both the app's first launch (through the Play Install Referrer API) and
+ * Play Console's campaign reports read them. The referrer is one query string, URL-encoded once as
+ * the value of `referrer`, as Google documents it. A referrer the URL already has is kept and
+ * merged: its parameters win over the link's utm_* ones, but never over the token, which is ours
+ * to write (an old dl_token in it is dropped). The rest of the URL is left byte for byte; the token
+ * goes last, so it needs no encoding at any level (base64url) and a caller can find it as a slot.
+ */
+export function withInstallReferrer(playUrl: string, token: string, params: Record<string, string> | undefined): string {
+  const hashAt = playUrl.indexOf('#');
+  const hash = hashAt === -1 ? '' : playUrl.slice(hashAt);
+  const beforeHash = hashAt === -1 ? playUrl : playUrl.slice(0, hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const path = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
+  const pairs =
+    queryAt === -1
+      ? []
+      : beforeHash
+          .slice(queryAt + 1)
+          .split('&')
+          .filter(Boolean);
+  const existing = pairs.find((pair) => parameterName(pair) === 'referrer');
+  const theirs = (existing === undefined ? '' : parameterValue(existing))
+    .split('&')
+    .filter((pair) => pair !== '' && parameterName(pair) !== INSTALL_TOKEN_PARAM);
+  const theirNames = new Set(theirs.map(parameterName));
+  const campaign = Object.entries(params ?? {})
+    .filter(([name]) => name.startsWith('utm_') && !theirNames.has(name))
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  const referrer = [...theirs, ...campaign, `${INSTALL_TOKEN_PARAM}=${token}`].join('&');
+  const query = [...pairs.filter((pair) => parameterName(pair) !== 'referrer'), `referrer=${encodeURIComponent(referrer)}`];
+  return `${path}?${query.join('&')}${hash}`;
 }
 
 /** Adds min_version to an app URL's query unless present; the app decides what to do with it. */
@@ -128,8 +204,10 @@ export function oversizedDestinations(link: CachedLink, maxBytes: number): { fie
       );
     }
   };
+  // A visit's install token takes its length in a Play URL's referrer.
+  const installToken = 'x'.repeat(INSTALL_TOKEN_LENGTH);
   for (const platform of ['android', 'ios', 'desktop'] as const) {
-    const route = routeFor(link, platform);
+    const route = routeFor(link, platform, { installToken });
     const field =
       platform === 'android' && link.androidLink
         ? 'androidLink'
