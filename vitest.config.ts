@@ -12,6 +12,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
   e2e: [
     'test/pipeline.test.ts',
     'test/app-events.test.ts',
+    'test/deferred-deep-links.test.ts',
     'test/custom-domains.test.ts',
     'test/build.test.ts',
     'test/services-script.test.ts',
