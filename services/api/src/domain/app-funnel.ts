@@ -1,4 +1,4 @@
-import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS, type AppEventPlatform, type AppEvents } from '@deeplink/core';
+import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS, type AppEventName, type AppEventPlatform, type AppEvents } from '@deeplink/core';
 import type { AppEventTotal, DimensionTotal } from '@deeplink/core/db';
 
 type PerPlatform = Record<AppEventPlatform, number>;
@@ -38,4 +38,15 @@ export function appFunnel(dimensions: readonly DimensionTotal[], events: readonl
       firstOpenPerClick: rate(firstOpens, clicks),
     },
   };
+}
+
+/** The app events of one time series bucket: each event over every platform. */
+export type BucketEvents = Record<AppEventName, number>;
+
+/** A bucket's app events before any is counted: every event present, 0. */
+export const noBucketEvents = (): BucketEvents => ({ REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 });
+
+/** Adds `count` events named `event` to a bucket; names the worker never writes are not shown, as in the funnel. */
+export function addBucketEvent(bucket: BucketEvents, event: string, count: number): void {
+  if (Object.hasOwn(bucket, event)) bucket[event as AppEventName] += count;
 }
