@@ -71,17 +71,12 @@ export interface LinkReportData {
   dimensions: DimensionTotal[];
   /** App events in the range, by event and platform. */
   appEvents: AppEventTotal[];
-  /** App events per bucket that had any, each event summed over its platforms; the caller zero-fills the rest. */
-  appEventSeries: AppEventBucket[];
+  /** App events of each bucket that had any, each event summed over its platforms; the caller zero-fills the rest. */
+  appEventSeries: AppEventSeries;
 }
 
-/** App events of one kind, all platforms together, in one bucket. */
-export interface AppEventBucket {
-  /** The bucket's start, epoch ms. */
-  bucket: number;
-  event: string;
-  count: number;
-}
+/** App events per bucket: the buckets' starts (epoch ms) and, per event, its count in each of them (all platforms together). */
+export type AppEventSeries = { starts: number[] } & Record<AppEventName, number[]>;
 
 /** Account-wide numbers of one user. */
 export interface AccountSummaryData {
@@ -197,14 +192,35 @@ export function analyticsRepository(sql: Sql) {
       GROUP BY event, platform`;
 
   /**
-   * One link's app events of the range, per bucket and event, or per bucket, event and platform:
-   * grouped like the clicks (hourly rows for hour buckets and for days of a zone off UTC, daily
-   * rows for whole UTC days otherwise).
+   * One link's app event rows of the range, each with the start of its bucket, read like the
+   * clicks: hourly rows for hour buckets and for days of a zone off UTC, daily rows for whole UTC
+   * days otherwise. An hourly row's bucket is already its hour bucket: no truncation per row.
    */
-  const appEventBuckets = (linkId: string, range: ReportRange, columns: ['event'] | ['event', 'platform']) => sql`
-    SELECT ${bucketOf(range)} AS bucket, ${sql(columns)}, sum(count)::bigint AS count
-    FROM (${rangeRows(APP_EVENTS, [...columns, 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r
-    GROUP BY 1, ${sql(columns)}`;
+  const appEventRows = (linkId: string, range: ReportRange) => sql`
+    SELECT ${range.timeBucket === 'hour' ? sql`bucket` : bucketOf(range)} AS bucket, event, platform, count
+    FROM (${rangeRows(APP_EVENTS, ['event', 'platform', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r`;
+
+  /**
+   * One link's app events per bucket of the range, a column per event (all platforms together).
+   * The rows are first summed per hour (or UTC day) they were stored under, then those sums are
+   * put in their buckets: the truncation to a bucket runs once per hour, not once per event row.
+   */
+  const appEventsPerBucket = (linkId: string, range: ReportRange) => {
+    const perStoredBucket = sql`
+      SELECT bucket ${APP_EVENT_NAMES.map((name) => sql`, coalesce(sum(count) FILTER (WHERE event = ${name}), 0)::bigint AS ${sql(name)}`)}
+      FROM (${rangeRows(APP_EVENTS, ['event', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r
+      GROUP BY bucket`;
+    // An hourly row's bucket is already its hour bucket.
+    if (range.timeBucket === 'hour') return perStoredBucket;
+    return sql`
+      SELECT ${bucketOf(range)} AS bucket ${APP_EVENT_NAMES.map((name) => sql`, sum(${sql(name)})::bigint AS ${sql(name)}`)}
+      FROM (${perStoredBucket}) h
+      GROUP BY 1`;
+  };
+
+  /** One link's app events per bucket, event and platform (the exports' rows). */
+  const appEventBuckets = (linkId: string, range: ReportRange) => sql`
+    SELECT bucket, event, platform, sum(count)::bigint AS count FROM (${appEventRows(linkId, range)}) r GROUP BY 1, 2, 3`;
 
   /** Clicks (and visitor sketches) of one link in the range. */
   const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays) =>
@@ -232,7 +248,7 @@ export function analyticsRepository(sql: Sql) {
         // cached for any range, which guesses a handful of rows and then sorts a year's breakdown
         // (tens of thousands of rows) instead of hashing it: three times slower.
         await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
-        const [[totals], [perBucket], counts, appEvents, [eventsPerBucket]] = await Promise.all([
+        const [[totals], [perBucket], counts, appEvents, [eventSeries]] = await Promise.all([
           // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
           tx<{ totalClicks: number; uniqueClicks: number; previews: number }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
@@ -258,10 +274,12 @@ export function analyticsRepository(sql: Sql) {
             FROM (${dimensionRows(linkId, dimensions, range, days)}) r
             GROUP BY dimension, value`,
           appEventTotals(tx, sql`link_id = ${linkId}`, range),
-          // Arrays again, as for the clicks: up to four events in each of 8,760 hours.
-          tx<{ starts: number[] | null; events: string[] | null; counts: number[] | null }[]>`
-            SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(event) AS events, array_agg(count) AS counts
-            FROM (${appEventBuckets(linkId, range, ['event'])}) b`,
+          // Arrays again, as for the clicks, one per event: a row per bucket, its events side by side
+          // (a year by hour with every event is 8,760 rows, not 35,040 to decode and match up).
+          tx<Partial<AppEventSeries>[]>`
+            SELECT array_agg(date_part('epoch', bucket)::bigint * 1000) AS starts
+                   ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(name)}) AS ${sql(name)}`)}
+            FROM (${appEventsPerBucket(linkId, range)}) b`,
         ]);
         return {
           totalClicks: totals!.totalClicks,
@@ -271,11 +289,10 @@ export function analyticsRepository(sql: Sql) {
           uniqueSeries: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.uniques![i]!])),
           dimensions: [...counts],
           appEvents: [...appEvents],
-          appEventSeries: (eventsPerBucket!.starts ?? []).map((seconds, i) => ({
-            bucket: seconds * 1000,
-            event: eventsPerBucket!.events![i]!,
-            count: eventsPerBucket!.counts![i]!,
-          })),
+          appEventSeries: {
+            starts: eventSeries!.starts ?? [],
+            ...(Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, eventSeries![name] ?? []])) as Record<AppEventName, number[]>),
+          },
         };
       });
     },
@@ -303,7 +320,7 @@ export function analyticsRepository(sql: Sql) {
           UNION ALL
           -- The events after the clicks, in the funnel's order (APP_EVENT_NAMES).
           SELECT bucket, 1 + array_position(${[...APP_EVENT_NAMES]}::text[], event), event, platform, count
-          FROM (${appEventBuckets(linkId, range, ['event', 'platform'])}) e
+          FROM (${appEventBuckets(linkId, range)}) e
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
         ORDER BY bucket, part, dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
@@ -333,7 +350,7 @@ export function analyticsRepository(sql: Sql) {
         ) d USING (bucket)
         LEFT JOIN (
           SELECT bucket, array_agg(event) AS events, array_agg(platform) AS platforms, array_agg(count) AS counts
-          FROM (${appEventBuckets(linkId, range, ['event', 'platform'])}) a GROUP BY bucket
+          FROM (${appEventBuckets(linkId, range)}) a GROUP BY bucket
         ) e USING (bucket)
         ORDER BY s.bucket`.cursor(batchSize);
     },

@@ -7,7 +7,7 @@ import type {
   SummaryAnalytics,
   SummaryAnalyticsQuery,
 } from '@deeplink/core';
-import { DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
+import { APP_EVENT_NAMES, DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
 import type { AnalyticsRepository, LinkReportData, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS,
@@ -24,7 +24,7 @@ import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
-import { addBucketEvent, appFunnel, noBucketEvents } from './app-funnel.js';
+import { appFunnel, noBucketEvents } from './app-funnel.js';
 import { breakdownOf, breakdowns } from './breakdowns.js';
 
 /** An export ready to send: the body is produced while the client reads it. */
@@ -63,8 +63,10 @@ function timeSeries(
     entry.clicks += count;
     entry.uniqueClicks += uniques.get(start) ?? 0;
   }
-  for (const { bucket, event, count } of appEventSeries)
-    addBucketEvent(series[bucketIndex(range.buckets, bucket)]!.appEvents, event, count);
+  appEventSeries.starts.forEach((start, i) => {
+    const { appEvents } = series[bucketIndex(range.buckets, start)]!;
+    for (const name of APP_EVENT_NAMES) appEvents[name] += appEventSeries[name][i]!;
+  });
   return series;
 }
 

@@ -48,8 +48,3 @@ export type BucketEvents = Record<AppEventName, number>;
  * bucket (8,760 for a year by hour); its type makes a new event name a compile error here.
  */
 export const noBucketEvents = (): BucketEvents => ({ REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 });
-
-/** Adds `count` events named `event` to a bucket; names the worker never writes are not shown, as in the funnel. */
-export function addBucketEvent(bucket: BucketEvents, event: string, count: number): void {
-  if (Object.hasOwn(bucket, event)) bucket[event as AppEventName] += count;
-}
