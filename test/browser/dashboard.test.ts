@@ -296,7 +296,135 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(await page.getByRole('region', { name: 'Clicks over time' }).locator('tbody tr').count()).toBe(8760);
     await page.getByRole('region', { name: 'Clicks over time' }).getByRole('button', { name: 'Show as chart' }).click();
     console.log(`[browser ${width} px] a one-year hourly report (8,760 points) drew ${ms.toFixed(0)} ms after its data arrived`);
-    expect(await page.locator('.time-chart canvas').count()).toBe(1);
+    // The clicks' chart and the app funnel's.
+    expect(await page.locator('.time-chart canvas').count()).toBe(2);
+  });
+
+  it('shows a link’s app funnel per platform with the numbers the API gives, re-opens apart, and installs and opens on the overview', async () => {
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
+    const client = createClient({ baseUrl: `${stack.apiUrl}/api`, token });
+    // Android without a fallback URL: a visitor without the app is sent on to the Play Store, a store redirect.
+    const link = await client.links.create({
+      title: 'App funnel',
+      defaultUrl: 'https://example.com/app',
+      androidLink: { url: 'shop://funnel', appPackageName: 'com.acme.funnel' },
+    });
+    // Deleted at the end, whatever happens, so the tests after this one see the account as before.
+    try {
+      const app = await client.apps.create({
+        platform: 'android',
+        name: 'Acme Funnel',
+        packageName: 'com.acme.funnel',
+        sha256CertFingerprints: [Array(32).fill('AB').join(':')],
+      });
+      for (const [userAgent, address] of [
+        [UA.androidChrome, ADDRESSES.US],
+        [UA.androidChrome, ADDRESSES.GB],
+        [UA.windowsChrome, ADDRESSES.JP],
+      ] as const) {
+        const visit = await fetch(link.url, { redirect: 'manual', headers: { 'user-agent': userAgent, 'x-forwarded-for': address } });
+        expect(visit.status).toBe(302);
+      }
+      const open = (firstLaunch: boolean) =>
+        fetch(`${stack.apiUrl}/api/app/open`, {
+          method: 'POST',
+          headers: { 'x-app-key': app.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: link.url, openId: crypto.randomUUID(), firstLaunch }),
+        }).then((response) => response.status);
+      expect([await open(true), await open(false), await open(false)]).toEqual([200, 200, 200]);
+      // Once the worker has rolled it all up, the API's numbers are the ones the page must show.
+      const reportOf = () => client.analytics.link(link.id);
+      await expect
+        .poll(
+          async () => {
+            const { counts } = (await reportOf()).appEvents;
+            return [
+              counts.CLICK.ANDROID + counts.CLICK.DESKTOP,
+              counts.REDIRECT.ANDROID,
+              counts.APP_FIRST_OPEN.ANDROID,
+              counts.APP_RE_OPEN.ANDROID,
+            ];
+          },
+          { timeout: 20_000, interval: 1000 },
+        )
+        .toEqual([3, 2, 1, 2]);
+      const { appEvents } = await reportOf();
+
+      await page.goto(`${stack.apiUrl}/links/${link.id}`);
+      const funnel = page.getByRole('region', { name: 'App funnel', exact: true });
+      await expect.poll(() => funnel.locator('tbody tr').count(), { timeout: 10_000 }).toBe(4);
+      expect(await funnel.locator('thead th').allTextContents()).toEqual(['Step', 'Android', 'iOS', 'Desktop', 'Other', 'All platforms']);
+      const shown = await funnel
+        .locator('tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => [
+            row.getAttribute('data-step')!,
+            Array.from(row.querySelectorAll('.funnel-count'), (cell) => Number(cell.textContent!.replace(/,/g, ''))),
+            Array.from(row.querySelectorAll('.funnel-rate'), (cell) => cell.textContent!),
+          ]),
+        );
+      const perPlatform = (step: keyof typeof appEvents.counts) => {
+        const { ANDROID, IOS, DESKTOP, OTHER } = appEvents.counts[step];
+        return [ANDROID, IOS, DESKTOP, OTHER, ANDROID + IOS + DESKTOP + OTHER];
+      };
+      expect(shown.map(([step, counts]) => [step, counts])).toEqual(
+        (['CLICK', 'REDIRECT', 'APP_INSTALL', 'APP_FIRST_OPEN'] as const).map((step) => [step, perPlatform(step)]),
+      );
+      expect(shown.map(([step, counts]) => [step, counts])).toEqual([
+        ['CLICK', [2, 0, 1, 0, 3]],
+        ['REDIRECT', [2, 0, 0, 0, 2]],
+        ['APP_INSTALL', [0, 0, 0, 0, 0]],
+        ['APP_FIRST_OPEN', [1, 0, 0, 0, 1]],
+      ]);
+      // Each step's share of the one above, per platform (Android: 2 of 2 clicks redirected) and the API's rate for all.
+      const percent = (rate: number | null) =>
+        rate === null ? '—' : new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 }).format(rate);
+      expect(shown.map(([, , rates]) => rates)).toEqual([
+        [],
+        ['100%', '—', '0%', '—', percent(appEvents.conversion.redirectPerClick)],
+        ['0%', '—', '—', '—', percent(appEvents.conversion.installPerRedirect)],
+        ['—', '—', '—', '—', percent(appEvents.conversion.firstOpenPerInstall)],
+      ]);
+      expect(percent(appEvents.conversion.redirectPerClick)).toBe('66.7%');
+      expect(await funnel.locator('caption').textContent()).toContain(
+        `first opens per click: ${percent(appEvents.conversion.firstOpenPerClick)}`,
+      );
+      expect(await page.getByTestId('re-opens').textContent()).toBe(
+        'Re-opens, not part of the funnel: 2 (Android 2, iOS 0, Desktop 0, Other 0)',
+      );
+      // Over time: the chart, and as a table each step's buckets add up to the funnel's totals.
+      expect(await page.getByRole('region', { name: 'App funnel over time' }).locator('.time-chart canvas').count()).toBe(1);
+      await showTable(page, 'App funnel over time');
+      const overTime = page.getByRole('region', { name: 'App funnel over time' });
+      expect(await overTime.locator('thead th').allTextContents()).toEqual([
+        'Day (Europe/Paris)',
+        'Clicks',
+        'Store redirects',
+        'Installs',
+        'First opens',
+        'Re-opens',
+      ]);
+      const columns = await overTime
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td'), (cell) => Number(cell.textContent))));
+      // The 30 d preset: the last 30 days to the current hour, so 30 or 31 local days.
+      expect(columns.length).toBeGreaterThanOrEqual(30);
+      expect([0, 1, 2, 3, 4].map((column) => columns.reduce((sum, row) => sum + row[column]!, 0))).toEqual([3, 2, 0, 1, 2]);
+      await shot(page, width, 'link-page-funnel');
+
+      // The overview: installs and opens of the last 30 days, from the summary the API gives.
+      await page.getByRole('link', { name: 'Overview' }).click();
+      const card = (label: string) => page.locator('.total', { hasText: label }).locator('.total-value');
+      await expect.poll(() => card('First opens, last 30 days').textContent(), { timeout: 10_000 }).toBe('1');
+      const summary = await client.analytics.summary({ breakdowns: 'true' });
+      const all = (counts: Record<string, number>) => String(Object.values(counts).reduce((sum, count) => sum + count, 0));
+      expect(await card('Installs, last 30 days').textContent()).toBe(all(summary.appEvents!.counts.APP_INSTALL));
+      expect(await card('First opens, last 30 days').textContent()).toBe(all(summary.appEvents!.counts.APP_FIRST_OPEN));
+      expect(await card('Re-opens, last 30 days').textContent()).toBe(all(summary.appEvents!.counts.APP_RE_OPEN));
+      expect(await card('Re-opens, last 30 days').textContent()).toBe('2');
+    } finally {
+      await client.links.delete(link.id);
+    }
   });
 
   it('creates an API key shown once, which works until it is revoked', async () => {

@@ -131,12 +131,18 @@ export type AccountExportRow = Wire.AccountExportRow;
 // data, which takes a template-literal index signature the generated types cannot express beside
 // the text columns (the OpenAPI document describes it as AnalyticsWideExportRow).
 
+/** The wide export's app event columns: `redirect_`, `app_install_`, `app_first_open_`, `app_re_open_` + `android`, `ios`, `desktop`, `other`. */
+export type WideAppEventColumns = {
+  [column in `${'redirect' | 'app_install' | 'app_first_open' | 'app_re_open'}_${'android' | 'ios' | 'desktop' | 'other'}`]: number;
+};
+
 /**
- * A row of a wide export: one link in one bucket. Besides these columns it has `country_<code>`,
+ * A row of a wide export: one link in one bucket. Besides these columns it has the app events per
+ * platform (`redirect_android` … `app_re_open_other`), then `country_<code>`,
  * `browser_<name>`, `os_<name>` and `referrer_<host>` columns for the export's top 10 of each, and
  * `country_Other`, `browser_Other`, `os_Other` and `referrer_Other` for the rest.
  */
-export interface WideExportRow {
+export interface WideExportRow extends WideAppEventColumns {
   link_id: string;
   title: string;
   short_url: string;

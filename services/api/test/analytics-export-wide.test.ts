@@ -71,7 +71,9 @@ const parseCsv = (body: string): WideRow[] =>
     columns: true,
     cast: (value, context) =>
       context.header ||
-      !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|(country|browser|os|referrer)_.*)$/.test(String(context.column))
+      !/^(clicks|unique_clicks|android|ios|desktop|mobile|desktop_device|(redirect|app_install|app_first_open|app_re_open)_[a-z]+|(country|browser|os|referrer)_.*)$/.test(
+        String(context.column),
+      )
         ? value
         : Number(value),
   });

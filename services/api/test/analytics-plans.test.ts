@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSION_NAMES } from '@deeplink/core';
-import { analyticsRepository } from '@deeplink/core/db';
+import { analyticsRepository, rollupsRepository } from '@deeplink/core/db';
 import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
 import { createApiHarness, type ApiHarness } from './harness.js';
@@ -14,7 +15,14 @@ import { createApiHarness, type ApiHarness } from './harness.js';
 const LINKS = 30;
 const HOURS = 30 * 24;
 const START = Date.UTC(2026, 0, 1);
-const ROLLUP_TABLES = new Set(['click_hourly', 'click_hourly_dimensions', 'click_daily', 'click_daily_dimensions']);
+const ROLLUP_TABLES = new Set([
+  'click_hourly',
+  'click_hourly_dimensions',
+  'click_daily',
+  'click_daily_dimensions',
+  'app_event_hourly',
+  'app_event_daily',
+]);
 const PRIMARY_KEYS = new Set([...ROLLUP_TABLES].map((table) => `${table}_pkey`));
 /** The rollup tables are partitioned by month or year: a partition (click_hourly_p2026_01) and its key's index count as its parent's. */
 const parentOf = (name: string | undefined) => name?.replace(/_p\d{4}(_\d{2})?(?=_pkey$|$)/, '');
@@ -63,7 +71,16 @@ beforeAll(async () => {
       ),
     ),
   );
-  await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, links`;
+  // App events beside the clicks, every hour of every link, committed as the worker commits them.
+  for (const linkId of linkIds) {
+    const events = Array.from({ length: HOURS }, (_, h) => [
+      { linkId, bucket: START + h * 3_600_000, name: 'REDIRECT' as const, platform: 'ANDROID' as const },
+      { linkId, bucket: START + h * 3_600_000, name: 'APP_FIRST_OPEN' as const, platform: 'IOS' as const, eventId: `open-${linkId}-${h}` },
+    ]).flat();
+    expect(await rollupsRepository(api.env.sql).recordBatch({ batchId: randomUUID(), receivedClicks: 0, clicks: [], events })).toBe(true);
+  }
+  await api.env
+    .sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, app_event_hourly, app_event_daily, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
     max: 1,
     onnotice: () => {},
@@ -75,11 +92,14 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** The plan of every captured statement that reads a rollup table. */
-async function rollupPlans(run: () => Promise<unknown>): Promise<PlanNode[]> {
+/**
+ * The plan of every captured statement that reads a rollup table (`tables`: the click rollups and
+ * the app event rollups by default).
+ */
+async function rollupPlans(run: () => Promise<unknown>, tables = /(click|app_event)_(hourly|daily)/): Promise<PlanNode[]> {
   sent.length = 0;
   await run();
-  const statements = sent.filter(({ query }) => /click_(hourly|daily)/.test(query));
+  const statements = sent.filter(({ query }) => tables.test(query));
   expect(statements.length).toBeGreaterThan(0);
   const plans: PlanNode[] = [];
   for (const { query, parameters } of statements) {
@@ -141,6 +161,8 @@ describe('analytics query plans', () => {
         ).toEqual([]);
         expect(accesses.join('\n'), bucket).toMatch(/click_daily_dimensions/);
         expect(accesses.join('\n'), bucket).toMatch(/click_daily\b/);
+        // The app events too: of the range, its whole days from the daily rows.
+        expect(accesses.join('\n'), bucket).toMatch(/app_event_daily/);
       }
     }
   });
@@ -154,7 +176,11 @@ describe('analytics query plans', () => {
     ] as const) {
       expectPrimaryKeyAccess(
         await rollupPlans(async () => {
-          for await (const _rows of repository.exportRows(linkIds[0]!, range(bucket === 'hour' ? 3 : 20, bucket, edgeHours))) {
+          const exportRange = range(bucket === 'hour' ? 3 : 20, bucket, edgeHours);
+          for await (const _rows of repository.exportRows(linkIds[0]!, exportRange)) {
+            /* drain */
+          }
+          for await (const _rows of repository.wideRows(linkIds[0]!, exportRange)) {
             /* drain */
           }
         }),
@@ -164,12 +190,18 @@ describe('analytics query plans', () => {
 
   it("reads the summary's click totals and breakdowns through the primary keys, all time and over a range", async () => {
     const repository = analyticsRepository(traced);
-    expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId)));
-    const allTime = expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId, {}, DIMENSION_NAMES)));
+    // The click rollups only: the summary's app events read the daily rows of all the account's
+    // links (of all time, or of the range), which in this small database (1,800 daily event rows)
+    // the planner may rightly read whole rather than through the key.
+    const clicks = /click_(hourly|daily)/;
+    expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId), clicks));
+    const allTime = expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId, {}, DIMENSION_NAMES), clicks));
     // All time, the totals and the breakdowns come from the daily rows alone.
     expect(allTime.filter((access) => access.includes('hourly'))).toEqual([]);
     expect(allTime.some((access) => access.includes('click_daily_dimensions'))).toBe(true);
-    expectPrimaryKeyAccess(await rollupPlans(() => repository.accountSummary(userId, { range: range(20, 'day', 7) }, DIMENSION_NAMES)));
+    expectPrimaryKeyAccess(
+      await rollupPlans(() => repository.accountSummary(userId, { range: range(20, 'day', 7) }, DIMENSION_NAMES), clicks),
+    );
     const { dimensions, totalClicks } = await analyticsRepository(api.env.sql).accountSummary(userId, {}, ['os']);
     expect(totalClicks).toBe(2 * HOURS);
     expect(dimensions).toEqual([{ dimension: 'os', value: 'Windows', clicks: 2 * HOURS }]);
@@ -181,5 +213,15 @@ describe('analytics query plans', () => {
     expect(report.totalClicks).toBe(7 * 24);
     expect(report.series.size).toBe(7 * 24);
     expect(report.dimensions.filter((row) => row.dimension === 'referrer').reduce((n, row) => n + row.clicks, 0)).toBe(7 * 24);
+    // Two events an hour: a REDIRECT and a first open in each hour's bucket.
+    expect(report.appEventSeries.starts).toHaveLength(7 * 24);
+    expect(Math.min(...report.appEventSeries.starts)).toBe(START + 3 * 86_400_000);
+    expect(new Set(report.appEventSeries.REDIRECT)).toEqual(new Set([1]));
+    expect(new Set(report.appEventSeries.APP_FIRST_OPEN)).toEqual(new Set([1]));
+    expect(new Set(report.appEventSeries.APP_RE_OPEN)).toEqual(new Set([0]));
+    expect(report.appEvents.sort((a, b) => a.event.localeCompare(b.event))).toEqual([
+      { event: 'APP_FIRST_OPEN', platform: 'IOS', count: 7 * 24 },
+      { event: 'REDIRECT', platform: 'ANDROID', count: 7 * 24 },
+    ]);
   });
 });

@@ -3,6 +3,9 @@ import type { RollupClick } from '@deeplink/core/db';
 import { recordClicks, rollupClick as click } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
+/** The app events of a time series bucket that had none. */
+const NO_EVENTS = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+
 let api: ApiHarness;
 let token: string;
 
@@ -141,7 +144,7 @@ describe('unique clicks per bucket', () => {
     const days = await report(id, { startDate: '2026-03-02', endDate: '2026-03-08' });
     expect(days.timeSeries.map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([[3, 2], ...Array(6).fill([2, 2])]);
     const week = await report(id, { startDate: '2026-03-02', endDate: '2026-03-08', timeBucket: 'week' });
-    expect(week.timeSeries).toEqual([{ date: '2026-03-02T00:00:00.000Z', clicks: 15, uniqueClicks: 8 }]);
+    expect(week.timeSeries).toEqual([{ date: '2026-03-02T00:00:00.000Z', clicks: 15, uniqueClicks: 8, appEvents: NO_EVENTS }]);
     expect(week.uniqueClicks).toBe(8);
     const hours = await report(id, { startDate: '2026-03-02', endDate: '2026-03-02', timeBucket: 'hour' });
     expect(hours.timeSeries.filter((bucket) => bucket.clicks > 0).map((bucket) => [bucket.clicks, bucket.uniqueClicks])).toEqual([

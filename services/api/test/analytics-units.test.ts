@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSION_NAMES, DIMENSIONS, WIDE_FIXED_COLUMNS } from '@deeplink/core';
+import { DIMENSION_NAMES, DIMENSIONS, WIDE_APP_EVENT_COLUMNS, WIDE_FIXED_COLUMNS } from '@deeplink/core';
 import { wideLayout } from '../src/domain/analytics-export.js';
 import { bucketIsoStrings, resolveRange } from '../src/domain/analytics-range.js';
 import { breakdowns } from '../src/domain/breakdowns.js';
@@ -19,7 +19,7 @@ describe('breakdowns from the registry', () => {
     expect(result.countries).toEqual({});
   });
 
-  it('lays the wide export out as fixed columns, then each open-ended dimension in registry order, its rest last', () => {
+  it('lays the wide export out as fixed columns, the app events per platform, then each open-ended dimension in registry order, its rest last', () => {
     const layout = wideLayout({
       country: ['US', 'Other'],
       browser: ['Chrome', 'Other'],
@@ -28,6 +28,7 @@ describe('breakdowns from the registry', () => {
     });
     expect(layout.columns).toEqual([
       ...WIDE_FIXED_COLUMNS,
+      ...WIDE_APP_EVENT_COLUMNS.map(({ column }) => column),
       'country_US',
       'country_Other',
       'browser_Chrome',
@@ -46,10 +47,17 @@ describe('breakdowns from the registry', () => {
         dimensions: ['platform', 'device', 'os', 'os', 'referrer'],
         values: ['ios', 'Mobile', 'iOS', 'Android', 'news.example'],
         counts: [3, 3, 2, 1, 3],
+        events: ['REDIRECT', 'APP_FIRST_OPEN', 'APP_FIRST_OPEN', 'SOMETHING_NEW'],
+        eventPlatforms: ['IOS', 'IOS', 'ANDROID', 'IOS'],
+        eventCounts: [2, 1, 4, 9],
       },
     );
     const at = (column: string) => record[layout.columns.indexOf(column)];
     expect([at('ios'), at('mobile'), at('os_iOS'), at('os_Other'), at('referrer_Other'), at('country_Other')]).toEqual([3, 3, 2, 1, 3, 0]);
+    expect([at('redirect_ios'), at('app_first_open_ios'), at('app_first_open_android'), at('app_install_ios')]).toEqual([2, 1, 4, 0]);
+    // An event the layout does not know is in no column: the row keeps its length, every event column is a number.
+    expect(record).toHaveLength(layout.columns.length);
+    expect(WIDE_APP_EVENT_COLUMNS.map(({ column }) => at(column)).reduce((sum, count) => Number(sum) + Number(count), 0)).toBe(7);
   });
 });
 

@@ -37,6 +37,9 @@ async function report(id: string, query: Record<string, string> = {}) {
 const series = (analytics: { timeSeries: { date: string; clicks: number }[] }) =>
   Object.fromEntries(analytics.timeSeries.map(({ date, clicks }) => [date, clicks]));
 
+/** The app events of a time series bucket that had none. */
+const NO_EVENTS = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+
 /** The app funnel of a report whose only app figures are its clicks per platform. */
 const clicksOnlyFunnel = (clicks: { ANDROID?: number; IOS?: number; DESKTOP?: number }) => {
   const none = { ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0 };
@@ -69,9 +72,9 @@ describe('GET /api/analytics/links/:id', () => {
       devices: { Mobile: 0, Desktop: 0 },
       referrers: {},
       timeSeries: [
-        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
-        { date: '2026-03-02T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
-        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0, appEvents: NO_EVENTS },
+        { date: '2026-03-02T00:00:00.000Z', clicks: 0, uniqueClicks: 0, appEvents: NO_EVENTS },
+        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0, appEvents: NO_EVENTS },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
       appEvents: clicksOnlyFunnel({}),
@@ -97,9 +100,9 @@ describe('GET /api/analytics/links/:id', () => {
       devices: { Mobile: 1, Desktop: 0 },
       referrers: { 'news.example.org': 1 },
       timeSeries: [
-        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
-        { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
-        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0 },
+        { date: '2026-03-01T00:00:00.000Z', clicks: 0, uniqueClicks: 0, appEvents: NO_EVENTS },
+        { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
+        { date: '2026-03-03T00:00:00.000Z', clicks: 0, uniqueClicks: 0, appEvents: NO_EVENTS },
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
       appEvents: clicksOnlyFunnel({ ANDROID: 1 }),
@@ -138,14 +141,14 @@ describe('GET /api/analytics/links/:id', () => {
     const march = await report(id, { startDate: '2026-03-04', endDate: '2026-03-10', timeBucket: 'week' });
     // The first bucket starts on the Monday before the range but counts only clicks inside it.
     expect(march.timeSeries).toEqual([
-      { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
-      { date: '2026-03-09T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+      { date: '2026-03-02T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
+      { date: '2026-03-09T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
     ]);
     expect(march.range.startDate).toBe('2026-03-04T00:00:00.000Z');
     const newYear = await report(id, { startDate: '2026-12-28', endDate: '2027-01-10', timeBucket: 'week' });
     expect(newYear.timeSeries).toEqual([
-      { date: '2026-12-28T00:00:00.000Z', clicks: 2, uniqueClicks: 1 },
-      { date: '2027-01-04T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+      { date: '2026-12-28T00:00:00.000Z', clicks: 2, uniqueClicks: 1, appEvents: NO_EVENTS },
+      { date: '2027-01-04T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
     ]);
   });
 
@@ -161,9 +164,9 @@ describe('GET /api/analytics/links/:id', () => {
     ]);
     const months = await report(id, { startDate: '2026-01-01', endDate: '2026-03-31', timeBucket: 'month' });
     expect(months.timeSeries).toEqual([
-      { date: '2026-01-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
-      { date: '2026-02-01T00:00:00.000Z', clicks: 2, uniqueClicks: 1 },
-      { date: '2026-03-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1 },
+      { date: '2026-01-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
+      { date: '2026-02-01T00:00:00.000Z', clicks: 2, uniqueClicks: 1, appEvents: NO_EVENTS },
+      { date: '2026-03-01T00:00:00.000Z', clicks: 1, uniqueClicks: 1, appEvents: NO_EVENTS },
     ]);
     const leap = await report(id, { startDate: '2024-02-01', endDate: '2024-03-31', timeBucket: 'month' });
     expect(series(leap)).toEqual({ '2024-02-01T00:00:00.000Z': 1, '2024-03-01T00:00:00.000Z': 1 });
@@ -265,6 +268,7 @@ describe('GET /api/analytics/links/:id', () => {
       date: '2025-07-01T05:00:00.000Z',
       clicks: 1,
       uniqueClicks: 1,
+      appEvents: NO_EVENTS,
     });
     const max = await report(id, {
       startDate: '2025-01-01T00:00:00Z',

@@ -331,11 +331,12 @@ export interface AnalyticsExportQuery {
    */
   format?: 'csv' | 'json';
   /**
-   * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
-   * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
-   * mobile, desktop_device, then country_<value>, browser_<value>, os_<value>, referrer_<value> columns for
-   * the top 10 of the whole export, with country_Other, browser_Other, os_Other, referrer_Other holding the
-   * rest)
+   * long: one row per bucket and dimension value (bucket, dimension, value, clicks), then per app event and
+   * platform (dimension the event, value the platform, clicks the count). wide: one row per link and bucket
+   * (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile,
+   * desktop_device, then the app events per platform (redirect_android, …, app_re_open_other), then
+   * country_<value>, browser_<value>, os_<value>, referrer_<value> columns for the top 10 of the whole
+   * export, with country_Other, browser_Other, os_Other, referrer_Other holding the rest)
    * @default "long"
    */
   layout?: 'long' | 'wide';
@@ -369,11 +370,12 @@ export interface AccountExportQuery {
    */
   format?: 'csv' | 'json';
   /**
-   * long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link
-   * and bucket (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop,
-   * mobile, desktop_device, then country_<value>, browser_<value>, os_<value>, referrer_<value> columns for
-   * the top 10 of the whole export, with country_Other, browser_Other, os_Other, referrer_Other holding the
-   * rest)
+   * long: one row per bucket and dimension value (bucket, dimension, value, clicks), then per app event and
+   * platform (dimension the event, value the platform, clicks the count). wide: one row per link and bucket
+   * (link_id, title, short_url, bucket_start, clicks, unique_clicks, android, ios, desktop, mobile,
+   * desktop_device, then the app events per platform (redirect_android, …, app_re_open_other), then
+   * country_<value>, browser_<value>, os_<value>, referrer_<value> columns for the top 10 of the whole
+   * export, with country_Other, browser_Other, os_Other, referrer_Other holding the rest)
    * @default "long"
    */
   layout?: 'long' | 'wide';
@@ -430,6 +432,12 @@ export interface LinkAnalytics {
      * clicks)
      */
     uniqueClicks: number;
+    appEvents: {
+      REDIRECT: number;
+      APP_INSTALL: number;
+      APP_FIRST_OPEN: number;
+      APP_RE_OPEN: number;
+    };
   }[];
   /** The resolved range: startDate inclusive, endDate exclusive */
   range: {
@@ -617,9 +625,14 @@ export interface SummaryAnalytics {
 /** One row of a long export. */
 export interface AnalyticsExportRow {
   bucket: string;
-  /** total, platform, country, browser, os, device, referrer */
+  /**
+   * total, platform, country, browser, os, device, referrer, or an app event (REDIRECT, APP_INSTALL,
+   * APP_FIRST_OPEN, APP_RE_OPEN)
+   */
   dimension: string;
+  /** The dimension's value; for an app event, its platform (ANDROID, IOS, DESKTOP, OTHER) */
   value: string;
+  /** Clicks; for an app event, how many of those events */
   clicks: number;
 }
 
@@ -627,9 +640,14 @@ export interface AnalyticsExportRow {
 export interface AccountExportRow {
   link_id: string;
   bucket: string;
-  /** total, platform, country, browser, os, device, referrer */
+  /**
+   * total, platform, country, browser, os, device, referrer, or an app event (REDIRECT, APP_INSTALL,
+   * APP_FIRST_OPEN, APP_RE_OPEN)
+   */
   dimension: string;
+  /** The dimension's value; for an app event, its platform (ANDROID, IOS, DESKTOP, OTHER) */
   value: string;
+  /** Clicks; for an app event, how many of those events */
   clicks: number;
 }
 

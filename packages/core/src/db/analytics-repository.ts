@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { TimeBucket } from '../schemas/analytics.js';
 import { DIMENSION_NAMES, type DimensionName } from '../analytics/dimensions.js';
+import { APP_EVENT_NAMES, type AppEventName } from '../queue/app-events.js';
 import type { Sql } from './client.js';
 
 /** A report range: whole UTC hours, start inclusive, end exclusive, grouped by `timeBucket`. */
@@ -16,15 +17,21 @@ export interface ReportRange {
   timezone?: string;
 }
 
-/** Clicks of one dimension value (or of everything, for `total`) in one bucket. */
+/**
+ * Clicks of one dimension value (or of everything, for `total`) in one bucket; or, with an app
+ * event as the dimension, that event's count on one platform (the value).
+ */
 export interface BucketCount {
   bucket: Date;
-  dimension: DimensionName | 'total';
+  dimension: DimensionName | 'total' | AppEventName;
   value: string;
   clicks: number;
 }
 
-/** One bucket of one link for the wide export: totals, and its counts per dimension value as parallel arrays. */
+/**
+ * One bucket of one link for the wide export: totals, its counts per dimension value and its app
+ * events per event and platform, each as parallel arrays.
+ */
 export interface WideBucket {
   bucket: Date;
   clicks: number;
@@ -32,6 +39,9 @@ export interface WideBucket {
   dimensions: string[];
   values: string[];
   counts: number[];
+  events: string[];
+  eventPlatforms: string[];
+  eventCounts: number[];
 }
 
 /** Clicks of one dimension value over a whole range. */
@@ -61,7 +71,12 @@ export interface LinkReportData {
   dimensions: DimensionTotal[];
   /** App events in the range, by event and platform. */
   appEvents: AppEventTotal[];
+  /** App events of each bucket that had any, each event summed over its platforms; the caller zero-fills the rest. */
+  appEventSeries: AppEventSeries;
 }
+
+/** App events per bucket: the buckets' starts (epoch ms) and, per event, its count in each of them (all platforms together). */
+export type AppEventSeries = { starts: number[] } & Record<AppEventName, number[]>;
 
 /** Account-wide numbers of one user. */
 export interface AccountSummaryData {
@@ -176,6 +191,37 @@ export function analyticsRepository(sql: Sql) {
       }) r
       GROUP BY event, platform`;
 
+  /**
+   * One link's app event rows of the range, each with the start of its bucket, read like the
+   * clicks: hourly rows for hour buckets and for days of a zone off UTC, daily rows for whole UTC
+   * days otherwise. An hourly row's bucket is already its hour bucket: no truncation per row.
+   */
+  const appEventRows = (linkId: string, range: ReportRange) => sql`
+    SELECT ${range.timeBucket === 'hour' ? sql`bucket` : bucketOf(range)} AS bucket, event, platform, count
+    FROM (${rangeRows(APP_EVENTS, ['event', 'platform', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r`;
+
+  /**
+   * One link's app events per bucket of the range, a column per event (all platforms together).
+   * The rows are first summed per hour (or UTC day) they were stored under, then those sums are
+   * put in their buckets: the truncation to a bucket runs once per hour, not once per event row.
+   */
+  const appEventsPerBucket = (linkId: string, range: ReportRange) => {
+    const perStoredBucket = sql`
+      SELECT bucket ${APP_EVENT_NAMES.map((name) => sql`, coalesce(sum(count) FILTER (WHERE event = ${name}), 0)::bigint AS ${sql(name)}`)}
+      FROM (${rangeRows(APP_EVENTS, ['event', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r
+      GROUP BY bucket`;
+    // An hourly row's bucket is already its hour bucket.
+    if (range.timeBucket === 'hour') return perStoredBucket;
+    return sql`
+      SELECT ${bucketOf(range)} AS bucket ${APP_EVENT_NAMES.map((name) => sql`, sum(${sql(name)})::bigint AS ${sql(name)}`)}
+      FROM (${perStoredBucket}) h
+      GROUP BY 1`;
+  };
+
+  /** One link's app events per bucket, event and platform (the exports' rows). */
+  const appEventBuckets = (linkId: string, range: ReportRange) => sql`
+    SELECT bucket, event, platform, sum(count)::bigint AS count FROM (${appEventRows(linkId, range)}) r GROUP BY 1, 2, 3`;
+
   /** Clicks (and visitor sketches) of one link in the range. */
   const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays) =>
     rangeRows(TOTALS, columns, sql`link_id = ${linkId}`, range, days);
@@ -202,7 +248,7 @@ export function analyticsRepository(sql: Sql) {
         // cached for any range, which guesses a handful of rows and then sorts a year's breakdown
         // (tens of thousands of rows) instead of hashing it: three times slower.
         await tx`SET LOCAL plan_cache_mode = force_custom_plan`;
-        const [[totals], [perBucket], counts, appEvents] = await Promise.all([
+        const [[totals], [perBucket], counts, appEvents, [eventSeries]] = await Promise.all([
           // Unique clicks: the sketches merged over the whole range, never a sum of per-day uniques.
           tx<{ totalClicks: number; uniqueClicks: number; previews: number }[]>`
             SELECT coalesce(sum(clicks), 0)::bigint AS "totalClicks",
@@ -228,6 +274,12 @@ export function analyticsRepository(sql: Sql) {
             FROM (${dimensionRows(linkId, dimensions, range, days)}) r
             GROUP BY dimension, value`,
           appEventTotals(tx, sql`link_id = ${linkId}`, range),
+          // Arrays again, as for the clicks, one per event: a row per bucket, its events side by side
+          // (a year by hour with every event is 8,760 rows, not 35,040 to decode and match up).
+          tx<Partial<AppEventSeries>[]>`
+            SELECT array_agg(date_part('epoch', bucket)::bigint * 1000) AS starts
+                   ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(name)}) AS ${sql(name)}`)}
+            FROM (${appEventsPerBucket(linkId, range)}) b`,
         ]);
         return {
           totalClicks: totals!.totalClicks,
@@ -237,32 +289,41 @@ export function analyticsRepository(sql: Sql) {
           uniqueSeries: new Map((perBucket!.starts ?? []).map((seconds, i) => [seconds * 1000, perBucket!.uniques![i]!])),
           dimensions: [...counts],
           appEvents: [...appEvents],
+          appEventSeries: {
+            starts: eventSeries!.starts ?? [],
+            ...(Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, eventSeries![name] ?? []])) as Record<AppEventName, number[]>),
+          },
         };
       });
     },
 
     /**
      * Every bucket of the range with its total (zero-filled), followed by that bucket's counts per
-     * dimension value, read through a cursor `batchSize` rows at a time. Hour buckets are read
-     * from hourly rows only; coarser ones from daily rows for whole days.
+     * dimension value, then its app events per event (as the dimension) and platform (as the
+     * value), read through a cursor `batchSize` rows at a time. Hour buckets are read from hourly
+     * rows only; coarser ones from daily rows for whole days.
      */
     exportRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<BucketCount[]> {
       const days = bucketedDaysOf(range);
       return sql<BucketCount[]>`
         SELECT bucket, dimension, value, clicks FROM (
-          SELECT s.bucket, 'total' AS dimension, ${TOTAL_VALUE}::text AS value, coalesce(t.clicks, 0)::bigint AS clicks
+          SELECT s.bucket, 0 AS part, 'total' AS dimension, ${TOTAL_VALUE}::text AS value, coalesce(t.clicks, 0)::bigint AS clicks
           FROM (${bucketSeries(range)}) s
           LEFT JOIN (
             SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks
             FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1
           ) t USING (bucket)
           UNION ALL
-          SELECT ${bucketOf(range)}, dimension, value, sum(clicks)::bigint
+          SELECT ${bucketOf(range)}, 1, dimension, value, sum(clicks)::bigint
           FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r
-          GROUP BY 1, 2, 3
+          GROUP BY 1, 3, 4
+          UNION ALL
+          -- The events after the clicks, in the funnel's order (APP_EVENT_NAMES).
+          SELECT bucket, 1 + array_position(${[...APP_EVENT_NAMES]}::text[], event), event, platform, count
+          FROM (${appEventBuckets(linkId, range)}) e
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
-        ORDER BY bucket, dimension <> 'total', dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
+        ORDER BY bucket, part, dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
     },
 
     /**
@@ -273,7 +334,8 @@ export function analyticsRepository(sql: Sql) {
       const days = bucketedDaysOf(range);
       return sql<WideBucket[]>`
         SELECT s.bucket, coalesce(t.clicks, 0)::bigint AS clicks, coalesce(t.uniques, 0)::bigint AS "uniqueClicks",
-               coalesce(d.dimensions, '{}') AS dimensions, coalesce(d.values, '{}') AS values, coalesce(d.counts, '{}') AS counts
+               coalesce(d.dimensions, '{}') AS dimensions, coalesce(d.values, '{}') AS values, coalesce(d.counts, '{}') AS counts,
+               coalesce(e.events, '{}') AS events, coalesce(e.platforms, '{}') AS "eventPlatforms", coalesce(e.counts, '{}') AS "eventCounts"
         FROM (${bucketSeries(range)}) s
         LEFT JOIN (
           SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
@@ -286,6 +348,10 @@ export function analyticsRepository(sql: Sql) {
             FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r GROUP BY 1, 2, 3
           ) v GROUP BY bucket
         ) d USING (bucket)
+        LEFT JOIN (
+          SELECT bucket, array_agg(event) AS events, array_agg(platform) AS platforms, array_agg(count) AS counts
+          FROM (${appEventBuckets(linkId, range)}) a GROUP BY bucket
+        ) e USING (bucket)
         ORDER BY s.bucket`.cursor(batchSize);
     },
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type BreakdownKey, DIMENSION_NAMES, DIMENSIONS, type DimensionSpec, TOP_DIMENSION_NAMES } from '../analytics/dimensions.js';
+import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS } from '../queue/app-events.js';
 import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
 import { tagSchema } from './links.js';
 
@@ -105,6 +106,15 @@ export const WIDE_FIXED_COLUMNS = [
   ...wideFixedColumns().map(([column]) => column),
 ] as const;
 
+/**
+ * The wide export's app event columns, after the fixed ones: each event on each platform
+ * (`redirect_android`, `app_install_ios`, `app_first_open_desktop`, `app_re_open_other`…), in the
+ * order of APP_EVENT_NAMES, then APP_EVENT_PLATFORMS.
+ */
+export const WIDE_APP_EVENT_COLUMNS = APP_EVENT_NAMES.flatMap((event) =>
+  APP_EVENT_PLATFORMS.map((platform) => ({ event, platform, column: `${event.toLowerCase()}_${platform.toLowerCase()}` })),
+);
+
 const topSpecs = TOP_DIMENSION_NAMES.map((name) => DIMENSIONS[name]);
 const WIDE_TOP_COLUMNS = topSpecs.map(({ values }) => `${values.widePrefix}<value>`).join(', ');
 const WIDE_REST_COLUMNS = topSpecs.map(({ values }) => `${values.widePrefix}${values.rest}`).join(', ');
@@ -124,8 +134,10 @@ export const analyticsExportQuerySchema = linkAnalyticsQuerySchema
       .default('long')
       .meta({
         description:
-          'long: one row per bucket and dimension value (bucket, dimension, value, clicks). wide: one row per link and bucket ' +
-          `(${WIDE_FIXED_COLUMNS.join(', ')}, then ${WIDE_TOP_COLUMNS} columns for the top 10 of the whole export, ` +
+          'long: one row per bucket and dimension value (bucket, dimension, value, clicks), then per app event and platform ' +
+          '(dimension the event, value the platform, clicks the count). wide: one row per link and bucket ' +
+          `(${WIDE_FIXED_COLUMNS.join(', ')}, then the app events per platform (${WIDE_APP_EVENT_COLUMNS[0]!.column}, …, ` +
+          `${WIDE_APP_EVENT_COLUMNS.at(-1)!.column}), then ${WIDE_TOP_COLUMNS} columns for the top 10 of the whole export, ` +
           `with ${WIDE_REST_COLUMNS} holding the rest)`,
         example: 'wide',
       }),
@@ -199,6 +211,19 @@ export const appEventsSchema = z
   .meta({ id: 'AppEvents', description: 'App events over the range (the same range, links and zone as the clicks)' });
 export type AppEvents = z.infer<typeof appEventsSchema>;
 
+/** The app events of one time series bucket: each event's count over every platform. */
+const bucketAppEventsSchema = z
+  .object(
+    Object.fromEntries(APP_EVENT_NAMES.map((event) => [event, z.number().int()])) as Record<(typeof APP_EVENT_NAMES)[number], z.ZodNumber>,
+  )
+  .meta({
+    id: 'BucketAppEvents',
+    description:
+      'App events in the bucket, each summed over every platform (the per-platform counts of the whole range are in appEvents; ' +
+      'per platform and bucket, in the export). Every event always present, 0 when it had none',
+    example: { REDIRECT: 12, APP_INSTALL: 5, APP_FIRST_OPEN: 4, APP_RE_OPEN: 9 },
+  });
+
 export const linkAnalyticsSchema = z
   .object({
     totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
@@ -222,6 +247,7 @@ export const linkAnalyticsSchema = z
             description: "Distinct visitors in the bucket: the bucket's hourly sketches merged (HyperLogLog estimate, at most clicks)",
             example: 30,
           }),
+          appEvents: bucketAppEventsSchema,
         }),
       )
       .meta({ description: 'One entry per bucket across the whole range, zero-filled; the clicks add up to totalClicks' }),
@@ -251,9 +277,11 @@ export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;
 export const analyticsExportRowSchema = z
   .object({
     bucket: timestampSchema,
-    dimension: z.string().meta({ description: ['total', ...DIMENSION_NAMES].join(', ') }),
-    value: z.string(),
-    clicks: z.number().int(),
+    dimension: z
+      .string()
+      .meta({ description: `${['total', ...DIMENSION_NAMES].join(', ')}, or an app event (${APP_EVENT_NAMES.join(', ')})` }),
+    value: z.string().meta({ description: `The dimension's value; for an app event, its platform (${APP_EVENT_PLATFORMS.join(', ')})` }),
+    clicks: z.number().int().meta({ description: 'Clicks; for an app event, how many of those events' }),
   })
   .meta({ id: 'AnalyticsExportRow' });
 export type AnalyticsExportRow = z.infer<typeof analyticsExportRowSchema>;
@@ -282,6 +310,9 @@ export const analyticsWideExportRowSchema = z
       string,
       z.ZodNumber
     >),
+    ...(Object.fromEntries(
+      WIDE_APP_EVENT_COLUMNS.map(({ event, platform, column }) => [column, wideCount(`${event} events on ${platform} in the bucket`)]),
+    ) as Record<string, z.ZodNumber>),
   })
   .catchall(z.number().int())
   .meta({

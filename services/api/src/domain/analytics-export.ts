@@ -5,6 +5,7 @@ import {
   type DimensionSpec,
   TOP_DIMENSION_NAMES,
   type TopDimensionName,
+  WIDE_APP_EVENT_COLUMNS,
   WIDE_FIXED_COLUMNS,
 } from '@deeplink/core';
 import type { BucketCount, WideBucket } from '@deeplink/core/db';
@@ -79,8 +80,8 @@ export interface WideLink {
  * The wide layout: one record per link and bucket. `top` holds, per open-ended dimension, the
  * values that get a column of their own (the export's top ones, its rest label last); every other
  * value of the bucket is added to the dimension's rest column, so each group of columns adds up to
- * `clicks`. The fixed columns come first (WIDE_FIXED_COLUMNS), then each dimension's top columns
- * in registry order.
+ * `clicks`. The fixed columns come first (WIDE_FIXED_COLUMNS), then the app events per platform
+ * (WIDE_APP_EVENT_COLUMNS), then each dimension's top columns in registry order.
  */
 export function wideLayout(top: Readonly<Record<TopDimensionName, readonly string[]>>) {
   const columns: string[] = [...WIDE_FIXED_COLUMNS];
@@ -90,6 +91,12 @@ export function wideLayout(top: Readonly<Record<TopDimensionName, readonly strin
     const { values }: DimensionSpec = DIMENSIONS[name];
     if (values.kind !== 'fixed') continue;
     for (const [value, { wideColumn }] of Object.entries(values.values)) positions.set(`${name} ${value}`, columns.indexOf(wideColumn));
+  }
+  /** `<event> <platform>` → its column, right after the fixed ones: every event on every platform, 0 when none. */
+  const eventPositions = new Map<string, number>();
+  for (const { event, platform, column } of WIDE_APP_EVENT_COLUMNS) {
+    eventPositions.set(`${event} ${platform}`, columns.length);
+    columns.push(column);
   }
   const restOf = new Map<string, number>();
   for (const name of TOP_DIMENSION_NAMES) {
@@ -109,6 +116,11 @@ export function wideLayout(top: Readonly<Record<TopDimensionName, readonly strin
       const key = `${dimension} ${bucket.values[i]}`;
       const column = positions.get(key) ?? restOf.get(dimension);
       if (column !== undefined) values[column] = (values[column] as number) + bucket.counts[i]!;
+    });
+    bucket.events.forEach((event, i) => {
+      // The worker writes only known events and platforms; anything else has no column.
+      const column = eventPositions.get(`${event} ${bucket.eventPlatforms[i]}`);
+      if (column !== undefined) values[column] = (values[column] as number) + bucket.eventCounts[i]!;
     });
     return values;
   };

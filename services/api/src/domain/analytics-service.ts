@@ -7,8 +7,8 @@ import type {
   SummaryAnalytics,
   SummaryAnalyticsQuery,
 } from '@deeplink/core';
-import { DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
-import type { AnalyticsRepository, LinksRepository } from '@deeplink/core/db';
+import { APP_EVENT_NAMES, DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
+import type { AnalyticsRepository, LinkReportData, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS,
   EXPORT_CONTENT_TYPES,
@@ -24,7 +24,7 @@ import { clockOf } from './time-zone.js';
 import { bucketIsoStrings, resolveRange, type AnalyticsRange } from './analytics-range.js';
 import type { Principal } from './auth-service.js';
 import { findOwnedLink } from './owned-link.js';
-import { appFunnel } from './app-funnel.js';
+import { appFunnel, noBucketEvents } from './app-funnel.js';
 import { breakdownOf, breakdowns } from './breakdowns.js';
 
 /** An export ready to send: the body is produced while the client reads it. */
@@ -53,13 +53,20 @@ function bucketIndex(starts: readonly number[], instant: number): number {
  * holding its start (the same instant, unless a zone's clock change makes the two calendars
  * resolve a missing local midnight differently), so no click is ever left out.
  */
-function timeSeries(range: AnalyticsRange, clicks: Map<number, number>, uniques: Map<number, number>): LinkAnalytics['timeSeries'] {
-  const series = bucketIsoStrings(range.buckets).map((date) => ({ date, clicks: 0, uniqueClicks: 0 }));
+function timeSeries(
+  range: AnalyticsRange,
+  { series: clicks, uniqueSeries: uniques, appEventSeries }: LinkReportData,
+): LinkAnalytics['timeSeries'] {
+  const series = bucketIsoStrings(range.buckets).map((date) => ({ date, clicks: 0, uniqueClicks: 0, appEvents: noBucketEvents() }));
   for (const [start, count] of clicks) {
     const entry = series[bucketIndex(range.buckets, start)]!;
     entry.clicks += count;
     entry.uniqueClicks += uniques.get(start) ?? 0;
   }
+  appEventSeries.starts.forEach((start, i) => {
+    const { appEvents } = series[bucketIndex(range.buckets, start)]!;
+    for (const name of APP_EVENT_NAMES) appEvents[name] += appEventSeries[name][i]!;
+  });
   return series;
 }
 
@@ -103,7 +110,7 @@ export function analyticsService(deps: {
         uniqueClicks: report.uniqueClicks,
         previews: report.previews,
         ...breakdowns(report.dimensions),
-        timeSeries: timeSeries(range, report.series, report.uniqueSeries),
+        timeSeries: timeSeries(range, report),
         range: rangeOf(range),
         appEvents: appFunnel(report.dimensions, report.appEvents),
       };

@@ -1,4 +1,4 @@
-import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS, type AppEventPlatform, type AppEvents } from '@deeplink/core';
+import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS, type AppEventName, type AppEventPlatform, type AppEvents } from '@deeplink/core';
 import type { AppEventTotal, DimensionTotal } from '@deeplink/core/db';
 
 type PerPlatform = Record<AppEventPlatform, number>;
@@ -39,3 +39,12 @@ export function appFunnel(dimensions: readonly DimensionTotal[], events: readonl
     },
   };
 }
+
+/** The app events of one time series bucket: each event over every platform. */
+export type BucketEvents = Record<AppEventName, number>;
+
+/**
+ * A bucket's app events before any is counted: every event present, 0. A literal, made once per
+ * bucket (8,760 for a year by hour); its type makes a new event name a compile error here.
+ */
+export const noBucketEvents = (): BucketEvents => ({ REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 });

@@ -1,7 +1,9 @@
 import {
   DIMENSION_NAMES,
   DIMENSIONS,
+  APP_EVENT_NAMES,
   TOP_DIMENSION_NAMES,
+  WIDE_APP_EVENT_COLUMNS,
   WIDE_FIXED_COLUMNS,
   accountExportQuerySchema,
   analyticsExportQuerySchema,
@@ -27,7 +29,7 @@ const csvWithHeader = (...headers: string[]) => ({ anyOf: headers.map((header) =
 const LONG_EXAMPLE = '2026-03-01T00:00:00.000Z,total,all,3';
 const topPrefixes = TOP_DIMENSION_NAMES.map((name) => DIMENSIONS[name].values.widePrefix);
 // A column named after a value (a referrer host may hold a comma or a quote) is quoted when the value needs it.
-const WIDE_HEADER = `${WIDE_FIXED_COLUMNS.join(',')}(,((${topPrefixes.join('|')})[^,";\r\n]*|"(${topPrefixes.join('|')})([^"]|"")*"))*`;
+const WIDE_HEADER = `${[...WIDE_FIXED_COLUMNS, ...WIDE_APP_EVENT_COLUMNS.map(({ column }) => column)].join(',')}(,((${topPrefixes.join('|')})[^,";\r\n]*|"(${topPrefixes.join('|')})([^"]|"")*"))*`;
 const wideGroups = TOP_DIMENSION_NAMES.map((name) => `${DIMENSIONS[name].values.widePrefix}<value>`).join(', ');
 const wideRests = TOP_DIMENSION_NAMES.map((name) => `${DIMENSIONS[name].values.widePrefix}${DIMENSIONS[name].values.rest}`).join(', ');
 
@@ -38,8 +40,10 @@ const exportFileSchema = (scope: string, long: { row: string; columns: readonly 
       `A file download, not wrapped in the envelope, ${scope}. ` +
       'layout=long (default): one row per bucket and dimension value, ordered by bucket; each bucket starts with its `total` row ' +
       `(value \`all\`, zero-filled). Dimensions: ${['total', ...DIMENSION_NAMES].join(', ')}; no top-10 folding. ` +
+      `Then the bucket's app events: the event (${APP_EVENT_NAMES.join(', ')}) as the dimension, its platform as the value, ` +
+      'its count in clicks, for those that happened. ' +
       `layout=wide: one row per link and bucket (zero-filled), columns ${WIDE_FIXED_COLUMNS.join(', ')}, ` +
-      `then ${wideGroups} for the top 10 of the whole export and ${wideRests} for the rest. ` +
+      `then each app event per platform (${WIDE_APP_EVENT_COLUMNS.map(({ column }) => column).join(', ')}), then ${wideGroups} for the top 10 of the whole export and ${wideRests} for the rest. ` +
       'CSV: RFC 4180, CRLF line ends, a header row naming the columns; JSON: an array of objects keyed by the same names.',
     headers: {
       'Content-Disposition': {

@@ -7,13 +7,20 @@ interface Props {
   data: readonly Float64Array[];
   /** How the hovered bucket's time reads in the legend. */
   formatTime: (seconds: number) => string;
-  /** The series' names, one per column after x; the first is drawn solid, the others dashed. */
+  /** The series' names, one per column after x; the first is drawn solid, the others dashed, each in its own colour and dash. */
   labels: readonly string[];
   /** The IANA zone the time axis reads in (default: the browser's). */
   timeZone?: string;
   /** Called once the chart has drawn this data (the page measures from the data's arrival). */
   onDrawn?: () => void;
 }
+
+/** The dashes of the second, third and fourth series: told apart by shape as well as colour. */
+const DASHES = [
+  [6, 4],
+  [2, 3],
+  [10, 3, 2, 3],
+];
 
 const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 
@@ -59,9 +66,9 @@ export function TimeChart({ data, formatTime, labels, timeZone, onDrawn }: Props
           { label: 'Time', value: (_u, value) => (value == null ? '—' : formatTime(value)) },
           ...labels.map((label, index) => ({
             label,
-            stroke: index === 0 ? accent : text,
+            stroke: index === 0 ? accent : cssVar(`--series-${index}`) || text,
             width: index === 0 ? 2 : 1.5,
-            dash: index === 0 ? undefined : [6, 4],
+            dash: index === 0 ? undefined : DASHES[(index - 1) % DASHES.length],
             fill: index === 0 ? `${accent}22` : undefined,
             points: { show: data[0]!.length <= 120 },
             value: (_u: uPlot, value: number | null) => (value == null ? '—' : String(value)),

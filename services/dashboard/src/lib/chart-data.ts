@@ -1,22 +1,36 @@
-import type { TimeBucket } from '@deeplink/client';
+import type { LinkAnalytics, TimeBucket } from '@deeplink/client';
 
-/**
- * The time series as uPlot takes it: x in Unix seconds, then clicks and unique clicks, as typed
- * arrays (a year by hour is 8,760 points).
- */
+/** Points as uPlot takes them: x in Unix seconds, then one typed array per value (a year by hour is 8,760 points). */
+export function timeColumns<T extends { date: string }>(points: readonly T[], values: readonly ((point: T) => number)[]): Float64Array[] {
+  const columns = [new Float64Array(points.length), ...values.map(() => new Float64Array(points.length))];
+  points.forEach((point, index) => {
+    columns[0]![index] = Date.parse(point.date) / 1000;
+    values.forEach((value, column) => {
+      columns[column + 1]![index] = value(point);
+    });
+  });
+  return columns;
+}
+
+/** The time series as uPlot takes it: x in Unix seconds, then clicks and unique clicks. */
 export function seriesData(
   points: readonly { date: string; clicks: number; uniqueClicks?: number }[],
 ): [Float64Array, Float64Array, Float64Array] {
-  const xs = new Float64Array(points.length);
-  const clicks = new Float64Array(points.length);
-  const unique = new Float64Array(points.length);
-  points.forEach((point, index) => {
-    xs[index] = Date.parse(point.date) / 1000;
-    clicks[index] = point.clicks;
-    unique[index] = point.uniqueClicks ?? 0;
-  });
-  return [xs, clicks, unique];
+  return timeColumns(points, [(point) => point.clicks, (point) => point.uniqueClicks ?? 0]) as [Float64Array, Float64Array, Float64Array];
 }
+
+/** The funnel's steps over time: x in Unix seconds, then clicks, store redirects, installs and first opens. */
+export function funnelSeriesData(points: readonly { date: string; clicks: number; appEvents: FunnelBucketEvents }[]): Float64Array[] {
+  return timeColumns(points, [
+    (point) => point.clicks,
+    (point) => point.appEvents.REDIRECT,
+    (point) => point.appEvents.APP_INSTALL,
+    (point) => point.appEvents.APP_FIRST_OPEN,
+  ]);
+}
+
+/** The app events of one time series bucket, each over every platform. */
+export type FunnelBucketEvents = LinkAnalytics['timeSeries'][number]['appEvents'];
 
 /** Clicks per day of the whole account, from its export (one row per link and day), summed by day. */
 export function accountDailyClicks(rows: readonly { bucket_start: string; clicks: number }[]): { date: string; clicks: number }[] {

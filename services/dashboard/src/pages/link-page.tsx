@@ -2,6 +2,8 @@ import type { Link, LinkAnalytics, TimeBucket } from '@deeplink/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
+import { AppFunnel } from '../components/funnel.js';
+import { SeriesTable } from '../components/series-table.js';
 import { TimeChart } from '../components/time-chart.js';
 import { reportBreakdowns } from '../lib/breakdowns.js';
 import { bucketLabel, seriesData } from '../lib/chart-data.js';
@@ -169,7 +171,7 @@ function QrCard({ link }: { link: Link }) {
   );
 }
 
-/** The report: range, bucket, totals, the time series and the breakdowns, each with its table. */
+/** The report: range, bucket, totals, the time series, the app funnel and the breakdowns, each with its table. */
 function Analytics({ link }: { link: Link }) {
   const [preset, setPreset] = useState<RangePreset>('30d');
   const [custom, setCustom] = useState(() => ({ from: localDay(new Date(Date.now() - 29 * 86_400_000)), to: localDay(new Date()) }));
@@ -305,30 +307,15 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
   const onDrawn = () =>
     performance.measure('report-draw', { start: arrivedAt, end: performance.now(), detail: { bucket, points: report.timeSeries.length } });
   const series = () => (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">
-            {bucket[0]!.toUpperCase() + bucket.slice(1)} ({timeZone})
-          </th>
-          <th scope="col" class="num">
-            Clicks
-          </th>
-          <th scope="col" class="num">
-            Unique clicks
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {report.timeSeries.map((point) => (
-          <tr key={point.date}>
-            <th scope="row">{bucketLabel(point.date, bucket, timeZone)}</th>
-            <td class="num">{point.clicks}</td>
-            <td class="num">{point.uniqueClicks}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <SeriesTable
+      points={report.timeSeries}
+      bucket={bucket}
+      timeZone={timeZone}
+      columns={[
+        { label: 'Clicks', value: (point) => point.clicks },
+        { label: 'Unique clicks', value: (point) => point.uniqueClicks },
+      ]}
+    />
   );
   return (
     <>
@@ -355,6 +342,7 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
           />
         }
       />
+      <AppFunnel report={report} timeZone={timeZone} />
       <div class="breakdowns">
         {reportBreakdowns(report).map(({ name, title, label, rows }) => (
           <Breakdown key={name} title={title} dimension={label} rows={rows} />

@@ -4,14 +4,15 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, errorText, Notice } from '../components/common.js';
 import { TimeChart } from '../components/time-chart.js';
 import { accountDailyClicks, breakdownRows, bucketLabel, seriesData } from '../lib/chart-data.js';
+import { eventTotal } from '../lib/funnel.js';
 import { defaultTimeZone, localDay } from '../lib/ranges.js';
 import { api } from '../lib/session.js';
 
 const numberFormat = new Intl.NumberFormat('en');
 
 /**
- * The account at a glance: all-time totals, the top links, and clicks by day over the last 30
- * days (today included) in the browser's time zone.
+ * The account at a glance: all-time totals, the top links, and clicks by day, installs and app
+ * opens over the last 30 days (today included) in the browser's time zone.
  */
 export function OverviewPage() {
   const [summary, setSummary] = useState<SummaryAnalytics>();
@@ -24,7 +25,11 @@ export function OverviewPage() {
     const last30Days = { startDate: localDay(new Date(today.getTime() - 29 * 86_400_000)), endDate: localDay(today), timezone: timeZone };
     const failed = (caught: unknown) => setError(errorText(caught));
     api.analytics.summary().then(setSummary).catch(failed);
-    api.analytics.summary(last30Days).then(setRecent).catch(failed);
+    // With the breakdowns, for the app funnel's installs and opens: bounded by the 30 days, so it stays cheap.
+    api.analytics
+      .summary({ ...last30Days, breakdowns: 'true' })
+      .then(setRecent)
+      .catch(failed);
     api.analytics
       .export({ ...last30Days, timeBucket: 'day', format: 'json', layout: 'wide' })
       .then((rows) => setDaily(accountDailyClicks(rows)))
@@ -42,6 +47,9 @@ export function OverviewPage() {
     ['Total clicks', summary.totalClicks],
     ['Active links', summary.activeLinks],
     ['Clicks, last 30 days', recent?.totalClicks],
+    ['Installs, last 30 days', eventTotal(recent?.appEvents, 'APP_INSTALL')],
+    ['First opens, last 30 days', eventTotal(recent?.appEvents, 'APP_FIRST_OPEN')],
+    ['Re-opens, last 30 days', eventTotal(recent?.appEvents, 'APP_RE_OPEN')],
   ];
   return (
     <section>
