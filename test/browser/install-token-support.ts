@@ -15,7 +15,9 @@ export async function tapStoreButton(page: Page, buttonName: string, storeUrl: s
   await page.route(`${new URL(storeUrl).origin}/**`, (route) =>
     route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>The store</title>' }),
   );
-  await page.getByRole('link', { name: buttonName }).click();
+  // Dispatched to the element rather than clicked at its position: once the page has tried the
+  // app's scheme (which nothing here opens), headless Chromium delivers no pointer click to it.
+  await page.getByRole('link', { name: buttonName }).dispatchEvent('click');
   await page.waitForURL(storeUrl);
   return page.evaluate(() => navigator.clipboard.readText());
 }
