@@ -22,7 +22,7 @@ import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './m
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
 import { measureApiReads } from './measure/api-reads.js';
-import { createAppKey, measureAppSdk, openRequests } from './measure/app-sdk.js';
+import { createAppKey, installRequests, measureAppSdk, openRequests } from './measure/app-sdk.js';
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { cpuParts } from './measure/cpu-cost.js';
 import { humanRotation, measurePipeline } from './measure/pipeline.js';
@@ -45,6 +45,8 @@ import { ratio, summarize } from './stats.js';
 import { createVisitor } from './visitor.js';
 
 const LOSS_LINKS = 20;
+/** Installs the App SDK row resolves, each with its own link and token. */
+const INSTALL_LINKS = 50;
 /** The bench account's custom domain (made active directly in the database): what reading Host costs. */
 const CUSTOM_HOST = 'go.bench.example';
 const MB = 1e6;
@@ -475,10 +477,12 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   await quiet();
   const apiReads = await measureApiReads(http(pinnedApiUrl), account.token, (text) => progress.update(text));
   const appKey = await createAppKey(account);
+  const appRequests = {
+    open: openRequests(appKey, shortUrlBase, links),
+    install: await installRequests(account, world.sql, appKey, INSTALL_LINKS),
+  };
   await quiet();
-  const appSdk = await measureAppSdk(http(pinnedApiUrl), { open: openRequests(appKey, shortUrlBase, links) }, (text) =>
-    progress.update(text),
-  );
+  const appSdk = await measureAppSdk(http(pinnedApiUrl), appRequests, (text) => progress.update(text));
   await stop(pinnedApi);
 
   await stop(api);

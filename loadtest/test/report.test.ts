@@ -84,6 +84,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     },
     appSdk: {
       open: { path: '/api/app/open', max: http(7_000, 9), halfRate: { ...http(3_500, 5), targetRps: 3_500, delayMs: 10 } },
+      install: { path: '/api/app/install', max: http(4_000, 12), halfRate: { ...http(2_000, 6), targetRps: 2_000, delayMs: 10 } },
     },
     clickCapture: { buffered: 1_200_000, flushed: 1_200_000, dropped: 0 },
     ratios: { toLimit: 0.8, toPeer: 4, pipelineToInsertPeer: 24 },
@@ -228,7 +229,9 @@ describe('formatReport', () => {
     expect(text).toMatch(/GET \/api\/auth\/me\s+12,000\s+2\.00\s+6\.00\s+6,000\s+1\.33\s+4\.00\s+0/);
     expect(text).toMatch(/GET \/api\/links\s+6,000\s+4\.00\s+12\.00\s+3,000/);
     expect(text).toMatch(/POST \/api\/app\/open\s+7,000\s+3\.00\s+9\.00\s+3,500/);
+    expect(text).toMatch(/POST \/api\/app\/install\s+4,000\s+4\.00\s+12\.00\s+2,000/);
     expect(text).toMatch(/POST \/api\/app\/open\s+7,000\s+3\.00\s+9\.00\s+3,500/);
+    expect(text).toMatch(/POST \/api\/app\/install\s+4,000\s+4\.00\s+12\.00\s+2,000/);
     expect(text).toContain('60,000 clicks/s');
     expect(text).toContain('1,200,000 of 1,200,000 clicks written to the queue, 0 dropped');
     expect(text).toContain('p99 400 ms');
