@@ -83,7 +83,17 @@ describe('analyticsWithReplica', () => {
       const wide = [];
       for await (const rows of reads.wideRows(userId, range)) wide.push(...rows);
       expect(wide).toEqual([
-        { bucket: new Date('2026-01-01T00:00:00Z'), clicks: 0, uniqueClicks: 0, dimensions: [], values: [], counts: [] },
+        {
+          bucket: new Date('2026-01-01T00:00:00Z'),
+          clicks: 0,
+          uniqueClicks: 0,
+          dimensions: [],
+          values: [],
+          counts: [],
+          events: [],
+          eventPlatforms: [],
+          eventCounts: [],
+        },
       ]);
       expect(await reads.dimensionTotals([userId], range, ['country'])).toEqual([]);
       expect(replica.calls.n).toBe(2);
