@@ -439,7 +439,7 @@ export interface LinkAnalytics {
       APP_RE_OPEN: number;
       /**
        * Distinct visitors, installs or opens behind each event in the bucket, every platform together: the
-       * bucket's sketches merged (HyperLogLog estimate, at most the count), as uniqueClicks is for the clicks
+       * bucket's sketches merged (HyperLogLog estimate, exact up to 160), as uniqueClicks is for the clicks
        */
       uniques: {
         REDIRECT: number;

@@ -237,7 +237,7 @@ const bucketAppEventsSchema = z
     uniques: z.object(perEventSchema()).meta({
       description:
         "Distinct visitors, installs or opens behind each event in the bucket, every platform together: the bucket's sketches merged " +
-        '(HyperLogLog estimate, at most the count), as uniqueClicks is for the clicks',
+        '(HyperLogLog estimate, exact up to 160), as uniqueClicks is for the clicks',
     }),
   })
   .meta({
