@@ -35,6 +35,12 @@ export interface DeepLinkClientOptions {
 export interface OpenOptions {
   /** An id for this open, 8-64 of `A-Z a-z 0-9 - _`; a fresh UUID when not given. */
   openId?: string;
+  /**
+   * The installId the app keeps (the one it passes to install()): the link's unique re-opens then
+   * count this install once, however often it opens. Without it, each open counts as one. Not
+   * made up when absent: only the kept one means anything.
+   */
+  installId?: string;
   /** Whether this is the app's first launch after it was installed. */
   firstLaunch?: boolean;
   /** Aborts the call, waits between retries included; it then throws a NetworkError `ABORTED`. */
@@ -172,9 +178,10 @@ export function createDeepLinkClient(options: DeepLinkClientOptions): DeepLinkCl
 
   return {
     async open(url, openOptions = {}) {
-      const { signal, firstLaunch } = openOptions;
+      const { signal, firstLaunch, installId } = openOptions;
       const openId = openOptions.openId ?? newOpenId();
-      return (await send('/app/open', { url, openId, ...(firstLaunch !== undefined && { firstLaunch }) }, signal)) as AppOpenResult;
+      const body = { url, openId, ...(installId !== undefined && { installId }), ...(firstLaunch !== undefined && { firstLaunch }) };
+      return (await send('/app/open', body, signal)) as AppOpenResult;
     },
 
     async install(installOptions = {}) {

@@ -50,6 +50,9 @@ describe('open', () => {
     });
     // One request, with a generated UUID as its openId.
     expect(bodies).toEqual([{ url: `${link.url}?ref=mail`, openId: expect.stringMatching(/^[0-9a-f-]{36}$/), firstLaunch: true }]);
+    // The installId kept for install() goes with an open when the app passes it (the API counts the install once in the unique re-opens).
+    expect((await client.open(link.url, { openId: 'open-with-install', installId: 'install-0001' })).link.id).toBe(link.id);
+    expect(bodies[1]).toEqual({ url: link.url, openId: 'open-with-install', installId: 'install-0001' });
   });
 
   it("resolves a link on the account's custom domain", async () => {

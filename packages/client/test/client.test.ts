@@ -323,7 +323,8 @@ describe('analytics', () => {
     // New York days start at 05:00 UTC: the clicks of 2 March 05:00 UTC are on 2 March there, those of 1 March 04:00 UTC would not be.
     const report = await owner.analytics.link(clicked.id, { startDate: '2025-03-01', endDate: '2025-03-02', timezone: 'America/New_York' });
     // No app events: each bucket says so, every event 0.
-    const noEvents = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+    const none = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+    const noEvents = { ...none, uniques: none };
     expect(report.timeSeries).toEqual([
       { date: '2025-03-01T05:00:00.000Z', clicks: 3, uniqueClicks: 2, appEvents: noEvents },
       { date: '2025-03-02T05:00:00.000Z', clicks: 2, uniqueClicks: 1, appEvents: noEvents },

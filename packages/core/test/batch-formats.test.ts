@@ -45,6 +45,37 @@ describe('click batch formats', () => {
     expect(readClickJob(scrubbed)!.appEvents).toEqual(read.appEvents);
   });
 
+  it('carries the visitor an event names, once for the events sharing it, and none for a store REDIRECT', () => {
+    const visitor = 'k3Q9xV2bT0cL7nR1pYsA4dE6fG8hJ5mN0oP2qW4eR6t';
+    const install: AppEvent[] = [
+      { eventId: 'install-1', name: 'APP_INSTALL', platform: 'ANDROID', linkId: 'link-a', ts: 1_700_000_002_000, visitor },
+      { eventId: 'first-open-1', name: 'APP_FIRST_OPEN', platform: 'ANDROID', linkId: 'link-a', ts: 1_700_000_002_000, visitor },
+    ];
+    const builder = new PackedClickBatchBuilder();
+    builder.add(clicks[0]!, 'ANDROID', { token: 'T'.repeat(22) });
+    for (const event of [...install, ...opens]) builder.addEvent(event);
+    const packed = builder.build('batch-9');
+    // Nine numbers per event; the shared visitor is one string of the batch.
+    expect(packed.events).toHaveLength(4 * 9);
+    expect(packed.strings.filter((s) => s === visitor)).toHaveLength(1);
+    const read = readClickJob(asStored(packed))!;
+    expect(read.appEvents).toEqual([
+      {
+        eventId: 'batch-9:0',
+        name: 'REDIRECT',
+        platform: 'ANDROID',
+        linkId: 'link-a',
+        ts: clicks[0]!.ts,
+        clickIndex: 0,
+        install: { token: 'T'.repeat(22) },
+      },
+      ...install,
+      ...opens,
+    ]);
+    expect(read.appEvents![0]).not.toHaveProperty('visitor');
+    expect(read.appEvents![3]).not.toHaveProperty('visitor');
+  });
+
   it('packs an open alone: a batch with no clicks', () => {
     const batch = asStored(packClickBatch({ batchId: 'open', clicks: [], appEvents: opens }));
     expect(readClickJob(batch)).toEqual({ batchId: 'open', clicks: [], appEvents: opens });
@@ -96,7 +127,7 @@ describe('click batch formats', () => {
     const packed = packClickBatch({ batchId: 'x', clicks, appEvents: opens });
     const badName = { ...packed, strings: packed.strings.map((s) => (s === 'APP_FIRST_OPEN' ? 'APP_LAUNCH' : s)) };
     expect(readClickJobData(badName)).toEqual({ problem: 'job data is not a whole "packed-2" click batch' });
-    const strayClick = { ...packed, events: [...packed.events.slice(0, 4), -1, 7, -1, -1] };
+    const strayClick = { ...packed, events: [...packed.events.slice(0, 4), -1, 7, -1, -1, -1] };
     expect(readClickJobData(strayClick)).toEqual({ problem: 'job data is not a whole "packed-2" click batch' });
   });
 

@@ -274,14 +274,30 @@ describe('rollupsRepository', () => {
         UNION ALL
         SELECT 'daily', event, platform, sum(count)::int FROM app_event_daily WHERE link_id = ${linkId} GROUP BY 2, 3
         ORDER BY 1, 2, 3`;
-    const redirect = (linkId: string, at = hour0): RollupAppEvent => ({ linkId, bucket: at, name: 'REDIRECT', platform: 'ANDROID' });
-    const open = (linkId: string, eventId: string): RollupAppEvent => ({
+    const redirect = (linkId: string, at = hour0, visitor = 'v1'): RollupAppEvent => ({
       linkId,
-      bucket: hour1,
+      bucket: at,
+      name: 'REDIRECT',
+      platform: 'ANDROID',
+      visitor,
+    });
+    const open = (linkId: string, eventId: string, visitor = eventId, at = hour1): RollupAppEvent => ({
+      linkId,
+      bucket: at,
       name: 'APP_RE_OPEN',
       platform: 'IOS',
       eventId,
+      visitor,
     });
+    /** Each event's count and distinct visitors per table, over all its rows. */
+    const uniques = (linkId: string) =>
+      env.sql<{ table: string; event: string; count: number; unique: number }[]>`
+        SELECT 'hourly' AS table, event, sum(count)::int AS count, hll_cardinality(hll_union_agg(visitors))::int AS unique
+        FROM app_event_hourly WHERE link_id = ${linkId} GROUP BY 2
+        UNION ALL
+        SELECT 'daily', event, sum(count)::int, hll_cardinality(hll_union_agg(visitors))::int
+        FROM app_event_daily WHERE link_id = ${linkId} GROUP BY 2
+        ORDER BY 1, 2`;
     const eventBatch = (appEvents: RollupAppEvent[], clicksOf: RollupClick[] = []): RollupBatch => ({
       batchId: nextBatchId(),
       receivedClicks: clicksOf.length,
@@ -310,6 +326,30 @@ describe('rollupsRepository', () => {
         { table: 'daily', event: 'APP_RE_OPEN', platform: 'IOS', count: 3 },
         { table: 'hourly', event: 'APP_RE_OPEN', platform: 'IOS', count: 3 },
       ]);
+    });
+
+    it('keeps the distinct visitors of each event in both tables: repeated visitors once, across batches, hours and days', async () => {
+      // One visitor sent to the store three times in one batch and again in the next hour, another once.
+      await rollups.recordBatch(eventBatch([redirect(linkA), redirect(linkA), redirect(linkA, hour0, 'v2'), redirect(linkA, hour1)]));
+      await rollups.recordBatch(eventBatch([redirect(linkA, nextDay)]));
+      // One install's re-opens (its visitor) in two hours and on the next day, and two opens naming no install (their own ids).
+      await rollups.recordBatches([
+        eventBatch([open(linkA, 'open-a1', 'install-1'), open(linkA, 'open-a2', 'install-1', hour0)]),
+        eventBatch([open(linkA, 'open-a3', 'install-1', nextDay), open(linkA, 'open-b1'), open(linkA, 'open-b2')]),
+      ]);
+      // A retried open (its id recorded) adds neither a count nor a visitor.
+      await rollups.recordBatch(eventBatch([open(linkA, 'open-b1', 'install-9')]));
+      expect(await uniques(linkA)).toEqual([
+        { table: 'daily', event: 'APP_RE_OPEN', count: 5, unique: 3 },
+        { table: 'daily', event: 'REDIRECT', count: 5, unique: 2 },
+        { table: 'hourly', event: 'APP_RE_OPEN', count: 5, unique: 3 },
+        { table: 'hourly', event: 'REDIRECT', count: 5, unique: 2 },
+      ]);
+      // Per row: the hour of three visits by v1 and one by v2 holds two visitors.
+      const [first] = await env.sql<{ count: number; unique: number }[]>`
+        SELECT count::int, hll_cardinality(visitors)::int AS unique FROM app_event_hourly
+        WHERE link_id = ${linkA} AND bucket = ${new Date(hour0)} AND event = 'REDIRECT'`;
+      expect(first).toEqual({ count: 3, unique: 2 });
     });
 
     it('deletes the event rows with their link, and skips events of deleted links', async () => {

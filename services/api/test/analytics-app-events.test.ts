@@ -1,6 +1,7 @@
 // The app funnel over time and in the exports: app events written by the worker's rollup writer
 // (the repository the worker commits its batches with) into the hourly and daily app event rollups,
-// read back through the link report's timeSeries and both export layouts, in UTC and in other zones.
+// read back through the link report's timeSeries and both export layouts, in UTC and in other zones,
+// with the distinct visitors behind each event, per bucket and over the range.
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,8 @@ let token: string;
 let linkId: string;
 let quietId: string;
 
-type BucketEvents = Record<AppEventName, number>;
+type EventCounts = Record<AppEventName, number>;
+type BucketEvents = EventCounts & { uniques: EventCounts };
 interface Bucket {
   date: string;
   clicks: number;
@@ -24,18 +26,22 @@ interface Bucket {
 interface Report {
   totalClicks: number;
   timeSeries: Bucket[];
-  appEvents: { counts: Record<'CLICK' | AppEventName, Record<AppEventPlatform, number>> };
+  appEvents: {
+    counts: Record<'CLICK' | AppEventName, Record<AppEventPlatform, number>>;
+    uniques: Record<AppEventName, Record<AppEventPlatform, number>>;
+  };
 }
 
-type Event = [at: string, name: AppEventName, platform: AppEventPlatform];
+type Event = [at: string, name: AppEventName, platform: AppEventPlatform, visitor?: string];
 const event = (...values: Event): Event => values;
 
-/** An event of the funnel link as the worker rolls it up: in its UTC hour. */
-const rollupEvent = ([at, name, platform]: Event): RollupAppEvent => ({
-  linkId,
+/** An event as the worker rolls it up: in its UTC hour, as its visitor, or one of its own (`event-<i>`). */
+const rollupEvent = ([at, name, platform, visitor]: Event, i: number, link = linkId): RollupAppEvent => ({
+  linkId: link,
   bucket: Math.floor(Date.parse(at) / 3_600_000) * 3_600_000,
   name,
   platform,
+  visitor: visitor ?? `event-${i}`,
 });
 
 /**
@@ -80,7 +86,7 @@ beforeAll(async () => {
   ]);
   // Two batches, as the worker commits them: the clicks' REDIRECTs with their batch, the opens on their own.
   const rollups = rollupsRepository(api.env.sql);
-  const all = EVENTS.map(rollupEvent);
+  const all = EVENTS.map((e, i) => rollupEvent(e, i));
   const redirects = all.filter((e) => e.name === 'REDIRECT');
   const others = all.filter((e) => e.name !== 'REDIRECT').map((e, i) => ({ ...e, eventId: `open-${i}` }));
   for (const events of [redirects, others]) {
@@ -100,18 +106,19 @@ async function report(query: Record<string, string>, id = linkId): Promise<Repor
   return response.json().data.analytics;
 }
 
-const events = (counts: Partial<BucketEvents> = {}): BucketEvents => ({
-  REDIRECT: 0,
-  APP_INSTALL: 0,
-  APP_FIRST_OPEN: 0,
-  APP_RE_OPEN: 0,
-  ...counts,
-});
+/**
+ * A bucket's app events: `counts`, every other event 0, and their distinct visitors `uniques`, the
+ * counts themselves unless given (the funnel link's events are each a visitor of its own).
+ */
+const events = (counts: Partial<EventCounts> = {}, uniques: Partial<EventCounts> = counts): BucketEvents => {
+  const none = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+  return { ...none, ...counts, uniques: { ...none, ...uniques } };
+};
 
 /** The buckets that had app events, as [date, events]. */
 const withEvents = ({ timeSeries }: Report) =>
   timeSeries
-    .filter((bucket) => Object.values(bucket.appEvents).some((count) => count > 0))
+    .filter((bucket) => APP_EVENT_NAMES.some((name) => bucket.appEvents[name] > 0))
     .map((bucket) => [bucket.date, bucket.appEvents]);
 
 /** Each event's count summed over the buckets, and over the platforms of the range's funnel: the two must agree. */
@@ -199,6 +206,108 @@ describe('app events in the time series', () => {
   it('shows no event of another link', async () => {
     const quiet = await report({ startDate: '2026-03-26', endDate: '2026-03-31' }, quietId);
     expect(withEvents(quiet)).toEqual([]);
+  });
+});
+
+describe('unique app events', () => {
+  let owner: string;
+  let uniquesId: string;
+  /**
+   * Around Paris's change to summer time again: its 29 March runs from 23:00 UTC on the 28th to
+   * 22:00 UTC on the 29th. One visitor (v1) is sent to the store on either side of the UTC midnight
+   * inside that local day, and again on the 30th; one install re-opens twice in two hours.
+   */
+  const VISITS: Event[] = [
+    event('2026-03-28T23:10:00Z', 'REDIRECT', 'ANDROID', 'v1'),
+    event('2026-03-29T10:00:00Z', 'REDIRECT', 'ANDROID', 'v1'),
+    event('2026-03-29T21:30:00Z', 'REDIRECT', 'ANDROID', 'v2'),
+    event('2026-03-29T22:30:00Z', 'REDIRECT', 'ANDROID', 'v1'),
+    event('2026-03-29T08:00:00Z', 'APP_RE_OPEN', 'IOS', 'install-1'),
+    event('2026-03-29T09:00:00Z', 'APP_RE_OPEN', 'IOS', 'install-1'),
+    event('2026-03-29T09:30:00Z', 'APP_RE_OPEN', 'IOS', 'open-1'),
+  ];
+
+  beforeAll(async () => {
+    // An account of its own, so the funnel link's account exports above see none of these.
+    ({ token: owner } = await api.registerUser('Uniques analyst'));
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner,
+      payload: { title: 'Uniques', defaultUrl: 'https://example.com' },
+    });
+    uniquesId = response.json().data.link.id;
+    const second = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner,
+      payload: { title: 'Too', defaultUrl: 'https://example.com' },
+    });
+    const again = rollupEvent(event('2026-03-29T12:00:00Z', 'REDIRECT', 'ANDROID', 'v1'), 0, second.json().data.link.id);
+    await rollupsRepository(api.env.sql).recordBatch({ batchId: randomUUID(), receivedClicks: 0, clicks: [], events: [again] });
+    const rollups = rollupsRepository(api.env.sql);
+    const all = VISITS.map((e, i) => rollupEvent(e, i, uniquesId));
+    // The store visits with their batch; each re-open in a batch of its own, as the API queues them.
+    await rollups.recordBatch({ batchId: randomUUID(), receivedClicks: 0, clicks: [], events: all.filter((e) => e.name === 'REDIRECT') });
+    for (const [i, open] of all.filter((e) => e.name !== 'REDIRECT').entries()) {
+      await rollups.recordBatch({
+        batchId: randomUUID(),
+        receivedClicks: 0,
+        clicks: [],
+        events: [{ ...open, eventId: `unique-open-${i}` }],
+      });
+    }
+  });
+
+  const uniquesReport = async (query: Record<string, string>): Promise<Report> => {
+    const response = await get(`/api/analytics/links/${uniquesId}`, query, owner);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().data.analytics;
+  };
+
+  it('merges each bucket’s sketches in the time zone’s days: a visitor on both sides of a UTC midnight is one', async () => {
+    const paris = await uniquesReport({ startDate: '2026-03-28', endDate: '2026-03-31', timezone: 'Europe/Paris' });
+    expect(withEvents(paris)).toEqual([
+      // Paris's 29th: v1 at 00:10 CET (the 28th in UTC) and at 12:00 CEST, v2 at 23:30 CEST; one install's two re-opens and an open.
+      ['2026-03-28T23:00:00.000Z', events({ REDIRECT: 3, APP_RE_OPEN: 3 }, { REDIRECT: 2, APP_RE_OPEN: 2 })],
+      ['2026-03-29T22:00:00.000Z', events({ REDIRECT: 1 }, { REDIRECT: 1 })],
+    ]);
+    // The same events in UTC days: v1's first visit is on the 28th there.
+    const utc = await uniquesReport({ startDate: '2026-03-28', endDate: '2026-03-31' });
+    expect(withEvents(utc)).toEqual([
+      ['2026-03-28T00:00:00.000Z', events({ REDIRECT: 1 }, { REDIRECT: 1 })],
+      ['2026-03-29T00:00:00.000Z', events({ REDIRECT: 3, APP_RE_OPEN: 3 }, { REDIRECT: 2, APP_RE_OPEN: 2 })],
+    ]);
+    // A Paris month: the days' sketches merged, not their unique counts added up (2 + 1).
+    const month = await uniquesReport({ startDate: '2026-03-01', endDate: '2026-03-31', timeBucket: 'month', timezone: 'Europe/Paris' });
+    expect(withEvents(month)).toEqual([
+      ['2026-02-28T23:00:00.000Z', events({ REDIRECT: 4, APP_RE_OPEN: 3 }, { REDIRECT: 2, APP_RE_OPEN: 2 })],
+    ]);
+    // Hours: each its own sketch.
+    const hours = await uniquesReport({ startDate: '2026-03-29T08:00:00Z', endDate: '2026-03-29T09:59:00Z', timeBucket: 'hour' });
+    expect(hours.timeSeries.map((bucket) => bucket.appEvents.uniques.APP_RE_OPEN)).toEqual([1, 2]);
+  });
+
+  it('gives the range’s distinct visitors per event and platform beside the unchanged counts, and the summary’s over the links', async () => {
+    const { appEvents } = await uniquesReport({ startDate: '2026-03-28', endDate: '2026-03-31', timezone: 'Europe/Paris' });
+    const none = { ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0 };
+    expect(appEvents.counts.REDIRECT).toEqual({ ...none, ANDROID: 4 });
+    expect(appEvents.uniques).toEqual({
+      REDIRECT: { ...none, ANDROID: 2 },
+      APP_INSTALL: none,
+      APP_FIRST_OPEN: none,
+      APP_RE_OPEN: { ...none, IOS: 2 },
+    });
+    // The funnel link's account: every event a visitor of its own, so its uniques are its counts.
+    const funnel = await report({ startDate: '2026-03-26', endDate: '2026-03-31' });
+    expect(funnel.appEvents.uniques).toEqual(Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, funnel.appEvents.counts[name]])));
+    // The summary, over both links of the account: v1's visit to the second link is still v1.
+    const summary = async (query: Record<string, string>): Promise<Report['appEvents']> =>
+      (await get('/api/analytics/summary', { breakdowns: 'true', ...query }, owner)).json().data.summary.appEvents;
+    const allTime = await summary({});
+    expect([allTime.counts.REDIRECT.ANDROID, allTime.uniques.REDIRECT.ANDROID, allTime.uniques.APP_RE_OPEN.IOS]).toEqual([5, 2, 2]);
+    const day = await summary({ startDate: '2026-03-29', endDate: '2026-03-29' });
+    expect([day.counts.REDIRECT.ANDROID, day.uniques.REDIRECT.ANDROID, day.uniques.APP_RE_OPEN.IOS]).toEqual([4, 2, 2]);
   });
 });
 

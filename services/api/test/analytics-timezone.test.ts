@@ -4,7 +4,9 @@ import { recordClicks, rollupClick as click } from '@deeplink/test-kit/rollups';
 import { createApiHarness, type ApiHarness } from './harness.js';
 
 /** The app events of a time series bucket that had none. */
-const NO_EVENTS = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+const NONE_PER_EVENT = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+/** A bucket without app events: every event 0, and so are its uniques. */
+const NO_EVENTS = { ...NONE_PER_EVENT, uniques: NONE_PER_EVENT };
 
 let api: ApiHarness;
 let token: string;

@@ -38,7 +38,9 @@ const series = (analytics: { timeSeries: { date: string; clicks: number }[] }) =
   Object.fromEntries(analytics.timeSeries.map(({ date, clicks }) => [date, clicks]));
 
 /** The app events of a time series bucket that had none. */
-const NO_EVENTS = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+const NONE_PER_EVENT = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+/** A bucket without app events: every event 0, and so are its uniques. */
+const NO_EVENTS = { ...NONE_PER_EVENT, uniques: NONE_PER_EVENT };
 
 /** The app funnel of a report whose only app figures are its clicks per platform. */
 const clicksOnlyFunnel = (clicks: { ANDROID?: number; IOS?: number; DESKTOP?: number }) => {
@@ -52,6 +54,7 @@ const clicksOnlyFunnel = (clicks: { ANDROID?: number; IOS?: number; DESKTOP?: nu
       firstOpenPerInstall: null,
       firstOpenPerClick: total === 0 ? null : 0,
     },
+    uniques: { REDIRECT: none, APP_INSTALL: none, APP_FIRST_OPEN: none, APP_RE_OPEN: none },
   };
 };
 

@@ -6,7 +6,7 @@ import type { AppRecord } from '@deeplink/core/db';
 import { createRedis } from '@deeplink/core/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
-import { appOpenEvents, installEventIds, openEventId } from '../src/domain/app-open-events.js';
+import { appOpenEvents, installEventIds, installVisitor, openEventId } from '../src/domain/app-open-events.js';
 
 let env: TestEnvironment;
 let queue: Queue;
@@ -47,15 +47,41 @@ describe('appOpenEvents', () => {
     const batches = (await queue.getJobs(['waiting'])).map((job) => readClickJob(job.data));
     expect(batches).toHaveLength(1);
     const ids = installEventIds('app-ios', 'install-0001');
+    // Both count as the install in the unique counts.
+    const visitor = installVisitor('app-ios', 'install-0001');
     expect(batches[0]?.appEvents).toEqual([
-      { eventId: ids.install, name: 'APP_INSTALL', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000 },
-      { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000 },
+      { eventId: ids.install, name: 'APP_INSTALL', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000, visitor },
+      { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform: 'IOS', linkId: LINK, ts: 1_700_000_001_000, visitor },
     ]);
     // Apart from each other, from another app's install and from an open with the same id.
     expect(
       new Set([ids.install, ids.firstOpen, installEventIds('app-android', 'install-0001').install, openEventId('app-ios', 'install-0001')])
         .size,
     ).toBe(4);
+  });
+
+  it('counts an open that names its install as that install in the unique counts, hashed with the app', async () => {
+    await queue.drain();
+    const events = appOpenEvents({ redis: env.redis, queuePrefix: env.config.QUEUE_PREFIX });
+    await events.record(app('android'), LINK, { openId: 'open-0004', installId: 'install-0002' }, 1_700_000_002_000);
+    await events.close();
+    const [batch] = (await queue.getJobs(['waiting'])).map((job) => readClickJob(job.data));
+    expect(batch?.appEvents).toEqual([
+      {
+        eventId: openEventId('app-android', 'open-0004'),
+        name: 'APP_RE_OPEN',
+        platform: 'ANDROID',
+        linkId: LINK,
+        ts: 1_700_000_002_000,
+        visitor: installVisitor('app-android', 'install-0002'),
+      },
+    ]);
+    // A hash, never the installId: the same for the same app and install, apart for another app or from any event id.
+    const visitor = installVisitor('app-android', 'install-0002');
+    expect(visitor).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(visitor).not.toContain('install-0002');
+    expect(installVisitor('app-ios', 'install-0002')).not.toBe(visitor);
+    expect(Object.values(installEventIds('app-android', 'install-0002'))).not.toContain(visitor);
   });
 
   it('answers 503 when the queue cannot be reached, within its time limit', async () => {

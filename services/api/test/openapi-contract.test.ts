@@ -334,12 +334,19 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
       rollupClick(link.id, '2026-03-02T11:00:00Z', { ...IPHONE_SAFARI, country: 'US', visitor: 'visitor-2' }),
     ]);
     const range = 'startDate=2026-03-01&endDate=2026-03-03';
-    await call({
+    const report = await call({
       method: 'GET',
       url: `/api/analytics/links/${link.id}?${range}&timeBucket=day&timezone=Europe/Paris`,
       token: owner.token,
       status: 200,
     });
+    // The unique app events, validated above against the document, which names them as required.
+    const { appEvents, timeSeries } = report.json().data.analytics;
+    expect(Object.keys(appEvents.uniques)).toEqual(['REDIRECT', 'APP_INSTALL', 'APP_FIRST_OPEN', 'APP_RE_OPEN']);
+    expect(timeSeries[0].appEvents.uniques).toEqual({ REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 });
+    const schemas = doc.components.schemas as Record<string, { required?: string[] }>;
+    expect(schemas.AppEvents!.required).toContain('uniques');
+    expect(schemas.BucketAppEvents!.required).toContain('uniques');
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}?timeBucket=minute`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}`, token: owner.token, status: 403 });
@@ -404,6 +411,9 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     const opened = { method: 'POST', url: '/api/app/open', headers: { 'x-app-key': appKey } };
     const shortUrl = (await api.request({ method: 'GET', url: `/api/links/${link.id}`, token: owner.token })).json().data.link.url;
     await call({ ...opened, payload: { url: shortUrl, openId: randomUUID(), firstLaunch: true }, status: 200 });
+    // An open naming its install (counted once per install in the unique re-opens); a malformed installId is refused.
+    await call({ ...opened, payload: { url: shortUrl, openId: randomUUID(), installId: randomUUID() }, status: 200 });
+    await call({ ...opened, payload: { url: shortUrl, installId: 'no' }, status: 400 });
     await call({ ...opened, payload: { url: 'https://example.com/nothing-here' }, status: 404 });
     await call({ ...opened, payload: { url: 'not a url' }, status: 400 });
     await call({ ...opened, headers: { 'x-app-key': 'dla_unknown' }, payload: { url: shortUrl }, status: 401 });

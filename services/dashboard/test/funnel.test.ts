@@ -25,6 +25,12 @@ const appEvents = {
     firstOpenPerInstall: 133 / 150,
     firstOpenPerClick: 133 / 1200,
   },
+  uniques: {
+    REDIRECT: platforms({ ANDROID: 250, IOS: 90 }),
+    APP_INSTALL: platforms({ ANDROID: 150 }),
+    APP_FIRST_OPEN: platforms({ ANDROID: 120, IOS: 10, OTHER: 3 }),
+    APP_RE_OPEN: platforms({ ANDROID: 90, IOS: 60 }),
+  },
 };
 
 describe('the app funnel', () => {
@@ -60,9 +66,17 @@ describe('the app funnel', () => {
   });
 
   it('turns the time series into uPlot columns: Unix seconds, clicks, store redirects, installs, first opens', () => {
-    const events = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+    const none = { REDIRECT: 0, APP_INSTALL: 0, APP_FIRST_OPEN: 0, APP_RE_OPEN: 0 };
+    const events = { ...none, uniques: none };
+    const busy = {
+      REDIRECT: 4,
+      APP_INSTALL: 2,
+      APP_FIRST_OPEN: 1,
+      APP_RE_OPEN: 7,
+      uniques: { REDIRECT: 3, APP_INSTALL: 2, APP_FIRST_OPEN: 1, APP_RE_OPEN: 2 },
+    };
     const [xs, clicks, redirects, installs, firstOpens, ...rest] = funnelSeriesData([
-      { date: '2026-01-01T00:00:00.000Z', clicks: 9, appEvents: { REDIRECT: 4, APP_INSTALL: 2, APP_FIRST_OPEN: 1, APP_RE_OPEN: 7 } },
+      { date: '2026-01-01T00:00:00.000Z', clicks: 9, appEvents: busy },
       { date: '2026-01-02T00:00:00.000Z', clicks: 0, appEvents: events },
     ]);
     expect([...xs!]).toEqual([1767225600, 1767312000]);

@@ -13,7 +13,7 @@ import {
 import { rollupsRepository, type Sql } from '@deeplink/core/db';
 import { duplicateRedis, type RedisClient } from '@deeplink/core/redis';
 import { createLogger, type Logger, type RedisOutageLog } from '@deeplink/core/runtime';
-import { createClickEnricher } from './click-enricher.js';
+import { createClickEnricher, createClickVisitor } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
 import { createInstallClickOf } from './install-clicks.js';
 import { Registry } from 'prom-client';
@@ -107,6 +107,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       parseUserAgent: createUserAgentParser(),
       visitorSalt: config.VISITOR_SALT,
     }),
+    clickVisitor: createClickVisitor(config.VISITOR_SALT),
     installClickOf: createInstallClickOf(config.VISITOR_SALT),
     writer: createRollupWriter(rollupsRepository(sql, { timeouts: rollupTimeouts(config.WORKER_STALL_INTERVAL_MS) }), {
       onTransaction: metrics.transaction,

@@ -59,6 +59,15 @@ export function createVisitorHash(salt: string): (ip: string, userAgent: string)
   };
 }
 
+/**
+ * The visitor hash of a click as the rollups count it (createVisitorHash of its address and agent,
+ * '' for either when missing): the click's own, and its store REDIRECT's.
+ */
+export function createClickVisitor(visitorSalt: string): (click: ClickEvent) => string {
+  const visitorHash = createVisitorHash(visitorSalt);
+  return (click) => visitorHash(typeof click.ip === 'string' ? click.ip : '', typeof click.userAgent === 'string' ? click.userAgent : '');
+}
+
 /** Host of the Referer header, lower-cased; `direct` when there is none or it is not a URL. */
 export function referrerHost(referrer: string): string {
   if (!referrer) return 'direct';
@@ -80,19 +89,35 @@ const wellFormed = (click: Pick<ClickEvent, 'linkId' | 'ts'>): boolean =>
 
 /** The longest app event id recorded; an API open's is a 64-character hash. */
 const MAX_EVENT_ID_LENGTH = 200;
+/** The longest visitor fed to a sketch as it is; the API's are 43-character hashes. */
+const MAX_VISITOR_LENGTH = 200;
+
+/**
+ * A value the unique-count sketches can take as one visitor: as it is when it holds no space (the
+ * repository joins a row's visitors with spaces) and no NUL (PostgreSQL text cannot hold it) and is
+ * short, else its SHA-256: still one visitor, the same one each time.
+ */
+const sketchable = (value: string): string =>
+  value.length <= MAX_VISITOR_LENGTH && !value.includes(' ') && !value.includes('\u0000')
+    ? value
+    : crypto.createHash('sha256').update(value).digest('base64url');
 
 /**
  * An app event's rollup fields, or undefined for one the rollups cannot place (a link id that is
  * not a UUID, a time that is not one, an id PostgreSQL cannot hold). A REDIRECT came with its click
- * and counts once with the batch; any other event is counted once by its own id.
+ * and counts once with the batch; any other event is counted once by its own id. Its visitor, for
+ * the unique counts, is the one it carries (an install's hash), else `clickVisitor` (a REDIRECT's
+ * click's), else its own id (an open that named no install: each open is one).
  */
-export function appEventOf(event: AppEvent): RollupAppEvent | undefined {
+export function appEventOf(event: AppEvent, clickVisitor?: string): RollupAppEvent | undefined {
   if (!wellFormed(event) || event.eventId.length > MAX_EVENT_ID_LENGTH || event.eventId.includes('\u0000')) return undefined;
+  const carried = typeof event.visitor === 'string' && event.visitor !== '' ? event.visitor : undefined;
   const placed = {
     linkId: event.linkId.toLowerCase(),
     bucket: Math.floor(event.ts / HOUR_MS) * HOUR_MS,
     name: event.name,
     platform: event.platform,
+    visitor: sketchable(carried ?? clickVisitor ?? event.eventId),
   };
   return event.name === 'REDIRECT' ? placed : { ...placed, eventId: event.eventId };
 }

@@ -1,4 +1,4 @@
-import { type ClickBatch, type ClickBatchFormats, readClickJobData } from '@deeplink/core';
+import { type ClickBatch, type ClickBatchFormats, type ClickEvent, readClickJobData } from '@deeplink/core';
 import type { RollupAppEvent, RollupBatch, RollupInstallClick, RollupPreview } from '@deeplink/core/db';
 import { appEventOf, previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { InstallClickOf } from './install-clicks.js';
@@ -34,14 +34,25 @@ export function readClickBatch(data: unknown, formats: ClickBatchFormats): { bat
  * next transaction and dropped, and built again from the job only if the batch must be written on
  * its own, so a worker holding hundreds of batches keeps their sums rather than their clicks.
  */
-export function createBatchRollup(deps: { enrich: ClickEnricher; installClickOf: InstallClickOf; writer: RollupWriter }) {
+export function createBatchRollup(deps: {
+  enrich: ClickEnricher;
+  /** The click's visitor hash, as the enricher gives it: for a REDIRECT whose click is not counted (a bot's). */
+  clickVisitor: (click: ClickEvent) => string;
+  installClickOf: InstallClickOf;
+  writer: RollupWriter;
+}) {
   const enrichAll = (batch: ClickBatch): RollupBatch => {
     const counted: EnrichedClick[] = [];
     const previews: RollupPreview[] = [];
-    for (const click of batch.clicks) {
+    // The visitor of each counted click, by its index, kept only for a batch with app events (a
+    // REDIRECT counts as its click's visitor): a plain batch allocates nothing more.
+    const visitors: (string | undefined)[] | undefined = batch.appEvents?.length ? new Array(batch.clicks.length) : undefined;
+    for (let i = 0; i < batch.clicks.length; i++) {
+      const click = batch.clicks[i]!;
       const enriched = deps.enrich(click);
       if (enriched) {
         counted.push(enriched);
+        if (visitors) visitors[i] = enriched.visitor;
       } else {
         const preview = previewOf(click);
         if (preview) previews.push(preview);
@@ -51,12 +62,12 @@ export function createBatchRollup(deps: { enrich: ClickEnricher; installClickOf:
     // Only a batch with a store visit that handed out an install token has any.
     let installs: RollupInstallClick[] | undefined;
     for (const event of batch.appEvents ?? []) {
-      const placed = appEventOf(event);
+      // The click the event came with: its visitor is the event's, its address and agent give an install's fingerprint facts.
+      const click = event.clickIndex === undefined ? undefined : batch.clicks[event.clickIndex];
+      const placed = appEventOf(event, click && (visitors?.[event.clickIndex!] ?? deps.clickVisitor(click)));
       if (!placed) continue;
       events.push(placed);
       if (event.install === undefined) continue;
-      // The click the event came with, whose address and agent give the install's fingerprint facts.
-      const click = event.clickIndex === undefined ? undefined : batch.clicks[event.clickIndex];
       const install = deps.installClickOf(event, click);
       if (install) (installs ??= []).push(install);
     }

@@ -3,7 +3,14 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BoundedMap } from '@deeplink/core';
 import { RollupRows } from '@deeplink/core/db';
-import { appEventOf, cachedReferrerHost, createClickEnricher, createVisitorHash, referrerHost } from '../src/click-enricher.js';
+import {
+  appEventOf,
+  cachedReferrerHost,
+  createClickEnricher,
+  createClickVisitor,
+  createVisitorHash,
+  referrerHost,
+} from '../src/click-enricher.js';
 import { countryOf, defaultGeoIpDatabase, openGeoIp, UNKNOWN_COUNTRY, type GeoIp } from '../src/geoip.js';
 import { createUserAgentParser } from '../src/user-agent.js';
 import { ANDROID_CHROME, DEFAULT_CLICK, IPHONE_SAFARI } from '@deeplink/test-kit/rollups';
@@ -246,15 +253,37 @@ describe('appEventOf', () => {
   const at = Date.UTC(2026, 2, 1, 10, 42);
 
   it('places an event in its UTC hour; a REDIRECT counts with its batch, any other event by its own id', () => {
-    expect(appEventOf({ eventId: 'b:0', name: 'REDIRECT', platform: 'ANDROID', linkId: link, ts: at })).toEqual({
+    expect(appEventOf({ eventId: 'b:0', name: 'REDIRECT', platform: 'ANDROID', linkId: link, ts: at }, 'click-visitor')).toEqual({
       linkId: link.toLowerCase(),
       bucket: Date.UTC(2026, 2, 1, 10),
       name: 'REDIRECT',
       platform: 'ANDROID',
+      visitor: 'click-visitor',
     });
     expect(appEventOf({ eventId: 'open-1', name: 'APP_FIRST_OPEN', platform: 'IOS', linkId: link, ts: at })).toMatchObject({
       eventId: 'open-1',
     });
+  });
+
+  it('counts an event as the visitor it carries, else its click’s, else its own id; one the sketches cannot take is hashed', () => {
+    const open = { eventId: 'open-1', name: 'APP_RE_OPEN', platform: 'IOS', linkId: link, ts: at } as const;
+    expect(appEventOf({ ...open, visitor: 'install-hash' }, 'click-visitor')?.visitor).toBe('install-hash');
+    expect(appEventOf(open, 'click-visitor')?.visitor).toBe('click-visitor');
+    expect(appEventOf(open)?.visitor).toBe('open-1');
+    // A space would split it in two, a NUL cannot be stored, a long one is bounded: each becomes its own hash, the same each time.
+    for (const odd of ['two words', 'a\u0000b', 'x'.repeat(201)]) {
+      const visitor = appEventOf({ ...open, visitor: odd })!.visitor;
+      expect(visitor).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(appEventOf({ ...open, visitor: odd })!.visitor).toBe(visitor);
+    }
+    expect(appEventOf({ ...open, eventId: 'an id with spaces' })!.visitor).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('gives a store REDIRECT the visitor hash its click gets', () => {
+    const clickVisitor = createClickVisitor('salt-one-0123456789');
+    const visitorHash = createVisitorHash('salt-one-0123456789');
+    const visit = { linkId: link, ts: at, ip: '203.0.113.9', userAgent: UA.androidChrome, referrer: '' };
+    expect(clickVisitor(visit)).toBe(visitorHash('203.0.113.9', UA.androidChrome));
   });
 
   it('drops an event the rollups cannot place: a link id that is no UUID, no time, an id PostgreSQL cannot hold', () => {

@@ -340,7 +340,7 @@ describe('install clicks', () => {
       expect(await rolledUpClicks(env.sql, link!)).toBe(3);
       expect(await redirects(link!)).toBe(1);
       // Their sums carry no install rows, so the statement has no insert for them.
-      const rows = new RollupRows().add([], [], [{ linkId: link!, bucket: at, name: 'REDIRECT', platform: 'ANDROID' }]);
+      const rows = new RollupRows().add([], [], [{ linkId: link!, bucket: at, name: 'REDIRECT', platform: 'ANDROID', visitor: 'v1' }]);
       expect(rows.toArrays().installs.hashes).toEqual([]);
     });
 

@@ -1,5 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLICK_BATCH_JOB, packClickBatch, type PackedClickBatch, PREVIEW_CRAWLERS } from '@deeplink/core';
+import {
+  type AppEvent,
+  CLICK_BATCH_JOB,
+  type ClickEvent,
+  packClickBatch,
+  type PackedClickBatch,
+  PREVIEW_CRAWLERS,
+  redirectEventId,
+} from '@deeplink/core';
 import { analyticsRepository, linksRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker, type ClickWorker } from '../src/app.js';
@@ -124,6 +132,57 @@ describe('click batch worker', () => {
     await waitForIdle(producer.queue);
     expect(await rolledUpClicks(env.sql, link!)).toBe(30);
     expect(await uniqueVisitors(env.sql, link!)).toBe(10);
+  });
+
+  it('counts the store REDIRECTs of one visitor once in their unique count, as the visitor its clicks are', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const hour = Date.UTC(2026, 2, 3, 9);
+    /** A batch of visits each sent to the Play Store, as the redirector queues them: every click with its REDIRECT. */
+    const storeVisits = (batchId: string, visits: ClickEvent[]) => ({
+      batchId,
+      clicks: visits,
+      appEvents: visits.map(
+        (visit, i): AppEvent => ({
+          eventId: redirectEventId(batchId, i),
+          name: 'REDIRECT',
+          platform: 'ANDROID',
+          linkId: visit.linkId,
+          ts: visit.ts,
+          clickIndex: i,
+        }),
+      ),
+    });
+    const returning = (ts: number) => click(link!, { ts, ip: '203.0.113.40', userAgent: UA.androidChrome });
+    await start();
+    // The same person four times over two batches and two hours, another once, and a bot (a REDIRECT, never a click).
+    await producer.add(
+      storeVisits('store-1', [
+        returning(hour + 1),
+        returning(hour + 2),
+        click(link!, { ts: hour + 3, ip: '203.0.113.41', userAgent: UA.androidChrome }),
+      ]),
+    );
+    await producer.add(
+      storeVisits('store-2', [
+        returning(hour + HOUR),
+        returning(hour + HOUR + 1),
+        click(link!, { ts: hour + HOUR + 2, userAgent: UA.googlebot }),
+      ]),
+    );
+    await waitForIdle(producer.queue);
+    const [sketches] = await env.sql<{ redirects: number; clicks: number; unique: number; clickUnique: number; together: number }[]>`
+      WITH c AS (SELECT hll_union_agg(visitors) AS v FROM click_hourly WHERE link_id = ${link!}),
+           e AS (SELECT sum(count)::int AS n, hll_union_agg(visitors) AS v FROM app_event_hourly WHERE link_id = ${link!} AND event = 'REDIRECT')
+      SELECT e.n AS redirects, (SELECT sum(clicks)::int FROM click_hourly WHERE link_id = ${link!}) AS clicks,
+             hll_cardinality(e.v)::int AS unique, hll_cardinality(c.v)::int AS "clickUnique",
+             hll_cardinality(hll_union(c.v, e.v))::int AS together
+      FROM c, e`;
+    // Six redirects by three visitors; the five human clicks by two. Merged with the clicks' sketch the
+    // redirects add only the bot: the same visitors, hashed the same way.
+    expect(sketches).toEqual({ redirects: 6, clicks: 5, unique: 3, clickUnique: 2, together: 3 });
+    const [daily] = await env.sql<{ unique: number }[]>`
+      SELECT hll_cardinality(hll_union_agg(visitors))::int AS unique FROM app_event_daily WHERE link_id = ${link!}`;
+    expect(daily!.unique).toBe(3);
   });
 
   it('counts a batch delivered twice under different job ids once', async () => {

@@ -437,6 +437,16 @@ export interface LinkAnalytics {
       APP_INSTALL: number;
       APP_FIRST_OPEN: number;
       APP_RE_OPEN: number;
+      /**
+       * Distinct visitors, installs or opens behind each event in the bucket, every platform together: the
+       * bucket's sketches merged (HyperLogLog estimate, exact up to 160), as uniqueClicks is for the clicks
+       */
+      uniques: {
+        REDIRECT: number;
+        APP_INSTALL: number;
+        APP_FIRST_OPEN: number;
+        APP_RE_OPEN: number;
+      };
     };
   }[];
   /** The resolved range: startDate inclusive, endDate exclusive */
@@ -507,6 +517,49 @@ export interface LinkAnalytics {
        * divide by
        */
       firstOpenPerClick: number | null;
+    };
+    /**
+     * Distinct visitors, installs or opens behind each event (HyperLogLog estimates, merged over the whole
+     * range and, in the summary, over the links: one install counts once however often it opens)
+     */
+    uniques: {
+      /**
+       * Distinct visitors sent on to an app store (a visitor as in uniqueClicks: address + User-Agent), per
+       * platform
+       */
+      REDIRECT: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /** Distinct installs matched to the link (an install is the app and its installId), per platform */
+      APP_INSTALL: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Distinct installs that reported a first launch, or distinct opens for apps that name no installId,
+       * per platform
+       */
+      APP_FIRST_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Distinct installs that reported later launches (the installId sent with each open), or distinct opens
+       * (openId) for opens that name none, per platform
+       */
+      APP_RE_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
     };
   };
 }
@@ -618,6 +671,49 @@ export interface SummaryAnalytics {
        * divide by
        */
       firstOpenPerClick: number | null;
+    };
+    /**
+     * Distinct visitors, installs or opens behind each event (HyperLogLog estimates, merged over the whole
+     * range and, in the summary, over the links: one install counts once however often it opens)
+     */
+    uniques: {
+      /**
+       * Distinct visitors sent on to an app store (a visitor as in uniqueClicks: address + User-Agent), per
+       * platform
+       */
+      REDIRECT: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /** Distinct installs matched to the link (an install is the app and its installId), per platform */
+      APP_INSTALL: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Distinct installs that reported a first launch, or distinct opens for apps that name no installId,
+       * per platform
+       */
+      APP_FIRST_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
+      /**
+       * Distinct installs that reported later launches (the installId sent with each open), or distinct opens
+       * (openId) for opens that name none, per platform
+       */
+      APP_RE_OPEN: {
+        ANDROID: number;
+        IOS: number;
+        DESKTOP: number;
+        OTHER: number;
+      };
     };
   };
 }

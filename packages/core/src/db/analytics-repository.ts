@@ -56,6 +56,8 @@ export interface AppEventTotal {
   event: string;
   platform: string;
   count: number;
+  /** Distinct visitors (or installs, or opens) among them: their sketches merged over the range and links. */
+  uniques: number;
 }
 
 /** The raw numbers of one link's report, all read from one snapshot. */
@@ -75,8 +77,19 @@ export interface LinkReportData {
   appEventSeries: AppEventSeries;
 }
 
-/** App events per bucket: the buckets' starts (epoch ms) and, per event, its count in each of them (all platforms together). */
-export type AppEventSeries = { starts: number[] } & Record<AppEventName, number[]>;
+/**
+ * App events per bucket: the buckets' starts (epoch ms) and, per event, its count in each of them
+ * (all platforms together), and in `uniques` its distinct visitors there (the bucket's sketches of
+ * every platform merged).
+ */
+export type AppEventSeries = { starts: number[]; uniques: Record<AppEventName, number[]> } & Record<AppEventName, number[]>;
+
+/** The column of an event's unique count in the per-bucket statements. */
+const uniqueColumn = (name: AppEventName) => `unique_${name}`;
+
+/** A value for every event. */
+const perEvent = <T>(of: (name: AppEventName) => T) =>
+  Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, of(name)])) as Record<AppEventName, T>;
 
 /** Account-wide numbers of one user. */
 export interface AccountSummaryData {
@@ -183,11 +196,11 @@ export function analyticsRepository(sql: Sql) {
    */
   const appEventTotals = (tx: Sql | postgres.TransactionSql, where: postgres.Fragment, range?: Pick<ReportRange, 'start' | 'end'>) =>
     tx<AppEventTotal[]>`
-      SELECT event, platform, sum(count)::bigint AS count
+      SELECT event, platform, sum(count)::bigint AS count, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
       FROM (${
         range
-          ? rangeRows(APP_EVENTS, ['event', 'platform', 'count'], where, { ...range, timeBucket: 'day' }, wholeDaysOf(range))
-          : sql`SELECT event, platform, count FROM app_event_daily WHERE ${where}`
+          ? rangeRows(APP_EVENTS, ['event', 'platform', 'count', 'visitors'], where, { ...range, timeBucket: 'day' }, wholeDaysOf(range))
+          : sql`SELECT event, platform, count, visitors FROM app_event_daily WHERE ${where}`
       }) r
       GROUP BY event, platform`;
 
@@ -201,19 +214,32 @@ export function analyticsRepository(sql: Sql) {
     FROM (${rangeRows(APP_EVENTS, ['event', 'platform', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r`;
 
   /**
-   * One link's app events per bucket of the range, a column per event (all platforms together).
-   * The rows are first summed per hour (or UTC day) they were stored under, then those sums are
-   * put in their buckets: the truncation to a bucket runs once per hour, not once per event row.
+   * One link's app events per bucket of the range, a column per event (all platforms together),
+   * and one per event of its distinct visitors. The rows are first summed (and their sketches
+   * merged) per hour (or UTC day) they were stored under, then those are put in their buckets: the
+   * truncation to a bucket runs once per hour, not once per event row. A bucket's unique count is
+   * the cardinality of its merged sketches, never a sum of its hours' counts.
    */
   const appEventsPerBucket = (linkId: string, range: ReportRange) => {
+    const cardinality = (sketch: postgres.Fragment) => sql`coalesce(round(hll_cardinality(${sketch})), 0)::bigint`;
+    const merged = (name: AppEventName) => sql`hll_union_agg(visitors) FILTER (WHERE event = ${name})`;
+    const stored = rangeRows(APP_EVENTS, ['event', 'count', 'visitors'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range));
+    // An hourly row's bucket is already its hour bucket.
+    if (range.timeBucket === 'hour') {
+      return sql`
+        SELECT bucket ${APP_EVENT_NAMES.map((name) => sql`, coalesce(sum(count) FILTER (WHERE event = ${name}), 0)::bigint AS ${sql(name)}`)}
+               ${APP_EVENT_NAMES.map((name) => sql`, ${cardinality(merged(name))} AS ${sql(uniqueColumn(name))}`)}
+        FROM (${stored}) r
+        GROUP BY bucket`;
+    }
     const perStoredBucket = sql`
       SELECT bucket ${APP_EVENT_NAMES.map((name) => sql`, coalesce(sum(count) FILTER (WHERE event = ${name}), 0)::bigint AS ${sql(name)}`)}
-      FROM (${rangeRows(APP_EVENTS, ['event', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r
+             ${APP_EVENT_NAMES.map((name) => sql`, ${merged(name)} AS ${sql(uniqueColumn(name))}`)}
+      FROM (${stored}) r
       GROUP BY bucket`;
-    // An hourly row's bucket is already its hour bucket.
-    if (range.timeBucket === 'hour') return perStoredBucket;
     return sql`
       SELECT ${bucketOf(range)} AS bucket ${APP_EVENT_NAMES.map((name) => sql`, sum(${sql(name)})::bigint AS ${sql(name)}`)}
+             ${APP_EVENT_NAMES.map((name) => sql`, ${cardinality(sql`hll_union_agg(${sql(uniqueColumn(name))})`)} AS ${sql(uniqueColumn(name))}`)}
       FROM (${perStoredBucket}) h
       GROUP BY 1`;
   };
@@ -276,9 +302,10 @@ export function analyticsRepository(sql: Sql) {
           appEventTotals(tx, sql`link_id = ${linkId}`, range),
           // Arrays again, as for the clicks, one per event: a row per bucket, its events side by side
           // (a year by hour with every event is 8,760 rows, not 35,040 to decode and match up).
-          tx<Partial<AppEventSeries>[]>`
+          tx<Record<string, number[] | null>[]>`
             SELECT array_agg(date_part('epoch', bucket)::bigint * 1000) AS starts
                    ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(name)}) AS ${sql(name)}`)}
+                   ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(uniqueColumn(name))}) AS ${sql(uniqueColumn(name))}`)}
             FROM (${appEventsPerBucket(linkId, range)}) b`,
         ]);
         return {
@@ -291,7 +318,8 @@ export function analyticsRepository(sql: Sql) {
           appEvents: [...appEvents],
           appEventSeries: {
             starts: eventSeries!.starts ?? [],
-            ...(Object.fromEntries(APP_EVENT_NAMES.map((name) => [name, eventSeries![name] ?? []])) as Record<AppEventName, number[]>),
+            ...perEvent((name) => eventSeries![name] ?? []),
+            uniques: perEvent((name) => eventSeries![uniqueColumn(name)] ?? []),
           },
         };
       });

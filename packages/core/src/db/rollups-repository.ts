@@ -36,6 +36,11 @@ export interface RollupAppEvent {
    * with its batch id.
    */
   eventId?: string;
+  /**
+   * Who the event was, fed to the event's unique-count sketch: its click's visitor hash for a
+   * REDIRECT, else its install's hash or its own id. Never contains a space.
+   */
+  visitor: string;
 }
 
 /**
@@ -95,8 +100,8 @@ export class RollupRows {
   readonly #links = new Map<string, Map<number, HourGroup>>();
   /** Preview counts by link, then hour. */
   readonly #previews = new Map<string, Map<number, number>>();
-  /** Counts of the events that came with clicks, by link, hour, event and platform (a space-free key). */
-  readonly #eventCounts = new Map<string, { event: RollupAppEvent; count: number }>();
+  /** Counts and visitors of the events that came with clicks, by link, hour, event and platform (a space-free key). */
+  readonly #eventCounts = new Map<string, { event: RollupAppEvent; count: number; visitors: Set<string> }>();
   /** Events with an id of their own, one each: SQL counts only those whose id is new. */
   readonly #identifiedEvents = new Map<string, RollupAppEvent>();
   /** Install clicks by token hash: a token is stored once. */
@@ -117,8 +122,12 @@ export class RollupRows {
       }
       const key = `${event.linkId} ${event.bucket} ${event.name} ${event.platform}`;
       const counted = this.#eventCounts.get(key);
-      if (counted) counted.count++;
-      else this.#eventCounts.set(key, { event, count: 1 });
+      if (counted) {
+        counted.count++;
+        counted.visitors.add(event.visitor);
+      } else {
+        this.#eventCounts.set(key, { event, count: 1, visitors: new Set([event.visitor]) });
+      }
     }
     for (const { linkId, bucket } of previews) {
       let hours = this.#previews.get(linkId);
@@ -189,17 +198,19 @@ export class RollupRows {
       platforms: [] as string[],
       ids: [] as string[],
       counts: [] as number[],
+      visitors: [] as string[],
     };
-    const addEvent = (event: RollupAppEvent, count: number) => {
+    const addEvent = (event: RollupAppEvent, count: number, visitors: string) => {
       events.links.push(event.linkId);
       events.hours.push(event.bucket / HOUR_MS);
       events.names.push(event.name);
       events.platforms.push(event.platform);
       events.ids.push(event.eventId ?? '');
       events.counts.push(count);
+      events.visitors.push(visitors);
     };
-    for (const { event, count } of this.#eventCounts.values()) addEvent(event, count);
-    for (const event of this.#identifiedEvents.values()) addEvent(event, 1);
+    for (const { event, count, visitors } of this.#eventCounts.values()) addEvent(event, count, [...visitors].join(' '));
+    for (const event of this.#identifiedEvents.values()) addEvent(event, 1, event.visitor);
     return { groups, values, previews, events, installs: this.#installArrays() };
   }
 
@@ -345,16 +356,19 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ON CONFLICT (link_id, bucket) DO UPDATE SET previews = t.previews + excluded.previews
       )`;
     // Only batches with app events add the statements for them (most have none). An event with an
-    // id of its own ('' for a click's REDIRECT) counts only when its id is recorded now.
+    // id of its own ('' for a click's REDIRECT) counts only when its id is recorded now, and so
+    // does its visitor; each row's visitors (joined by spaces) become its sketch, as a click group's do.
     const eventRows =
       events.links.length === 0
         ? tx``
         : tx`, events_in AS (
-        SELECT e.link_id, timestamptz 'epoch' + e.hour * interval '1 hour' AS bucket, e.event, e.platform, e.event_id, e.count
+        SELECT e.link_id, timestamptz 'epoch' + e.hour * interval '1 hour' AS bucket, e.event, e.platform, e.event_id, e.count,
+               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(e.visitors, ' ') AS v), hll_empty()) AS visitors
         FROM unnest(${pgArray.strings(events.links)}::uuid[], ${pgArray.numbers(events.hours)}::int[],
                     ${pgArray.strings(events.names, true)}::text[], ${pgArray.strings(events.platforms, true)}::text[],
-                    ${pgArray.strings(events.ids)}::text[], ${pgArray.numbers(events.counts)}::bigint[])
-          AS e(link_id, hour, event, platform, event_id, count)
+                    ${pgArray.strings(events.ids)}::text[], ${pgArray.numbers(events.counts)}::bigint[],
+                    ${pgArray.strings(events.visitors)}::text[])
+          AS e(link_id, hour, event, platform, event_id, count, visitors)
         WHERE e.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
       ), new_event_ids AS (
         INSERT INTO processed_app_events (event_id)
@@ -362,18 +376,20 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ON CONFLICT (event_id) DO NOTHING
         RETURNING event_id
       ), event_rows AS (
-        SELECT link_id, bucket, event, platform, sum(count) AS count FROM events_in
+        SELECT link_id, bucket, event, platform, sum(count) AS count, hll_union_agg(visitors) AS visitors FROM events_in
         WHERE event_id = '' OR event_id IN (SELECT event_id FROM new_event_ids)
         GROUP BY link_id, bucket, event, platform
       ), event_hourly AS (
-        INSERT INTO app_event_hourly AS t (link_id, bucket, event, platform, count)
-        SELECT * FROM event_rows ORDER BY link_id, bucket, event, platform
-        ON CONFLICT (link_id, bucket, event, platform) DO UPDATE SET count = t.count + excluded.count
+        INSERT INTO app_event_hourly AS t (link_id, bucket, event, platform, count, visitors)
+        SELECT link_id, bucket, event, platform, count, visitors FROM event_rows ORDER BY link_id, bucket, event, platform
+        ON CONFLICT (link_id, bucket, event, platform) DO UPDATE
+          SET count = t.count + excluded.count, visitors = hll_union(t.visitors, excluded.visitors)
       ), event_daily AS (
-        INSERT INTO app_event_daily AS t (link_id, day, event, platform, count)
-        SELECT link_id, (bucket AT TIME ZONE 'UTC')::date AS day, event, platform, sum(count) FROM event_rows
+        INSERT INTO app_event_daily AS t (link_id, day, event, platform, count, visitors)
+        SELECT link_id, (bucket AT TIME ZONE 'UTC')::date AS day, event, platform, sum(count), hll_union_agg(visitors) FROM event_rows
         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-        ON CONFLICT (link_id, day, event, platform) DO UPDATE SET count = t.count + excluded.count
+        ON CONFLICT (link_id, day, event, platform) DO UPDATE
+          SET count = t.count + excluded.count, visitors = hll_union(t.visitors, excluded.visitors)
       )`;
     // Only batches with store visits that handed out install tokens add the insert for them. A
     // token is stored once (a batch is claimed once, and ON CONFLICT covers the rest); the

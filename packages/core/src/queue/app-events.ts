@@ -22,6 +22,13 @@ export interface AppEvent {
   linkId: string;
   /** Epoch milliseconds when it happened (for a REDIRECT, the click's time). */
   ts: number;
+  /**
+   * Who the event counts as one of in its unique count: a hash, never an address or an id as the
+   * app sent it (the API's installVisitor for an open or install that names its install). Absent,
+   * the worker counts the event as its click's visitor (a REDIRECT: the click's visitor hash) or,
+   * without a click, as its own id (an open that names no install).
+   */
+  visitor?: string;
   /** On a REDIRECT to an app store that handed the visitor an install token: what attributes the install. */
   install?: InstallClick;
   /**

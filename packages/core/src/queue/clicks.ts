@@ -59,16 +59,18 @@ export const PACKED_FIELDS = 5;
  * Numbers per app event in PackedClickBatch.events: time offset, string indexes of link, name and
  * platform, then the string index of its id, or -1 when the event came with a click: the index of
  * that click (its id is then redirectEventId(batchId, click)), else -1; then the string indexes of
- * its install token and language (InstallClick), each -1 when absent.
+ * its install token and language (InstallClick), and of its visitor (AppEvent.visitor), each -1
+ * when absent. A store REDIRECT never carries a visitor (the worker hashes its click's), so the
+ * redirect path adds no string for it.
  */
-export const PACKED_EVENT_FIELDS = 8;
+export const PACKED_EVENT_FIELDS = 9;
 
 /**
  * What the redirector queues: a batch whose repeated strings (link ids, user agents, referrers,
  * addresses, event names) are written once. A viral link's clicks share one link id and a handful
  * of agents, so this is several times smaller than ClickBatch in Redis and cheaper to serialise and
  * parse. Click i is clicks[5i..5i+4]: ts - since, then indexes into `strings` of linkId, ip,
- * userAgent, referrer. App event j is events[8j..8j+7] (PACKED_EVENT_FIELDS).
+ * userAgent, referrer. App event j is events[9j..9j+8] (PACKED_EVENT_FIELDS).
  */
 export interface PackedClickBatch {
   batchId: string;
@@ -121,6 +123,7 @@ export class PackedClickBatchBuilder {
     if (redirectedTo !== undefined) {
       this.events.push(offset, link, this.intern('REDIRECT'), this.intern(redirectedTo), -1, this.size);
       this.pushInstall(install);
+      this.events.push(-1);
     }
     this.size++;
   }
@@ -142,6 +145,8 @@ export class PackedClickBatchBuilder {
       fromClick ? (event.clickIndex as number) : -1,
     );
     this.pushInstall(event.install);
+    // An install's APP_INSTALL and APP_FIRST_OPEN share their visitor: written once.
+    this.events.push(event.visitor === undefined ? -1 : this.intern(event.visitor));
   }
 
   build(batchId: string): PackedClickBatch {
@@ -242,6 +247,8 @@ function readAppEvents({ batchId, since, strings, clicks }: PackedParts, events:
       const language = stringAt(strings, events[i + 7]);
       event.install = language === undefined ? { token } : { token, language };
     }
+    const visitor = stringAt(strings, events[i + 8]);
+    if (visitor !== undefined) event.visitor = visitor;
     read[e] = event;
   }
   return read;

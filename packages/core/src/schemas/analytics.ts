@@ -207,21 +207,51 @@ export const appEventsSchema = z
         firstOpenPerClick: rateSchema('APP_FIRST_OPEN / CLICK: the whole funnel, installs reported or not'),
       })
       .meta({ description: 'The funnel click → store redirect → install → first open; re-opens are not part of it' }),
+    uniques: z
+      .object({
+        REDIRECT: perPlatformSchema('Distinct visitors sent on to an app store (a visitor as in uniqueClicks: address + User-Agent)'),
+        APP_INSTALL: perPlatformSchema('Distinct installs matched to the link (an install is the app and its installId)'),
+        APP_FIRST_OPEN: perPlatformSchema(
+          'Distinct installs that reported a first launch, or distinct opens for apps that name no installId',
+        ),
+        APP_RE_OPEN: perPlatformSchema(
+          'Distinct installs that reported later launches (the installId sent with each open), or distinct opens (openId) for opens that name none',
+        ),
+      })
+      .meta({
+        description:
+          'Distinct visitors, installs or opens behind each event (HyperLogLog estimates, merged over the whole range and, in the summary, over the links: one install counts once however often it opens)',
+      }),
   })
   .meta({ id: 'AppEvents', description: 'App events over the range (the same range, links and zone as the clicks)' });
 export type AppEvents = z.infer<typeof appEventsSchema>;
 
-/** The app events of one time series bucket: each event's count over every platform. */
+/** One number per app event. */
+const perEventSchema = () =>
+  Object.fromEntries(APP_EVENT_NAMES.map((event) => [event, z.number().int()])) as Record<(typeof APP_EVENT_NAMES)[number], z.ZodNumber>;
+
+/** The app events of one time series bucket: each event's count over every platform, and its distinct visitors. */
 const bucketAppEventsSchema = z
-  .object(
-    Object.fromEntries(APP_EVENT_NAMES.map((event) => [event, z.number().int()])) as Record<(typeof APP_EVENT_NAMES)[number], z.ZodNumber>,
-  )
+  .object({
+    ...perEventSchema(),
+    uniques: z.object(perEventSchema()).meta({
+      description:
+        "Distinct visitors, installs or opens behind each event in the bucket, every platform together: the bucket's sketches merged " +
+        '(HyperLogLog estimate, exact up to 160), as uniqueClicks is for the clicks',
+    }),
+  })
   .meta({
     id: 'BucketAppEvents',
     description:
       'App events in the bucket, each summed over every platform (the per-platform counts of the whole range are in appEvents; ' +
       'per platform and bucket, in the export). Every event always present, 0 when it had none',
-    example: { REDIRECT: 12, APP_INSTALL: 5, APP_FIRST_OPEN: 4, APP_RE_OPEN: 9 },
+    example: {
+      REDIRECT: 12,
+      APP_INSTALL: 5,
+      APP_FIRST_OPEN: 4,
+      APP_RE_OPEN: 9,
+      uniques: { REDIRECT: 10, APP_INSTALL: 5, APP_FIRST_OPEN: 4, APP_RE_OPEN: 3 },
+    },
   });
 
 export const linkAnalyticsSchema = z

@@ -17,6 +17,11 @@ export const appOpenBodySchema = z
     openId: clientId
       .optional()
       .meta({ description: 'An id the app makes up for this open, the same on retries', example: '3f0c9a52-0c1e-4b8e-9d7a-1f2e3d4c5b6a' }),
+    installId: clientId.optional().meta({
+      description:
+        "The id the app keeps for this install (the installId of POST /app/install): the open's unique counts count the install once, however often it opens; without it, each open (openId) counts as one",
+      example: '9b2d7c1e-5f4a-4e37-a0c1-2b3d4e5f6a7b',
+    }),
     firstLaunch: z.boolean().optional().meta({ description: 'Whether this is the first launch after the app was installed' }),
   })
   .strict();

@@ -65,7 +65,11 @@ function timeSeries(
   }
   appEventSeries.starts.forEach((start, i) => {
     const { appEvents } = series[bucketIndex(range.buckets, start)]!;
-    for (const name of APP_EVENT_NAMES) appEvents[name] += appEventSeries[name][i]!;
+    for (const name of APP_EVENT_NAMES) {
+      appEvents[name] += appEventSeries[name][i]!;
+      // Added as uniqueClicks is: a database bucket meets a range bucket of its own, but for a clock change's missing midnight.
+      appEvents.uniques[name] += appEventSeries.uniques[name][i]!;
+    }
   });
   return series;
 }

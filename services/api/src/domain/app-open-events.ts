@@ -37,6 +37,15 @@ export const installEventIds = (appId: string, installId: string): { install: st
 });
 
 /**
+ * Who an install is in the unique counts of its events (AppEvent.visitor): from the app and its
+ * installId, hashed as the event ids are, so an install counts once however often it installs,
+ * retries or opens, and the installIds of different apps cannot meet. Apart from every event id by
+ * the word it hashes; base64url, so a batch carries 43 characters for it.
+ */
+export const installVisitor = (appId: string, installId: string): string =>
+  createHash('sha256').update(`${appId}\ninstall-visitor\n${installId}`).digest('base64url');
+
+/**
  * Counts app opens: each goes to the worker as a batch of one app event (packed-2, no clicks) on
  * the click queue the redirector writes, so the worker rolls it up like a store redirect.
  */
@@ -63,10 +72,17 @@ export function appOpenEvents(deps: { redis: RedisClient; queuePrefix: string; t
   return {
     /**
      * Queues the open of `linkId` by `app`; resolves once the queue has it. Without an openId
-     * the open gets an id of its own, and a retry of it counts again. Throws a 503 AppError when
-     * the queue cannot be reached: the open would otherwise be lost while the app believes it recorded.
+     * the open gets an id of its own, and a retry of it counts again. With an installId the open
+     * counts in the unique counts as its install (installVisitor); without, as itself (the worker
+     * takes its id). Throws a 503 AppError when the queue cannot be reached: the open would
+     * otherwise be lost while the app believes it recorded.
      */
-    async record(app: AppRecord, linkId: string, open: { openId?: string; firstLaunch?: boolean }, now = Date.now()): Promise<void> {
+    async record(
+      app: AppRecord,
+      linkId: string,
+      open: { openId?: string; installId?: string; firstLaunch?: boolean },
+      now = Date.now(),
+    ): Promise<void> {
       const event: AppEvent = {
         eventId: openEventId(app.id, open.openId ?? randomUUID()),
         name: open.firstLaunch ? 'APP_FIRST_OPEN' : 'APP_RE_OPEN',
@@ -74,20 +90,23 @@ export function appOpenEvents(deps: { redis: RedisClient; queuePrefix: string; t
         linkId,
         ts: now,
       };
+      if (open.installId !== undefined) event.visitor = installVisitor(app.id, open.installId);
       await queueEvents([event], 'The open could not be recorded now; try again shortly');
     },
 
     /**
      * Queues an install matched to `linkId`: APP_INSTALL and APP_FIRST_OPEN in one batch, each
-     * counted once per app and installId. Throws the 503 AppError as record does.
+     * counted once per app and installId, and as that install in the unique counts (so an install
+     * counted again once its event ids were pruned is still one install). Throws the 503 AppError as record does.
      */
     async recordInstall(app: AppRecord, linkId: string, installId: string, now = Date.now()): Promise<void> {
       const ids = installEventIds(app.id, installId);
       const platform = PLATFORMS[app.platform];
+      const visitor = installVisitor(app.id, installId);
       await queueEvents(
         [
-          { eventId: ids.install, name: 'APP_INSTALL', platform, linkId, ts: now },
-          { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform, linkId, ts: now },
+          { eventId: ids.install, name: 'APP_INSTALL', platform, linkId, ts: now, visitor },
+          { eventId: ids.firstOpen, name: 'APP_FIRST_OPEN', platform, linkId, ts: now, visitor },
         ],
         'The install could not be recorded now; try again shortly',
       );

@@ -2,13 +2,16 @@
 -- APP_RE_OPEN) and platform (ANDROID, IOS, DESKTOP, OTHER), counted like clicks: written by the
 -- worker in the transaction that records the batch id, partitioned like the click rollups (hourly
 -- rows by UTC month, daily rows by UTC year; ensure_rollup_partition creates them) and kept as
--- long as they are.
+-- long as they are. `visitors` is the HLL sketch of who the events were, as click_hourly's is of
+-- its visitors: a REDIRECT's click visitor, an install's (app, installId) hash, an open's install
+-- or, when it names none, the open itself (docs/analytics.md, "Unique app events").
 CREATE TABLE app_event_hourly (
   link_id  uuid NOT NULL,
   bucket   timestamptz NOT NULL,
   event    text NOT NULL,
   platform text NOT NULL,
   count    bigint NOT NULL,
+  visitors hll NOT NULL,
   PRIMARY KEY (link_id, bucket, event, platform)
 ) PARTITION BY RANGE (bucket);
 
@@ -18,6 +21,7 @@ CREATE TABLE app_event_daily (
   event    text NOT NULL,
   platform text NOT NULL,
   count    bigint NOT NULL,
+  visitors hll NOT NULL,
   PRIMARY KEY (link_id, day, event, platform)
 ) PARTITION BY RANGE (day);
 
