@@ -139,7 +139,7 @@ describe('npm run bench (smoke run)', () => {
     ]) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
-    expect(result.targets).toHaveLength(14);
+    expect(result.targets).toHaveLength(15);
     expect(log).toContain('targets');
   });
 });
