@@ -38,3 +38,6 @@ export * from './db/uuid.js';
 export * from './bounded-map.js';
 export * from './trust-proxy.js';
 export * from './address-limit-key.js';
+export * from './schemas/imports.js';
+export * from './imports/import-formats.js';
+export * from './imports/short-path.js';

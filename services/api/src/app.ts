@@ -6,6 +6,7 @@ import {
   appsRepository,
   domainsRepository,
   installClicksRepository,
+  linkImportsRepository,
   linksRepository,
   type Sql,
   usersRepository,
@@ -44,6 +45,8 @@ import { appOpenEvents } from './domain/app-open-events.js';
 import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
 import { appInstallService, type AppInstallService } from './domain/app-install-service.js';
 import { appSdkRoutes } from './routes/app-sdk-routes.js';
+import { linkImportService, type LinkImportService } from './domain/link-import-service.js';
+import { importRoutes } from './routes/import-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -84,6 +87,8 @@ export const BODY_LIMIT = 1024 * 1024;
 export const QR_RENDER_QUEUE = 32;
 /** PNG QR codes one account may have drawing or waiting at once. */
 export const QR_PNG_PER_USER = 2;
+/** Imports reading their file at once in one API process, whoever asks (one per account). */
+export const IMPORTS_RUNNING = 4;
 
 /** Builds the API without listening, so tests can inject requests or listen on a spare port. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -182,6 +187,14 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     }),
   });
 
+  const imports = linkImportService({
+    imports: linkImportsRepository(sql),
+    links: linksRepository(sql),
+    linksService: links,
+    running: concurrencyLimit({ what: 'imports', perUser: 1, total: IMPORTS_RUNNING, retryAfterSeconds: 30 }),
+    log: app.log,
+  });
+
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
   app.addHook('onClose', () => renders.close());
   const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
@@ -202,6 +215,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     opens,
     installs,
     domains,
+    imports,
     qr: { links, renders, pngLimit },
   });
   await app.register(dashboard, { root: deps.dashboardDir });
@@ -240,6 +254,7 @@ async function apiRoutes(
     opens,
     installs,
     domains,
+    imports,
     qr,
   }: {
     auth: AuthService;
@@ -249,6 +264,7 @@ async function apiRoutes(
     opens: AppOpenService;
     installs: AppInstallService;
     domains: DomainsService;
+    imports: LinkImportService;
     qr: QrRouteDeps;
   },
 ): Promise<void> {
@@ -260,6 +276,7 @@ async function apiRoutes(
   await api.register(analyticsRoutes, { analytics });
   await api.register(appDomainRoutes, { apps, domains });
   await api.register(appSdkRoutes, { opens, installs });
+  await api.register(importRoutes, { imports });
   // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks
   // (credentials, rate limit, metrics) like any API request, with or without the dashboard.
   api.all('/*', { schema: { hide: true } }, sendNotFound);

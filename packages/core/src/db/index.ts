@@ -11,3 +11,4 @@ export * from './analytics-repository.js';
 export * from './rollups-repository.js';
 export * from './rollup-partitions.js';
 export * from './read-replica.js';
+export * from './link-imports-repository.js';

@@ -108,6 +108,17 @@ export function linksRepository(sql: Sql) {
     }
   };
 
+  /** Replaces every editable field of a link and bumps updatedAt, on the pool or within a transaction. */
+  const replaceFields = async (db: Sql | TransactionSql, id: string, fields: LinkFields): Promise<LinkRecord | undefined> => {
+    const [row] = await db`
+      UPDATE links SET ${db(fieldValues(fields))},
+        -- Strictly after the previous value, even within the same clock tick.
+        updated_at = greatest(clock_timestamp(), updated_at + interval '1 millisecond')
+      WHERE id = ${id}
+      RETURNING ${columns}`;
+    return row && readLink(row);
+  };
+
   return {
     /**
      * Inserts a link, on a custom domain when `domainId` is given; throws ShortCodeTakenError when
@@ -173,6 +184,51 @@ export function linksRepository(sql: Sql) {
       });
     },
 
+    /** The links at `codes` on a custom domain (`domainId`) or the default one (null), whoever owns them. */
+    async findByCodes(domainId: string | null, codes: string[]): Promise<LinkRecord[]> {
+      if (codes.length === 0) return [];
+      const inCodes = sql`code = ANY(${sql.array(codes, TEXT_ARRAY)})`;
+      const rows =
+        domainId === null
+          ? await sql`SELECT ${columns} FROM links WHERE ${inCodes} AND domain_id IS NULL`
+          : await sql`SELECT ${columns} FROM links WHERE ${inCodes} AND domain_id = ${domainId}`;
+      return rows.map(readLink);
+    },
+
+    /**
+     * Inserts imported links within `tx`, each at its own code and with its source's creation time
+     * when known. A code taken meanwhile is skipped (the row is not in the answer) rather than
+     * failing the transaction.
+     */
+    async insertImported(
+      tx: TransactionSql,
+      userId: string,
+      domainId: string | null,
+      links: { code: string; fields: LinkFields; createdAt?: Date }[],
+    ): Promise<LinkRecord[]> {
+      if (links.length === 0) return [];
+      const now = new Date();
+      const rows = links.map(({ code, fields, createdAt }) => ({
+        user_id: userId,
+        code,
+        domain_id: domainId,
+        created_at: createdAt ?? now,
+        ...fieldValues(fields),
+      }));
+      const inserted = await tx`INSERT INTO links ${tx(rows)} ON CONFLICT DO NOTHING RETURNING ${columns}`;
+      return inserted.map(readLink);
+    },
+
+    /** Replaces every editable field of each link within `tx`, as update does; answers the links updated. */
+    async updateImported(tx: TransactionSql, links: { id: string; fields: LinkFields }[]): Promise<LinkRecord[]> {
+      const updated: LinkRecord[] = [];
+      for (const { id, fields } of links) {
+        const record = await replaceFields(tx, id, fields);
+        if (record) updated.push(record);
+      }
+      return updated;
+    },
+
     async findById(id: string): Promise<LinkRecord | undefined> {
       if (!isUuid(id)) return undefined;
       const [row] = await sql`SELECT ${columns} FROM links WHERE id = ${id}`;
@@ -198,13 +254,7 @@ export function linksRepository(sql: Sql) {
 
     /** Replaces every editable field (the caller has already merged the changes) and bumps updatedAt. */
     async update(id: string, fields: LinkFields): Promise<LinkRecord | undefined> {
-      const [row] = await sql`
-        UPDATE links SET ${sql(fieldValues(fields))},
-          -- Strictly after the previous value, even within the same clock tick.
-          updated_at = greatest(clock_timestamp(), updated_at + interval '1 millisecond')
-        WHERE id = ${id}
-        RETURNING ${columns}`;
-      return row && readLink(row);
+      return replaceFields(sql, id, fields);
     },
 
     /** Deletes a link and its rollups in one transaction; returns the deleted row's cache id (see linkCacheId). */

@@ -151,11 +151,22 @@ export function linksService(deps: {
         );
       }
       // Written through only after the commit, so the cache never holds a link that was rolled back.
+      await this.cacheWritten(records);
+      return records.map(toLink);
+    },
+
+    /** Writes links just committed through to the cache the redirectors read (bulk creation, imports). */
+    async cacheWritten(records: LinkRecord[]): Promise<void> {
       await Promise.all(
         records.map((record) => writeThrough(() => cacheLink(deps.redis, deps.keys, record), linkCacheId(record.code, record.domain))),
       );
-      return records.map(toLink);
     },
+
+    /** Destinations of `fields` that would exceed MAX_DESTINATION_BYTES once their parameters are merged. */
+    destinationProblems,
+
+    /** The id of the caller's active domain `hostname` (null for the default domain); 400 naming `field` otherwise. */
+    domainIdOf,
 
     async get(principal: Principal, id: string): Promise<Link> {
       return toLink(await owned(principal, id));
