@@ -37,10 +37,13 @@ export const TAKEOUT_HEADER = [
 const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
 export const csv = (rows: readonly (readonly string[])[]) => rows.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
 
-/** A Takeout row with every column filled: link `n` on `host`, its fields overridden by `overrides` (by header index). */
-export function takeoutRow(n: number, host = 'example.page.link', overrides: Record<number, string> = {}): string[] {
+/**
+ * A Takeout row with every column filled: link `n`, at the short path `{prefix}{n}` (codes of the
+ * default domain are shared by every account), its fields overridden by `overrides` (by header index).
+ */
+export function takeoutRow(n: number, prefix = 'fdl', overrides: Record<number, string> = {}): string[] {
   const row = [
-    `https://${host}/fdl${n}`,
+    `https://example.page.link/${prefix}${n}`,
     `https://shop.example.com/item/${n}`,
     'com.example.shop',
     `https://shop.example.com/android/${n}`,
@@ -74,6 +77,6 @@ export function takeoutRow(n: number, host = 'example.page.link', overrides: Rec
   return row;
 }
 
-/** A Takeout file of `count` rows (links fdl0 … fdl{count-1}). */
-export const takeoutFile = (count: number, host?: string) =>
-  csv([TAKEOUT_HEADER, ...Array.from({ length: count }, (_, n) => takeoutRow(n, host))]);
+/** A Takeout file of `count` rows (links {prefix}0 … {prefix}{count-1}). */
+export const takeoutFile = (count: number, prefix?: string) =>
+  csv([TAKEOUT_HEADER, ...Array.from({ length: count }, (_, n) => takeoutRow(n, prefix))]);

@@ -251,16 +251,20 @@ export function linkImportService(deps: {
       if (!read) throw invalidRequest('The file is empty: it needs a header row, then one row per link');
       if (batch.length > 0) await processBatch(record, batch, progress.bytesRead);
     };
+    // The upload is piped rather than part of the pipeline: an error of the import must not destroy
+    // the request, whose response still has to say why (the route closes the connection after it).
+    body.on('error', (error) => counter.destroy(error));
+    body.pipe(counter);
     try {
-      await Promise.all([pipeline(body, counter, parser), consume()]);
+      await Promise.all([pipeline(counter, parser), consume()]);
     } catch (error) {
+      body.unpipe(counter);
+      body.pause();
       parser.destroy();
-      body.destroy();
       if (error instanceof AppError) throw error;
       if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('CSV_'))
         throw invalidRequest(`The file is not valid CSV: ${error.message}`);
-      if (body.errored || (error instanceof Error && 'code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE'))
-        throw invalidRequest('The upload ended before the end of the file');
+      if (body.errored || body.destroyed) throw invalidRequest('The upload ended before the end of the file');
       throw error;
     }
   }

@@ -60,11 +60,17 @@ export const importRoutes: FastifyPluginAsyncZod<{ imports: LinkImportService }>
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const length = Number(request.headers['content-length']);
       const file = request.body as Readable;
-      const done = await imports.run(principalOf(request), request.params.id, file, Number.isFinite(length) ? length : undefined);
-      return { success: true, data: { import: done } } as const;
+      try {
+        const done = await imports.run(principalOf(request), request.params.id, file, Number.isFinite(length) ? length : undefined);
+        return { success: true, data: { import: done } } as const;
+      } catch (error) {
+        // The rest of an upload refused part-way is not read: the connection closes after the answer.
+        if (!request.raw.complete) reply.header('connection', 'close');
+        throw error;
+      }
     },
   );
 
