@@ -2,6 +2,10 @@
 // src/generated/wire-types.ts they make. Responses are what the API sends (zod's output side);
 // bodies and queries are what it accepts (the input side: defaults make fields optional).
 import {
+  createImportBodySchema,
+  importRowsResponseSchema,
+  importSchema,
+  listImportRowsQuerySchema,
   accountExportQuerySchema,
   analyticsAccountExportRowSchema,
   analyticsExportQuerySchema,
@@ -116,6 +120,10 @@ export const WIRE_TYPES: readonly WireType[] = [
   response('Domain', domainSchema, 'A custom short-link domain.'),
   request('CreateDomainBody', createDomainBodySchema, 'Body of POST /domains.'),
   request('UpdateDomainBody', updateDomainBodySchema, 'Body of PUT /domains/:id.'),
+  request('CreateImportBody', createImportBodySchema, 'Body of POST /imports: the format of the file, its domain and options.'),
+  response('Import', importSchema, 'An import of links: its status, progress and the count of each outcome.'),
+  response('ImportRowPage', importRowsResponseSchema.shape.data, "One page of an import's report, by line."),
+  request('ListImportRowsQuery', listImportRowsQuerySchema, 'Query of GET /imports/:id/rows.'),
   response('ErrorCode', errorEnvelopeSchema.shape.error.shape.code, 'Error codes the API answers with.'),
   response('ErrorDetail', errorDetailSchema, 'One problem with one field of a request.'),
   response('ErrorEnvelope', errorEnvelopeSchema, 'The body of every failure.'),

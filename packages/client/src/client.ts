@@ -33,6 +33,10 @@ import type {
   CreateDomainInput,
   Domain,
   UpdateDomainInput,
+  CreateImportInput,
+  Import,
+  ImportRowPage,
+  ListImportRowsQuery,
 } from './types.js';
 
 /** Options of createClient. Send either an API key or a login token; both travel as `Authorization: Bearer`. */
@@ -215,6 +219,25 @@ export function createClient(options: ClientOptions) {
       delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/domains/${id}` }, opts).then(() => {}),
     },
 
+    imports: {
+      /** Creates an import of links (docs/import.md), waiting for its file: the format, the domain, a dry run, a generic mapping. */
+      create: (input: CreateImportInput, opts?: RequestOptions) =>
+        send<{ import: Import }>({ method: 'POST', path: '/imports', body: input }, opts).then((data) => data.import),
+      /**
+       * Sends the import's CSV file and resolves, once every row is done, to the finished import.
+       * `imports.get()` meanwhile shows its progress. Give a long file a longer `timeoutMs`.
+       */
+      upload: (id: string, file: Blob | string, opts?: RequestOptions) =>
+        send<{ import: Import }>({ method: 'PUT', path: path`/imports/${id}/file`, file: { content: file, type: 'text/csv' } }, opts).then(
+          (data) => data.import,
+        ),
+      /** An import: its status, the bytes of its file read so far, its rows done and the count of each outcome. */
+      get: (id: string, opts?: RequestOptions) =>
+        send<{ import: Import }>({ method: 'GET', path: path`/imports/${id}` }, opts).then((data) => data.import),
+      /** A page of the import's report by line, only the rows of `outcome` when given (the refused ones, say). */
+      rows: (id: string, query: ListImportRowsQuery = {}, opts?: RequestOptions) =>
+        send<ImportRowPage>({ method: 'GET', path: path`/imports/${id}/rows`, query: { ...query } }, opts),
+    },
     tags: {
       /** Every tag on the caller's links with how many links carry it, by name. */
       list: (opts?: RequestOptions) => send<{ tags: TagCount[] }>({ method: 'GET', path: '/tags' }, opts).then((data) => data.tags),

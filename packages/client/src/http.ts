@@ -25,6 +25,8 @@ export interface Request {
   /** Query parameters; an array is sent as the parameter repeated. */
   query?: Record<string, string | number | Date | readonly string[] | undefined>;
   body?: unknown;
+  /** A file sent as it is, with its media type, instead of a JSON body. */
+  file?: { content: Blob | string; type: string };
   /**
    * How a successful body reads: the JSON envelope (default), or, for files (the export, QR codes),
    * plain text, plain JSON or a Blob. Errors are the envelope either way.
@@ -60,7 +62,8 @@ export function createTransport(options: TransportOptions) {
     if (credential) headers.authorization = `Bearer ${credential}`;
     // The API refuses an empty body that claims to be JSON, so the type goes only with a body.
     if (request.body !== undefined) headers['content-type'] = 'application/json';
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    if (request.file) headers['content-type'] = request.file.type;
+    const body = request.file ? request.file.content : request.body === undefined ? undefined : JSON.stringify(request.body);
 
     let response: Response;
     let text: string;

@@ -183,3 +183,15 @@ export type CreateDomainInput = Wire.CreateDomainBody;
 
 /** Body of `domains.update()`. */
 export type UpdateDomainInput = Wire.UpdateDomainBody;
+
+/** Body of `imports.create()`: the file's format, the domain its links go on, a dry run, and the generic format's column mapping. */
+export type CreateImportInput = Wire.CreateImportBody;
+
+/** An import of links: its status, the bytes of its file read, its rows done and the count of each outcome. */
+export type Import = Wire.Import;
+
+/** One page of an import's report: what became of each row, by line. */
+export type ImportRowPage = Wire.ImportRowPage;
+
+/** Query of `imports.rows()`. */
+export type ListImportRowsQuery = Wire.ListImportRowsQuery;

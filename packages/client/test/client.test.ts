@@ -257,6 +257,25 @@ describe('links.createMany', () => {
   });
 });
 
+describe('imports', () => {
+  it('creates an import, uploads its CSV, reads its progress and its report', async () => {
+    const owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    const code = `im-${randomUUID().slice(0, 8)}`;
+    const created = await owner.imports.create({ format: 'yourls' });
+    expect(created).toMatchObject({ format: 'yourls', status: 'waiting', dryRun: false, rows: 0 });
+    const file = `keyword,url,title\n${code},https://example.com/imported,Imported\nx,https://example.com/,Too short\n`;
+    const done = await owner.imports.upload(created.id, new Blob([file]));
+    expect(done).toMatchObject({ status: 'done', rows: 2, created: 1, refused: 1, bytesRead: file.length, totalBytes: file.length });
+    expect(await owner.imports.get(created.id)).toEqual(done);
+    const refused = await owner.imports.rows(created.id, { outcome: 'refused' });
+    expect(refused.rows).toEqual([{ line: 3, outcome: 'refused', errors: [expect.objectContaining({ field: 'keyword' })] }]);
+    expect((await owner.links.list({ q: code })).links[0]).toMatchObject({ title: 'Imported', defaultUrl: 'https://example.com/imported' });
+    const again = await owner.imports.upload(created.id, file).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ConflictError);
+  });
+});
+
 describe('analytics', () => {
   let owner: DeeplinkClient;
   let clicked: Link;

@@ -902,6 +902,100 @@ export interface UpdateDomainBody {
   notFoundUrl: string | null;
 }
 
+/** Body of POST /imports: the format of the file, its domain and options. */
+export interface CreateImportBody {
+  format: 'takeout' | 'generic' | 'bitly' | 'shlink' | 'kutt' | 'yourls';
+  /** One of your active custom domains the links go on; the default domain when omitted */
+  domain?: string;
+  /**
+   * Check every row and report, writing no link
+   * @default false
+   */
+  dryRun?: boolean;
+  mapping?: {
+    code?: string;
+    defaultUrl?: string;
+    title?: string;
+    tags?: string;
+    desktopUrl?: string;
+    androidUrl?: string;
+    androidPackageName?: string;
+    androidMinimumVersion?: string;
+    androidFallbackUrl?: string;
+    iosUrl?: string;
+    iosBundleId?: string;
+    iosMinimumVersion?: string;
+    iosFallbackUrl?: string;
+    expirationDate?: string;
+    expiredUrl?: string;
+    socialTitle?: string;
+    socialDescription?: string;
+    socialImageUrl?: string;
+    createdAt?: string;
+  };
+}
+
+/** An import of links: its status, progress and the count of each outcome. */
+export interface Import {
+  id: string;
+  format: 'takeout' | 'generic' | 'bitly' | 'shlink' | 'kutt' | 'yourls';
+  /** The custom domain the links go on; absent for the default domain */
+  domain?: string;
+  dryRun: boolean;
+  /** waiting for its file, running, done, or failed (see error); rows written before a failure stay */
+  status: 'waiting' | 'running' | 'done' | 'failed';
+  error?: {
+    message: string;
+  };
+  /** Bytes of the file read so far */
+  bytesRead: number;
+  /** The file's size, when its upload said it (Content-Length) */
+  totalBytes?: number;
+  /** Rows read so far, each counted below once done */
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  refused: number;
+  createdAt: string;
+  finishedAt?: string;
+}
+
+/** One page of an import's report, by line. */
+export interface ImportRowPage {
+  rows: {
+    /** The row's line in the file (the header is line 1) */
+    line: number;
+    /** The short code the row asks for, when it has one */
+    code?: string;
+    /** In a dry run: what a real run would do */
+    outcome: 'created' | 'updated' | 'unchanged' | 'refused';
+    linkId?: string;
+    /** Why the row was refused */
+    errors?: {
+      /** The link field, FDL parameter or column concerned */
+      field: string;
+      message: string;
+    }[];
+    /** What of the row the link does not do as its source did */
+    warnings?: {
+      /** The link field, FDL parameter or column concerned */
+      field: string;
+      message: string;
+    }[];
+  }[];
+  pagination: Pagination;
+}
+
+/** Query of GET /imports/:id/rows. */
+export interface ListImportRowsQuery {
+  outcome?: 'created' | 'updated' | 'unchanged' | 'refused';
+  /** @default 1 */
+  page?: number;
+  /** @default 100 */
+  limit?: number;
+}
+
 /** Error codes the API answers with. */
 export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
 
