@@ -127,6 +127,8 @@ let app: { id: string };
 let appKey: string;
 let domain: { id: string; verification: { name: string; value: string } };
 let othersDomain: { id: string };
+/** A finished import of the owner's, for the operations on an import. */
+let anImport: { id: string };
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -531,6 +533,7 @@ const validBody = (operationId: string): unknown =>
     openAppLink: { url: 'https://example.com/abc' },
     attributeAppInstall: { installId: randomUUID() },
     updateApp: { fingerprintMatching: false },
+    createImport: { format: 'yourls' },
   })[operationId];
 
 /** The owner's credentials as the operation takes them: its app's key on the App SDK operations, else the login token. */
@@ -540,7 +543,33 @@ const ownerCredentials = (operation: Operation): { token?: string; headers?: Rec
     : { token: owner.token };
 
 /** A real URL for an operation's path, its `{id}` filled with `id`. */
-const urlOf = (path: string, id = link.id) => path.replace(/\{[^}]+\}/g, id);
+const urlOf = (path: string, id = path.startsWith('/api/imports/') ? anImport.id : link.id) => path.replace(/\{[^}]+\}/g, id);
+
+describe('imports', SWEEP, () => {
+  it('create, send the file, progress and report', async () => {
+    anImport = (await call({ method: 'POST', url: '/api/imports', token: owner.token, payload: { format: 'yourls' }, status: 201 })).json()
+      .data.import;
+    await call({ method: 'POST', url: '/api/imports', token: owner.token, payload: { format: 'generic' }, status: 400 });
+    const csvFile = { 'content-type': 'text/csv' };
+    const file = { method: 'PUT', url: `/api/imports/${anImport.id}/file`, headers: csvFile };
+    await call({
+      ...file,
+      token: owner.token,
+      payload: 'keyword,url\ncontract1,https://example.com/\nx,https://example.com/\n',
+      status: 200,
+    });
+    await call({ ...file, token: owner.token, payload: 'keyword,url\n', status: 409 });
+    await call({ ...file, token: other.token, payload: 'keyword,url\n', status: 403 });
+    const badColumns = (await api.request({ method: 'POST', url: '/api/imports', token: owner.token, payload: { format: 'kutt' } })).json()
+      .data.import;
+    await call({ ...file, url: `/api/imports/${badColumns.id}/file`, token: owner.token, payload: 'a,b\n', status: 400 });
+    await call({ method: 'GET', url: `/api/imports/${anImport.id}`, token: owner.token, status: 200 });
+    await call({ method: 'GET', url: `/api/imports/${anImport.id}`, token: other.token, status: 403 });
+    const rows = await call({ method: 'GET', url: `/api/imports/${anImport.id}/rows?outcome=refused`, token: owner.token, status: 200 });
+    expect(rows.json().data.rows).toEqual([expect.objectContaining({ line: 3, outcome: 'refused' })]);
+    await call({ method: 'GET', url: `/api/imports/${anImport.id}/rows?limit=0`, token: owner.token, status: 400 });
+  });
+});
 
 describe('what every operation shares', SWEEP, () => {
   it('refuses an unknown query parameter with 400 naming it, on every operation', async () => {

@@ -989,10 +989,17 @@ export interface ImportRowPage {
 
 /** Query of GET /imports/:id/rows. */
 export interface ListImportRowsQuery {
+  /** Only the rows of this outcome (refused: the rows to fix) */
   outcome?: 'created' | 'updated' | 'unchanged' | 'refused';
-  /** @default 1 */
+  /**
+   * Page number, from 1
+   * @default 1
+   */
   page?: number;
-  /** @default 100 */
+  /**
+   * Rows per page, 1-500
+   * @default 100
+   */
   limit?: number;
 }
 

@@ -125,14 +125,23 @@ export type ImportRow = z.infer<typeof importRowSchema>;
 
 export const listImportRowsQuerySchema = z
   .object({
-    outcome: z.enum(IMPORT_OUTCOMES, { error: `must be one of ${IMPORT_OUTCOMES.join(', ')}` }).optional(),
-    page: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1),
+    outcome: z
+      .enum(IMPORT_OUTCOMES, { error: `must be one of ${IMPORT_OUTCOMES.join(', ')}` })
+      .optional()
+      .meta({ description: 'Only the rows of this outcome (refused: the rows to fix)', example: 'refused' }),
+    page: z.coerce
+      .number({ error: 'must be an integer' })
+      .int('must be an integer')
+      .min(1, 'must be at least 1')
+      .default(1)
+      .meta({ description: 'Page number, from 1', example: 1 }),
     limit: z.coerce
       .number({ error: 'must be an integer' })
       .int('must be an integer')
       .min(1, 'must be between 1 and 500')
       .max(500, 'must be between 1 and 500')
-      .default(100),
+      .default(100)
+      .meta({ description: 'Rows per page, 1-500', example: 100 }),
   })
   .strict();
 export type ListImportRowsQuery = z.infer<typeof listImportRowsQuerySchema>;
