@@ -3,6 +3,7 @@ import { AppLink } from './components/common.js';
 import { currentSession, onSessionChange, signOut, type Session } from './lib/session.js';
 import { matchPath, navigate, useLocation } from './lib/router.js';
 import { ApiKeysPage } from './pages/api-keys.js';
+import { ImportPage } from './pages/import.js';
 import { AppsPage } from './pages/apps.js';
 import { LinkFormPage } from './pages/link-form.js';
 import { LinkPage } from './pages/link-page.js';
@@ -13,6 +14,7 @@ import { SignInPage } from './pages/sign-in.js';
 const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/links', label: 'Links' },
+  { href: '/import', label: 'Import' },
   { href: '/apps', label: 'Apps' },
   { href: '/api-keys', label: 'API keys' },
 ];
@@ -25,6 +27,7 @@ function route(path: string): { title: string; page: preact.JSX.Element } {
   if (path === '/links/new') return { title: 'New link', page: <LinkFormPage /> };
   if ((params = matchPath('/links/:id/edit', path))) return { title: 'Edit link', page: <LinkFormPage id={params.id!} /> };
   if ((params = matchPath('/links/:id', path))) return { title: 'Link', page: <LinkPage id={params.id!} /> };
+  if (path === '/import') return { title: 'Import links', page: <ImportPage /> };
   if (path === '/apps') return { title: 'Apps', page: <AppsPage /> };
   if (path === '/api-keys') return { title: 'API keys', page: <ApiKeysPage /> };
   return {
