@@ -92,13 +92,15 @@ describe('npm run build', () => {
     const worker = await start('worker', { DATABASE_URL: databaseUrl(emptyDatabase), WORKER_PORT: String(port) }, url);
     expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    for (const [index, file] of migrations.entries()) {
-      expect(worker.output.join('\n')).toContain(`applying migration ${index + 1} ${file.replace(/^\d+\.do\.|\.sql$/g, '')}`);
+    // By the number each file carries: numbers taken by work merged later may be missing for a while.
+    const version = (file: string) => Number.parseInt(file, 10);
+    for (const file of migrations) {
+      expect(worker.output.join('\n')).toContain(`applying migration ${version(file)} ${file.replace(/^\d+\.do\.|\.sql$/g, '')}`);
     }
     const sql = createDatabase(databaseUrl(emptyDatabase), { max: 1 });
     try {
       const [row] = await sql<{ version: number }[]>`SELECT max(version)::int AS version FROM schema_migrations`;
-      expect(row?.version).toBe(migrations.length);
+      expect(row?.version).toBe(version(migrations.at(-1)!));
     } finally {
       await sql.end();
     }

@@ -122,7 +122,7 @@ export const WIRE_TYPES: readonly WireType[] = [
   request('UpdateDomainBody', updateDomainBodySchema, 'Body of PUT /domains/:id.'),
   request('CreateImportBody', createImportBodySchema, 'Body of POST /imports: the format of the file, its domain and options.'),
   response('Import', importSchema, 'An import of links: its status, progress and the count of each outcome.'),
-  response('ImportRowPage', importRowsResponseSchema.shape.data, "One page of an import's report, by line."),
+  response('ImportRowPage', importRowsResponseSchema.shape.data, 'One page of the report of an import, by line.'),
   request('ListImportRowsQuery', listImportRowsQuerySchema, 'Query of GET /imports/:id/rows.'),
   response('ErrorCode', errorEnvelopeSchema.shape.error.shape.code, 'Error codes the API answers with.'),
   response('ErrorDetail', errorDetailSchema, 'One problem with one field of a request.'),

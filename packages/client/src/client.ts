@@ -224,7 +224,7 @@ export function createClient(options: ClientOptions) {
       create: (input: CreateImportInput, opts?: RequestOptions) =>
         send<{ import: Import }>({ method: 'POST', path: '/imports', body: input }, opts).then((data) => data.import),
       /**
-       * Sends the import's CSV file and resolves, once every row is done, to the finished import.
+       * Sends the CSV file of the import and resolves, once every row is done, to the finished import.
        * `imports.get()` meanwhile shows its progress. Give a long file a longer `timeoutMs`.
        */
       upload: (id: string, file: Blob | string, opts?: RequestOptions) =>
@@ -234,7 +234,7 @@ export function createClient(options: ClientOptions) {
       /** An import: its status, the bytes of its file read so far, its rows done and the count of each outcome. */
       get: (id: string, opts?: RequestOptions) =>
         send<{ import: Import }>({ method: 'GET', path: path`/imports/${id}` }, opts).then((data) => data.import),
-      /** A page of the import's report by line, only the rows of `outcome` when given (the refused ones, say). */
+      /** A page of the report of the import, by line, only the rows of `outcome` when given (the refused ones, say). */
       rows: (id: string, query: ListImportRowsQuery = {}, opts?: RequestOptions) =>
         send<ImportRowPage>({ method: 'GET', path: path`/imports/${id}/rows`, query: { ...query } }, opts),
     },

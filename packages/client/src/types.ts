@@ -190,7 +190,7 @@ export type CreateImportInput = Wire.CreateImportBody;
 /** An import of links: its status, the bytes of its file read, its rows done and the count of each outcome. */
 export type Import = Wire.Import;
 
-/** One page of an import's report: what became of each row, by line. */
+/** One page of the report of an import: what became of each row, by line. */
 export type ImportRowPage = Wire.ImportRowPage;
 
 /** Query of `imports.rows()`. */

@@ -961,7 +961,7 @@ export interface Import {
   finishedAt?: string;
 }
 
-/** One page of an import's report, by line. */
+/** One page of the report of an import, by line. */
 export interface ImportRowPage {
   rows: {
     /** The row's line in the file (the header is line 1) */
