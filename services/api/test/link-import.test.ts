@@ -225,6 +225,48 @@ describe('rows that cannot be links', () => {
   });
 });
 
+describe('a batch the database refuses', () => {
+  it('is written again row by row: the one bad row refused, the others of its batch created', async () => {
+    const user = await api.registerUser();
+    // A row only the database refuses (no check before it does): this file's own database, so no other test sees it.
+    await api.env.sql.unsafe(`
+      CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.code = 'boom1' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_boom BEFORE INSERT ON links FOR EACH ROW EXECUTE FUNCTION refuse_boom();`);
+    try {
+      const file = csv([TAKEOUT_HEADER, takeoutRow(0, 'boom'), takeoutRow(1, 'boom'), takeoutRow(2, 'boom')]);
+      const done = await importFile(user.token, { format: 'takeout' }, file);
+      expect(done).toMatchObject({ status: 'done', rows: 3, created: 2, refused: 1 });
+      expect((await reportOf(user.token, done.id, 'outcome=refused')).rows).toEqual([
+        { line: 3, code: 'boom1', outcome: 'refused', errors: [{ field: '(row)', message: 'could not be written' }] },
+      ]);
+      expect(await countLinks(user.id)).toBe(2);
+      expect(await cached('boom1')).toBeNull();
+      expect(await cached('boom2')).not.toBeNull();
+    } finally {
+      await api.env.sql.unsafe('DROP TRIGGER refuse_boom ON links; DROP FUNCTION refuse_boom();');
+    }
+  });
+});
+
+describe('an upload cut short', () => {
+  it('fails the import, keeping nothing of the batch it was reading', async () => {
+    const user = await api.registerUser();
+    const { id } = await createImport(user.token, { format: 'yourls' });
+    const upload = new PassThrough();
+    const answer = sendFile(user.token, id, upload);
+    upload.write('keyword,url\ncut1,https://example.com/1\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    upload.destroy(new Error('connection reset'));
+    // The client sees its upload fail at once; the API marks the import failed as it notices.
+    await answer.catch(() => {});
+    const state = () => api.request({ method: 'GET', url: `/api/imports/${id}`, token: user.token }).then((r) => r.json().data.import);
+    await expect.poll(async () => (await state()).status).toBe('failed');
+    expect(await state()).toMatchObject({ created: 0, error: { message: 'The upload ended before the end of the file' } });
+    expect(await countLinks(user.id)).toBe(0);
+  });
+});
+
 describe('a dry run', () => {
   it('reports what a real run would do and writes no link', async () => {
     const user = await api.registerUser();

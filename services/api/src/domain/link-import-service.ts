@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { finished, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AppError,
@@ -45,6 +45,7 @@ type PendingRow = { line: number } & (
 );
 
 const MB = 1024 * 1024;
+const uploadEnded = () => invalidRequest('The upload ended before the end of the file');
 const tooLarge = () => new AppError('tooLarge', `The file is larger than ${MAX_IMPORT_BYTES / MB} MB; split it and import each part`);
 
 /**
@@ -253,7 +254,10 @@ export function linkImportService(deps: {
     };
     // The upload is piped rather than part of the pipeline: an error of the import must not destroy
     // the request, whose response still has to say why (the route closes the connection after it).
-    body.on('error', (error) => counter.destroy(error));
+    // An upload that errors or closes before its end (the client went away) stops the import.
+    finished(body, (error) => {
+      if (error) counter.destroy(uploadEnded());
+    });
     body.pipe(counter);
     try {
       await Promise.all([pipeline(counter, parser), consume()]);
@@ -264,7 +268,6 @@ export function linkImportService(deps: {
       if (error instanceof AppError) throw error;
       if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('CSV_'))
         throw invalidRequest(`The file is not valid CSV: ${error.message}`);
-      if (body.errored || body.destroyed) throw invalidRequest('The upload ended before the end of the file');
       throw error;
     }
   }
