@@ -20,6 +20,7 @@ interface Header {
   schema: object;
 }
 interface DocResponse {
+  description?: string;
   headers?: Record<string, Header>;
   content?: Record<string, { schema: object }>;
 }
@@ -568,6 +569,11 @@ describe('imports', SWEEP, () => {
     const rows = await call({ method: 'GET', url: `/api/imports/${anImport.id}/rows?outcome=refused`, token: owner.token, status: 200 });
     expect(rows.json().data.rows).toEqual([expect.objectContaining({ line: 3, outcome: 'refused' })]);
     await call({ method: 'GET', url: `/api/imports/${anImport.id}/rows?limit=0`, token: owner.token, status: 400 });
+    const upload = doc.paths['/api/imports/{id}/file']!.put!;
+    // The file's own media type and size limit, not those of the JSON routes.
+    expect(Object.keys((upload.requestBody as { content: object }).content)).toEqual(['text/csv']);
+    expect(upload.responses['415']!.description).toBe('The body is not text/csv');
+    expect(upload.responses['413']!.description).toBe('The file is larger than 52428800 bytes');
   });
 });
 

@@ -13,6 +13,7 @@ interface Response {
   content?: Record<string, unknown>;
 }
 interface Operation {
+  requestBody?: { content?: Record<string, unknown> };
   responses: Record<string, Response>;
 }
 
@@ -30,9 +31,9 @@ const errorResponse = (description: string): Response => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
-const bodyErrors = (bodyLimit: number) => ({
+const bodyErrors = (bodyLimit: number, mediaTypes: string[]) => ({
   413: errorResponse(`The body is larger than the limit (${bodyLimit} bytes)`),
-  415: errorResponse('The body is not application/json'),
+  415: errorResponse(`The body is not ${mediaTypes.join(' or ')}`),
 });
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -45,7 +46,11 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 function completeDocument(document: Document, bodyLimit: number): Document {
   const operations = Object.values(document.paths ?? {}).flatMap((item) => Object.entries(item as Record<string, Operation>));
   for (const [method, operation] of operations) {
-    if (BODY_METHODS.has(method)) Object.assign(operation.responses, bodyErrors(bodyLimit));
+    // A route that takes another body (an import's CSV file) says its own limit, which stays.
+    if (BODY_METHODS.has(method)) {
+      const mediaTypes = Object.keys(operation.requestBody?.content ?? { 'application/json': {} });
+      operation.responses = { ...operation.responses, ...bodyErrors(bodyLimit, mediaTypes), ...operation.responses };
+    }
     for (const [status, response] of Object.entries(operation.responses)) {
       response.headers = {
         ...response.headers,
