@@ -469,4 +469,33 @@ describe('the import routes', () => {
     expect((await running).json().data.import).toMatchObject({ status: 'done', created: 2 });
     expect((await sendFile(user.token, second.id, 'keyword,url\nslow2,https://example.com/2\n')).statusCode).toBe(200);
   });
+
+  it('across API processes too, until a running import of a process that died gives its place up', async () => {
+    const user = await api.registerUser();
+    const sibling = await api.sibling();
+    try {
+      const stuck = await createImport(user.token, { format: 'yourls' });
+      // An import left running by a process that ended: it holds the account's place in the database.
+      await api.env.sql`UPDATE link_imports SET status = 'running' WHERE id = ${stuck.id}`;
+      const next = await createImport(user.token, { format: 'yourls' });
+      const send = (harness: typeof api) =>
+        harness.request({
+          method: 'PUT',
+          url: `/api/imports/${next.id}/file`,
+          token: user.token,
+          headers: { 'content-type': 'text/csv' },
+          payload: 'keyword,url\nsib1,https://example.com/1\n',
+        });
+      const refused = await send(sibling);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().error.message).toMatch(/Another import of this account is running/);
+      // Its batches stopped more than 2 minutes ago: it is failed, and the next one runs.
+      await api.env.sql`UPDATE link_imports SET progressed_at = now() - interval '3 minutes' WHERE id = ${stuck.id}`;
+      expect((await send(sibling)).json().data.import).toMatchObject({ status: 'done', created: 1 });
+      const abandoned = (await api.request({ method: 'GET', url: `/api/imports/${stuck.id}`, token: user.token })).json().data.import;
+      expect(abandoned).toMatchObject({ status: 'failed', error: { message: 'stopped: the process running it ended' } });
+    } finally {
+      await sibling.close();
+    }
+  });
 });
