@@ -44,6 +44,8 @@ import { appOpenEvents } from './domain/app-open-events.js';
 import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
 import { appInstallService, type AppInstallService } from './domain/app-install-service.js';
 import { appSdkRoutes } from './routes/app-sdk-routes.js';
+import { firebaseRestService } from './domain/firebase-rest-service.js';
+import { firebaseRestRoutes } from './routes/firebase-rest-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -169,10 +171,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     app.addHook('onClose', async () => reads.close());
     return reads;
   };
+  const analyticsRows = analyticsReads(sql, deps.readSql);
   const analytics = analyticsService({
     links: linksRepository(sql),
     shortUrlBase: config.SHORT_URL_BASE,
-    analytics: analyticsReads(sql, deps.readSql),
+    analytics: analyticsRows,
     exportAnalytics: analyticsReads(deps.exportSql ?? sql, deps.exportReadSql ?? deps.readSql),
     exportBudget: exportBudget({
       perUser: config.EXPORTS_PER_USER,
@@ -180,6 +183,19 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       idleMs: config.EXPORT_IDLE_TIMEOUT_SECONDS * 1000,
       totalMs: config.EXPORT_TIMEOUT_SECONDS * 1000,
     }),
+  });
+
+  const firebase = firebaseRestService({
+    sql,
+    redis,
+    keys,
+    links: linksRepository(sql),
+    domains: domainRows,
+    analytics: analyticsRows,
+    shortUrlBase: config.SHORT_URL_BASE,
+    maxDestinationBytes: config.MAX_DESTINATION_BYTES,
+    log: app.log,
+    now: deps.now,
   });
 
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
@@ -204,6 +220,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     domains,
     qr: { links, renders, pngLimit },
   });
+  // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
+  await app.register(firebaseRestRoutes, { prefix: '/v1', firebase });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }
