@@ -254,13 +254,10 @@ describe('each field of dynamicLinkInfo ends up in the link', () => {
   });
 
   it.each([
-    [
-      'navigationInfo.enableForcedRedirect',
-      { navigationInfo: { enableForcedRedirect: true }, iosInfo: { iosBundleId: 'com.example.ios' } },
-    ],
-    ['iosInfo.iosIpadFallbackLink', { iosInfo: { iosBundleId: 'com.example.ios', iosIpadFallbackLink: 'https://example.com/ipad' } }],
-    ['iosInfo.iosIpadBundleId', { iosInfo: { iosBundleId: 'com.example.ios', iosIpadBundleId: 'com.example.ipad' } }],
-  ])('%s: not applied by the mapping, so a warning names the field', async (field, extra) => {
+    ['navigationInfo.enableForcedRedirect', { navigationInfo: { enableForcedRedirect: true } }],
+    ['iosInfo.iosIpadFallbackLink', { iosInfo: { iosIpadFallbackLink: 'https://example.com/ipad' } }],
+    ['iosInfo.iosIpadBundleId', { iosInfo: { iosIpadBundleId: 'com.example.ipad' } }],
+  ])('%s without an iOS app: not applied, so a warning names the field', async (field, extra) => {
     const response = await shorten({ dynamicLinkInfo: { link: deepLink(), ...extra } });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().warning).toEqual([

@@ -518,7 +518,7 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     const created = await call({
       method: 'POST',
       url: `/v1/shortLinks?key=${key}`,
-      payload: { dynamicLinkInfo: { link: 'https://example.com/fdl', iosInfo: { iosBundleId: 'com.example.app', iosIpadBundleId: 'x' } } },
+      payload: { dynamicLinkInfo: { link: 'https://example.com/fdl', iosInfo: { iosBundleId: 'com.example.app' } } },
       status: 200,
     });
     await call({
