@@ -124,6 +124,17 @@ describe('POST /v1/shortLinks', () => {
     });
   });
 
+  it('reads the Authorization header before the query: a bad header is refused whatever the key', async () => {
+    const response = await api.request({
+      method: 'POST',
+      url: `/v1/shortLinks?key=${key}`,
+      headers: { authorization: 'Basic abc' },
+      payload: { dynamicLinkInfo: { link: deepLink() } },
+    });
+    expect(response.statusCode, response.body).toBe(401);
+    expect(response.json().error.message).toMatch(/Authorization header/);
+  });
+
   it('takes the key as Authorization: Bearer too, and ignores query parameters Google clients add', async () => {
     const response = await api.request({
       method: 'POST',
@@ -352,7 +363,14 @@ describe('errors in Google’s shape', () => {
     expectGoogleError(badParam, 400, 'INVALID_ARGUMENT');
     expect(badParam.json().error.details[0].fieldViolations[0].field).toBe('longDynamicLink.ofl');
 
-    for (const domainUriPrefix of ['https://example.page.link', 'https://go.unverified.test', `${base}/extra`, 'javascript:alert(1)']) {
+    for (const domainUriPrefix of [
+      'https://example.page.link',
+      'https://go.unverified.test',
+      `${base}/extra`,
+      'javascript:alert(1)',
+      'https://user@go.migrating.test',
+      'https://go.migrating.test:8443',
+    ]) {
       const response = await shorten({ dynamicLinkInfo: { domainUriPrefix, link: deepLink() } });
       expectGoogleError(response, 400, 'INVALID_ARGUMENT');
       expect(response.json().error.details[0].fieldViolations[0].field).toBe('dynamicLinkInfo.domainUriPrefix');
@@ -361,7 +379,26 @@ describe('errors in Google’s shape', () => {
     expect(foreign.json().error.details[0].fieldViolations[0].field).toBe('longDynamicLink');
   });
 
-  it('400 for a body that is not JSON, 413 for one over the limit, 404 NOT_FOUND for an unknown /v1 path', async () => {
+  it('400, never a 500, for text no link can hold in a long link or in dynamicLinkInfo', async () => {
+    for (const longDynamicLink of [
+      `${base}/?link=${encodeURIComponent(deepLink())}&st=a%00b`,
+      `${base}/?link=https%3A%2F%2Fexample.com%2F%00`,
+      `${base}/?link=${encodeURIComponent(deepLink())}&apn=%ED%A0%80`,
+      `${base}/?link=${encodeURIComponent(deepLink())}&utm_source=${'x'.repeat(5000)}`,
+    ]) {
+      const response = await shorten({ longDynamicLink });
+      expect(response.statusCode, `${longDynamicLink.slice(0, 80)}: ${response.body}`).toBe(400);
+    }
+    expectGoogleError(await shorten({ dynamicLinkInfo: { link: 'https://example.com/\u0000' } }), 400, 'INVALID_ARGUMENT');
+    expectGoogleError(
+      await shorten({ dynamicLinkInfo: { link: 'https://example.com/', socialMetaTagInfo: { socialTitle: '\ud800' } } }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    expectGoogleError(await shorten({ dynamicLinkInfo: { link: 'x'.repeat(5000) } }), 400, 'INVALID_ARGUMENT');
+  });
+
+  it('400 for malformed JSON, 413 for a body over the limit, 415 for one that is not JSON, 404 NOT_FOUND for an unknown /v1 path', async () => {
     const notJson = await api.request({
       method: 'POST',
       url: `/v1/shortLinks?key=${key}`,
@@ -376,6 +413,13 @@ describe('errors in Google’s shape', () => {
       payload: JSON.stringify({ longDynamicLink: 'x'.repeat(1024 * 1024) }),
     });
     expectGoogleError(large, 413, 'INVALID_ARGUMENT');
+    const form = await api.request({
+      method: 'POST',
+      url: `/v1/shortLinks?key=${key}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'longDynamicLink=x',
+    });
+    expectGoogleError(form, 415, 'INVALID_ARGUMENT');
     expectGoogleError(await api.request({ method: 'GET', url: `/v1/nothing?key=${key}` }), 404, 'NOT_FOUND');
   });
 

@@ -97,7 +97,13 @@ export function firebaseRestService(deps: {
       url = new URL(trimmed);
     } catch {}
     const domain =
-      url && (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.port
+      url &&
+      (url.protocol === 'https:' || url.protocol === 'http:') &&
+      url.pathname === '/' &&
+      !url.search &&
+      !url.port &&
+      !url.username &&
+      !url.password
         ? await deps.domains.findActive(principal.userId, url.hostname)
         : undefined;
     if (!domain)
