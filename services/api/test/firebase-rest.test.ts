@@ -421,6 +421,8 @@ describe('errors in Google’s shape', () => {
     });
     expectGoogleError(form, 415, 'INVALID_ARGUMENT');
     expectGoogleError(await api.request({ method: 'GET', url: `/v1/nothing?key=${key}` }), 404, 'NOT_FOUND');
+    expectGoogleError(await api.request({ method: 'GET', url: `/v1/shortLinks?key=${key}` }), 404, 'NOT_FOUND');
+    expectGoogleError(await api.request({ method: 'GET', url: '/v1' }), 404, 'NOT_FOUND');
   });
 
   it('429 RESOURCE_EXHAUSTED with Retry-After once the key is over the rate limit', async () => {

@@ -32,7 +32,7 @@ const GOOGLE_STATUSES: Record<number, string> = {
 };
 
 /** Firebase Dynamic Links' REST paths (firebase-rest-routes.ts): their clients parse Google's error shape. */
-export const isFirebaseRestPath = (url: string): boolean => url.startsWith('/v1/');
+export const isFirebaseRestPath = (url: string): boolean => /^\/v1(?:[/?]|$)/.test(url);
 
 /**
  * An error as Google's APIs wrote it, { error: { code, message, status, details } }: the details

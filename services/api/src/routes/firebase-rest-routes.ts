@@ -11,6 +11,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FirebaseRestService } from '../domain/firebase-rest-service.js';
+import { sendNotFound } from '../plugins/error-handler.js';
 
 const TAGS = ['Firebase Dynamic Links'];
 const SECURITY: { [scheme: string]: string[] }[] = [{ apiKeyQuery: [] }, { bearer: [] }];
@@ -28,12 +29,11 @@ async function requireKey(request: FastifyRequest): Promise<void> {
  * not define are ignored, as Google's APIs ignore their system parameters (`alt`, `prettyPrint`…).
  */
 export const firebaseRestRoutes: FastifyPluginAsyncZod<{ firebase: FirebaseRestService }> = async (app, { firebase }) => {
-  app.addHook('onRequest', requireKey);
-
   app.post(
     '/shortLinks',
     {
       config: { apiKeyInQuery: true },
+      onRequest: requireKey,
       schema: {
         operationId: 'createShortDynamicLink',
         tags: TAGS,
@@ -56,6 +56,7 @@ export const firebaseRestRoutes: FastifyPluginAsyncZod<{ firebase: FirebaseRestS
     '/:shortLink/linkStats',
     {
       config: { apiKeyInQuery: true },
+      onRequest: requireKey,
       schema: {
         operationId: 'getDynamicLinkStats',
         tags: TAGS,
@@ -74,4 +75,9 @@ export const firebaseRestRoutes: FastifyPluginAsyncZod<{ firebase: FirebaseRestS
     },
     async (request) => firebase.linkStats(request.principal!, request.params.shortLink, request.query.durationDays),
   );
+
+  // Other paths (and methods) under /v1: the 404 in Google's shape from a route of these paths' own,
+  // so they pass the hooks (credentials, rate limit) and never fall through to the dashboard's pages.
+  app.all('/', { schema: { hide: true } }, sendNotFound);
+  app.all('/*', { schema: { hide: true } }, sendNotFound);
 };
