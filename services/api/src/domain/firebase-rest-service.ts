@@ -55,7 +55,7 @@ function shortCode(attempt: number): string {
 const unguessableCode = () => generateShortCode(UNGUESSABLE_LENGTH);
 
 /** What a request asks for, flattened: the parameters, where they go, and how its fields are named in answers. */
-interface Request {
+interface ShortLinkRequest {
   params: DynamicLinkParams;
   /** The short link domain as the caller wrote it (domainUriPrefix, or the long link's origin); undefined: the default. */
   prefix: string | undefined;
@@ -114,7 +114,7 @@ export function firebaseRestService(deps: {
   }
 
   /** The parameters and domain of a request, from dynamicLinkInfo or from longDynamicLink. */
-  function readRequest(body: CreateShortLinkBody): Request {
+  function readRequest(body: CreateShortLinkBody): ShortLinkRequest {
     if (body.dynamicLinkInfo) {
       const info = body.dynamicLinkInfo;
       const flattened = dynamicLinkParamsFromInfo(info);
