@@ -94,7 +94,7 @@ describe('POST /v1/shortLinks', () => {
     };
     const first = (await shorten({ dynamicLinkInfo: info })).json().shortLink;
     expect((await shorten({ dynamicLinkInfo: reordered, suffix: { option: 'UNGUESSABLE' } })).json().shortLink).toBe(first);
-    expect((await shorten({ dynamicLinkInfo: info, suffix: { option: 'SUFFIX_OPTION_UNSPECIFIED' } })).json().shortLink).toBe(first);
+    expect((await shorten({ dynamicLinkInfo: info, suffix: { option: 'OPTION_UNSPECIFIED' } })).json().shortLink).toBe(first);
     // The same link as a long dynamic link is the same parameters.
     const long = `${base}/?link=${encodeURIComponent(link)}&ibi=com.example.ios&isi=123456789&st=Hi`;
     expect((await shorten({ longDynamicLink: long })).json().shortLink).toBe(first);

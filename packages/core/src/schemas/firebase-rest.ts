@@ -95,7 +95,7 @@ export const dynamicLinkInfoSchema = z
   .strict();
 export type DynamicLinkInfo = z.infer<typeof dynamicLinkInfoSchema>;
 
-export const SUFFIX_OPTIONS = ['SUFFIX_OPTION_UNSPECIFIED', 'UNGUESSABLE', 'SHORT'] as const;
+export const SUFFIX_OPTIONS = ['OPTION_UNSPECIFIED', 'UNGUESSABLE', 'SHORT'] as const;
 export type SuffixOption = (typeof SUFFIX_OPTIONS)[number];
 
 /** POST /v1/shortLinks: a long dynamic link or its information, and how short the code should be. */
