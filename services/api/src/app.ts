@@ -47,6 +47,8 @@ import { appInstallService, type AppInstallService } from './domain/app-install-
 import { appSdkRoutes } from './routes/app-sdk-routes.js';
 import { linkImportService, type LinkImportService } from './domain/link-import-service.js';
 import { importRoutes } from './routes/import-routes.js';
+import { firebaseRestService } from './domain/firebase-rest-service.js';
+import { firebaseRestRoutes } from './routes/firebase-rest-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -174,10 +176,11 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     app.addHook('onClose', async () => reads.close());
     return reads;
   };
+  const analyticsRows = analyticsReads(sql, deps.readSql);
   const analytics = analyticsService({
     links: linksRepository(sql),
     shortUrlBase: config.SHORT_URL_BASE,
-    analytics: analyticsReads(sql, deps.readSql),
+    analytics: analyticsRows,
     exportAnalytics: analyticsReads(deps.exportSql ?? sql, deps.exportReadSql ?? deps.readSql),
     exportBudget: exportBudget({
       perUser: config.EXPORTS_PER_USER,
@@ -193,6 +196,19 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     linksService: links,
     running: concurrencyLimit({ what: 'imports', perUser: 1, total: IMPORTS_RUNNING, retryAfterSeconds: 30 }),
     log: app.log,
+  });
+
+  const firebase = firebaseRestService({
+    sql,
+    redis,
+    keys,
+    links: linksRepository(sql),
+    domains: domainRows,
+    analytics: analyticsRows,
+    shortUrlBase: config.SHORT_URL_BASE,
+    maxDestinationBytes: config.MAX_DESTINATION_BYTES,
+    log: app.log,
+    now: deps.now,
   });
 
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
@@ -218,6 +234,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     imports,
     qr: { links, renders, pngLimit },
   });
+  // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
+  await app.register(firebaseRestRoutes, { prefix: '/v1', firebase });
   await app.register(dashboard, { root: deps.dashboardDir });
   return app;
 }

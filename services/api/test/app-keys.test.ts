@@ -300,9 +300,19 @@ describe('an app key on any other route', () => {
           ...(method !== 'GET' && method !== 'DELETE' && { payload: '{}' }),
         });
         expect(response.statusCode, `${method} ${url} with ${Object.keys(headers)[0]}`).toBe(401);
-        expect(response.json().error.code).toBe('UNAUTHORIZED');
+        // Firebase's REST paths answer in Google's error shape.
+        if (path.startsWith('/v1/')) expect(response.json().error.status).toBe('UNAUTHENTICATED');
+        else expect(response.json().error.code).toBe('UNAUTHORIZED');
       }
     }
+    // …and in the query, where those paths take an API key.
+    const inQuery = await api.request({
+      method: 'POST',
+      url: `/v1/shortLinks?key=${app.key}`,
+      payload: { dynamicLinkInfo: { link: 'https://example.com/' } },
+    });
+    expect(inQuery.statusCode).toBe(401);
+    expect(inQuery.json().error.status).toBe('UNAUTHENTICATED');
     // Nothing changed on the way: the app and its key are as they were.
     expect((await open(app.key, { url: link.url })).statusCode).toBe(200);
   });

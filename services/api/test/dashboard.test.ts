@@ -46,7 +46,7 @@ describe('the dashboard at the origin root', () => {
     expect(icon.headers['cache-control']).toBe('no-cache');
   });
 
-  it("answers the dashboard's own paths with index.html, and files or /api paths that do not exist with the 404 envelope", async () => {
+  it("answers the dashboard's own paths with index.html, and files, /api and /v1 paths that do not exist with the 404 envelope", async () => {
     for (const path of ['/links', '/links/0b7d2c9e/edit', '/keys?x=1']) {
       const page = await api.request({ method: 'GET', url: path });
       expect(page.statusCode, path).toBe(200);
@@ -58,6 +58,11 @@ describe('the dashboard at the origin root', () => {
       expect(missing.statusCode, path).toBe(404);
       expect(missing.json().error.code, path).toBe('NOT_FOUND');
     }
+    // Firebase's REST paths are the API's too: their 404 in Google's shape, never a page (from
+    // another address: this one's budget of three is for the requests around it).
+    const missing = await api.request({ method: 'GET', url: '/v1/shortLinks', remoteAddress: '203.0.113.9' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.status).toBe('NOT_FOUND');
     expect((await api.request({ method: 'POST', url: '/links' })).statusCode).toBe(404);
     expect((await api.request({ method: 'GET', url: '/%E0%A4%A' })).statusCode).toBe(400);
     for (const path of ['/../package.json', '/assets/..%2f..%2fpackage.json', '/%2e%2e/%2e%2e/package.json']) {

@@ -515,6 +515,32 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     ).json().data.domain;
     await call({ method: 'DELETE', url: `/api/domains/${spare.id}`, token: owner.token, status: 200 });
   });
+  it("Firebase Dynamic Links' REST operations", async () => {
+    const key = (await api.request({ method: 'POST', url: '/api/auth/api-keys', token: owner.token, payload: { name: 'fdl' } })).json().data
+      .apiKey.key;
+    const created = await call({
+      method: 'POST',
+      url: `/v1/shortLinks?key=${key}`,
+      payload: { dynamicLinkInfo: { link: 'https://example.com/fdl', iosInfo: { iosBundleId: 'com.example.app' } } },
+      status: 200,
+    });
+    await call({
+      method: 'POST',
+      url: `/v1/shortLinks?key=${key}`,
+      payload: { longDynamicLink: 'https://example.com/?apn=x' },
+      status: 400,
+    });
+    await call({ method: 'POST', url: '/v1/shortLinks?key=dlk_unknown', payload: validBody('createShortDynamicLink'), status: 401 });
+    const stats = `/v1/${encodeURIComponent(created.json().shortLink)}/linkStats`;
+    await call({ method: 'GET', url: `${stats}?durationDays=7&key=${key}`, status: 200 });
+    await call({ method: 'GET', url: `${stats}?durationDays=7`, token: owner.token, status: 200 });
+    await call({ method: 'GET', url: `${stats}?durationDays=0&key=${key}`, status: 400 });
+    await call({
+      method: 'GET',
+      url: `/v1/${encodeURIComponent('https://example.com/none')}/linkStats?durationDays=7&key=${key}`,
+      status: 404,
+    });
+  });
 });
 
 /** A body each operation that takes one accepts, so that only the condition under test fails. */
@@ -535,7 +561,11 @@ const validBody = (operationId: string): unknown =>
     attributeAppInstall: { installId: randomUUID() },
     updateApp: { fingerprintMatching: false },
     createImport: { format: 'yourls' },
+    createShortDynamicLink: { dynamicLinkInfo: { link: 'https://example.com/fdl' } },
   })[operationId];
+
+/** Firebase Dynamic Links' REST operations: FDL's paths, shapes and errors. */
+const isFirebase = (path: string) => path.startsWith('/v1/');
 
 /** The owner's credentials as the operation takes them: its app's key on the App SDK operations, else the login token. */
 const ownerCredentials = (operation: Operation): { token?: string; headers?: Record<string, string> } =>
@@ -578,8 +608,9 @@ describe('imports', SWEEP, () => {
 });
 
 describe('what every operation shares', SWEEP, () => {
-  it('refuses an unknown query parameter with 400 naming it, on every operation', async () => {
-    for (const { method, path, operation } of operations) {
+  it('refuses an unknown query parameter with 400 naming it, on every operation but the Firebase ones', async () => {
+    // Those ignore parameters they do not define, as Google's APIs ignore their system parameters (firebase-rest.test.ts).
+    for (const { method, path, operation } of operations.filter((o) => !isFirebase(o.path))) {
       const response = await call({
         method,
         url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
@@ -596,11 +627,14 @@ describe('what every operation shares', SWEEP, () => {
   });
 
   it('keeps every query parameter the document names working', async () => {
-    const documented = operations.flatMap(({ method, path, operation }) =>
-      ((operation as { parameters?: { in: string; name: string; schema?: { default?: unknown; example?: unknown } }[] }).parameters ?? [])
-        .filter((p) => p.in === 'query')
-        .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })),
-    );
+    // The Firebase operations' parameters are exercised with their own calls below.
+    const documented = operations
+      .filter((o) => !isFirebase(o.path))
+      .flatMap(({ method, path, operation }) =>
+        ((operation as { parameters?: { in: string; name: string; schema?: { default?: unknown; example?: unknown } }[] }).parameters ?? [])
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })),
+      );
     expect(documented.length).toBeGreaterThanOrEqual(29);
     for (const { method, path, name, value } of documented) {
       const response = await call({
@@ -621,7 +655,14 @@ describe('what every operation shares', SWEEP, () => {
 
   it('answers 404 for an unknown id on every operation with one', async () => {
     for (const { method, path, operation } of operations.filter((o) => o.path.includes('{'))) {
-      await call({ method, url: urlOf(path, randomUUID()), token: owner.token, payload: validBody(operation.operationId!), status: 404 });
+      const query = path.endsWith('/linkStats') ? '?durationDays=7' : '';
+      await call({
+        method,
+        url: `${urlOf(path, randomUUID())}${query}`,
+        token: owner.token,
+        payload: validBody(operation.operationId!),
+        status: 404,
+      });
     }
   });
 

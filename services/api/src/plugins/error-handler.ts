@@ -1,4 +1,13 @@
-import { AppError, type ErrorCode, type ErrorDetail, type ErrorEnvelope, type ErrorKind, errorKindOf, ERRORS } from '@deeplink/core';
+import {
+  AppError,
+  type ErrorCode,
+  type ErrorDetail,
+  type ErrorEnvelope,
+  type ErrorKind,
+  errorKindOf,
+  ERRORS,
+  type GoogleError,
+} from '@deeplink/core';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,7 +19,49 @@ const envelope = (code: ErrorCode, message: string, details: ErrorDetail[] = [])
   error: { code, message, details },
 });
 
-/** Answers with the envelope, the status and code of `kind` (see ERRORS). */
+/** Google's status names, by HTTP status, for the errors of Firebase's REST paths. */
+const GOOGLE_STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ALREADY_EXISTS',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
+/** Firebase Dynamic Links' REST paths (firebase-rest-routes.ts): their clients parse Google's error shape. */
+export const isFirebaseRestPath = (url: string): boolean => /^\/v1(?:[/?]|$)/.test(url);
+
+/**
+ * An error as Google's APIs wrote it, { error: { code, message, status, details } }: the details
+ * in the message too, since FDL's clients print the message alone, and as a BadRequest's field
+ * violations for those that read them.
+ */
+export function googleError(status: number, message: string, details: ErrorDetail[] = []): GoogleError {
+  const described = details.length === 0 ? message : `${message}: ${details.map(({ field, message }) => `${field} ${message}`).join('; ')}`;
+  return {
+    error: {
+      code: status,
+      message: described,
+      status: GOOGLE_STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'),
+      ...(details.length > 0 && {
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest' as const,
+            fieldViolations: details.map(({ field, message }) => ({ field, description: message })),
+          },
+        ],
+      }),
+    },
+  };
+}
+
+/**
+ * Answers with the envelope, the status and code of `kind` (see ERRORS); on Firebase's REST paths,
+ * with the same status in Google's error shape.
+ */
 export const sendError = (
   reply: FastifyReply,
   kind: ErrorKind,
@@ -21,7 +72,7 @@ export const sendError = (
   reply
     .status(status)
     .type('application/json')
-    .send(envelope(ERRORS[kind].code, message, details));
+    .send(isFirebaseRestPath(reply.request.url) ? googleError(status, message, details) : envelope(ERRORS[kind].code, message, details));
 
 const LOCATION_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path' };
 

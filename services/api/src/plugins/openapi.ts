@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { isFirebaseRestPath } from './error-handler.js';
 import { setPageHeaders } from './page-headers.js';
 
 type Document = ReturnType<typeof jsonSchemaTransformObject> & {
@@ -27,13 +28,14 @@ const RETRY_AFTER = { description: 'Seconds to wait before retrying, at least 1'
 
 /** Fastify reads a body on these methods only, so only they can answer 413 and 415. */
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
-const errorResponse = (description: string): Response => ({
+/** The error shape of a path: the envelope, or Google's on Firebase's REST paths. */
+const errorResponse = (path: string, description: string): Response => ({
   description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${isFirebaseRestPath(path) ? 'GoogleError' : 'Error'}` } } },
 });
-const bodyErrors = (bodyLimit: number, mediaTypes: string[]) => ({
-  413: errorResponse(`The body is larger than the limit (${bodyLimit} bytes)`),
-  415: errorResponse(`The body is not ${mediaTypes.join(' or ')}`),
+const bodyErrors = (path: string, bodyLimit: number, mediaTypes: string[]) => ({
+  413: errorResponse(path, `The body is larger than the limit (${bodyLimit} bytes)`),
+  415: errorResponse(path, `The body is not ${mediaTypes.join(' or ')}`),
 });
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -44,12 +46,14 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
  * operation reaches (zod registers an input and an output variant of each).
  */
 function completeDocument(document: Document, bodyLimit: number): Document {
-  const operations = Object.values(document.paths ?? {}).flatMap((item) => Object.entries(item as Record<string, Operation>));
-  for (const [method, operation] of operations) {
+  const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>).map(([method, operation]) => ({ path, method, operation })),
+  );
+  for (const { path, method, operation } of operations) {
     // A route that takes another body (an import's CSV file) says its own limit, which stays.
     if (BODY_METHODS.has(method)) {
       const mediaTypes = Object.keys(operation.requestBody?.content ?? { 'application/json': {} });
-      operation.responses = { ...operation.responses, ...bodyErrors(bodyLimit, mediaTypes), ...operation.responses };
+      operation.responses = { ...operation.responses, ...bodyErrors(path, bodyLimit, mediaTypes), ...operation.responses };
     }
     for (const [status, response] of Object.entries(operation.responses)) {
       response.headers = {
@@ -101,12 +105,20 @@ export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(
           description:
             'Short links that route each visitor to the right app or page, with click analytics. ' +
             'Every response uses the envelope { success, data } or { success: false, error: { code, message, details } }. ' +
-            'Query parameters an operation does not define are refused with 400, each named in error.details.',
+            'Query parameters an operation does not define are refused with 400, each named in error.details. ' +
+            "The Firebase Dynamic Links operations under /v1 answer in FDL's shapes instead, errors as { error: { code, message, status } }, " +
+            "and ignore query parameters they do not define, as Google's APIs did.",
         },
         servers: [{ url: serverUrl }],
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dlk_…) or the token from register/login' },
+            apiKeyQuery: {
+              type: 'apiKey',
+              in: 'query',
+              name: 'key',
+              description: 'An API key (dlk_…) in the query, as Firebase Dynamic Links took it: the /v1 operations only',
+            },
             appKey: {
               type: 'apiKey',
               in: 'header',
