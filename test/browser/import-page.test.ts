@@ -2,11 +2,15 @@
 // The callbacks given to page.evaluate() run in the page: they use the DOM's globals.
 // The dashboard's Import page in Chromium against the whole stack: a file chosen and previewed in
 // the browser, a check that writes nothing, then the import with its progress and its report.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
+
+const screenshots = join(import.meta.dirname, '../../.screenshots');
 
 let env: TestEnvironment;
 let stack: Stack;
@@ -16,6 +20,7 @@ beforeAll(async () => {
   env = await createTestEnvironment({ RATE_LIMIT_AUTH_MAX: '1000' });
   stack = await startStack(env.env);
   browser = await launchChromium();
+  mkdirSync(screenshots, { recursive: true });
 }, 90_000);
 
 afterAll(async () => {
@@ -101,6 +106,12 @@ describe('the Import page', () => {
     const progress = await page.evaluate(() => (window as unknown as { progressSeen: { value: number; max: number }[] }).progressSeen);
     expect(progress.length).toBeGreaterThan(0);
     expect(progress[0]!.max).toBe(file.length);
+
+    // At phone width the page still fits: the preview and the report tables scroll inside their own box.
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(screenshots, '360-import-report.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await report.getByRole('link', { name: 'See your links' }).click();
     await expect
