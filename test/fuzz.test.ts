@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@deeplink/core';
-import { harnessWithLink, type ApiHarness } from '../services/api/test/harness.js';
+import { createApiHarness, harnessWithLink, type ApiHarness } from '../services/api/test/harness.js';
 import { createLink, createUser, startRedirector, type RedirectorProcess } from '../services/redirector/test/support.js';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
@@ -34,6 +34,10 @@ const ROUTES: [string, string][] = [
   ['PATCH', '/api/apps/:id'],
   ['POST', '/api/domains'],
   ['GET', '/api/auth/api-keys'],
+  ['POST', '/api/imports'],
+  ['GET', '/api/imports/:id'],
+  ['GET', '/api/imports/:id/rows'],
+  ['PUT', '/api/imports/:id/file'],
   ['GET', '/api/no-such-route'],
   ['PATCH', '/api/links'],
 ];
@@ -211,6 +215,15 @@ describe('API fuzz', () => {
         { fingerprintMatching: fc.oneof(fc.boolean(), nasty), fingerprintWindowMinutes: fc.oneof(fc.integer(), nasty) },
         { requiredKeys: [] },
       ),
+      'POST /api/imports': fc.record(
+        {
+          format: fc.oneof(fc.constantFrom('takeout', 'generic', 'bitly', 'shlink', 'kutt', 'yourls'), nasty),
+          domain: nasty,
+          dryRun: fc.oneof(fc.boolean(), nasty),
+          mapping: fc.oneof(fc.dictionary(fc.constantFrom('code', 'defaultUrl', 'tags', 'title', 'unknown'), nasty), nasty),
+        },
+        { requiredKeys: ['format'] },
+      ),
       'POST /api/links': fc.record(linkFields, { requiredKeys: ['title', 'defaultUrl'] }),
       'PUT /api/links/:id': fc.record(linkFields, { requiredKeys: [] }),
     };
@@ -231,7 +244,7 @@ describe('API fuzz', () => {
         fc.oneof(fc.constant(linkId), nasty),
         fc.oneof(
           { arbitrary: fc.constant('application/json'), weight: 3 },
-          fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', ''),
+          fc.constantFrom('text/plain', 'text/csv', 'application/x-www-form-urlencoded', ''),
         ),
         fc.oneof({ arbitrary: fc.constant('valid'), weight: 3 }, fc.constantFrom('none', 'garbage')),
         async ([[method, route], payload, query], id, contentType, auth) => {
@@ -261,6 +274,56 @@ describe('API fuzz', () => {
         },
       ),
       { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+    );
+  }, 90_000);
+});
+
+describe('import fuzz', () => {
+  let api: ApiHarness;
+  let token: string;
+  beforeAll(async () => {
+    api = await createApiHarness({ env: { RATE_LIMIT_MAX: '100000' } });
+    token = (await api.registerUser()).token;
+  });
+  afterAll(() => api?.close());
+
+  it('reads random CSV text in every format without a 5xx, answering the envelope', async () => {
+    const cell = fc.oneof(nasty, fc.constantFrom('https://example.com/x', 'abc123', 'com.example.app', 'TRUE', '2020-01-01', ''));
+    const row = fc.array(cell, { maxLength: 8 }).map((cells) => cells.join(','));
+    const headers = fc.constantFrom(
+      'Short link,Deep link,Android package name (apn),Archived?,Link name,Creation timestamp',
+      'link,long_url,title,tags,archived',
+      'shortCode,longUrl,title,tags',
+      'address,target,description,expire_in',
+      'keyword,url,title,timestamp',
+      'Slug,Destination',
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('takeout', 'bitly', 'shlink', 'kutt', 'yourls', 'generic'),
+        fc.oneof(headers, nasty),
+        fc.array(row, { maxLength: 6 }),
+        fc.constantFrom('\n', '\r\n'),
+        async (format, header, rows, newline) => {
+          const created = await api.request({
+            method: 'POST',
+            url: '/api/imports',
+            token,
+            payload: { format, ...(format === 'generic' && { mapping: { code: 'Slug', defaultUrl: 'Destination' } }) },
+          });
+          expect(created.statusCode).toBe(201);
+          const response = await api.request({
+            method: 'PUT',
+            url: `/api/imports/${created.json().data.import.id}/file`,
+            token,
+            headers: { 'content-type': 'text/csv' },
+            payload: [header, ...rows].join(newline),
+          });
+          expect(response.statusCode, response.body).toBeLessThan(500);
+          expect(typeof response.json().success).toBe('boolean');
+        },
+      ),
+      { numRuns: 150, interruptAfterTimeLimit: 45_000 },
     );
   }, 90_000);
 });

@@ -26,7 +26,7 @@ import {
   type LinksRepository,
   type TransactionSql,
 } from '@deeplink/core/db';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from './auth-service.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
@@ -266,8 +266,7 @@ export function linkImportService(deps: {
       body.pause();
       parser.destroy();
       if (error instanceof AppError) throw error;
-      if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('CSV_'))
-        throw invalidRequest(`The file is not valid CSV: ${error.message}`);
+      if (error instanceof CsvError) throw invalidRequest(`The file is not valid CSV: ${error.message}`);
       throw error;
     }
   }
