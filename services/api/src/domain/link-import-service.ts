@@ -120,14 +120,18 @@ export function linkImportService(deps: {
       report.set(line, { line, code, outcome: 'refused', linkId: null, errors, warnings: null });
     for (const row of rows) if (!row.ok) refuse(row.line, row.code ?? null, row.errors);
 
-    const creates: typeof valid = [];
-    const updates: ((typeof valid)[number] & { id: string })[] = [];
+    type ValidRow = (typeof valid)[number];
+    /** A row that became (or, in a dry run, would become) the link `linkId`. */
+    const accept = (row: ValidRow, outcome: 'created' | 'updated' | 'unchanged', linkId: string | null) =>
+      report.set(row.line, { line: row.line, code: row.code, outcome, linkId, errors: null, warnings: row.warnings });
+
+    const creates: ValidRow[] = [];
+    const updates: (ValidRow & { id: string })[] = [];
     for (const row of valid) {
       const link = existing.get(row.code);
-      const outcome = { line: row.line, code: row.code, errors: null, warnings: row.warnings };
       if (!link) creates.push(row);
       else if (link.userId !== record.userId) refuse(row.line, row.code, [{ field: 'code', message: 'is taken by another account' }]);
-      else if (sameLinkFields(link, row.fields)) report.set(row.line, { ...outcome, outcome: 'unchanged', linkId: link.id });
+      else if (sameLinkFields(link, row.fields)) accept(row, 'unchanged', link.id);
       else updates.push({ ...row, id: link.id });
     }
 
@@ -138,10 +142,8 @@ export function linkImportService(deps: {
       return ordered;
     };
     if (record.dryRun) {
-      for (const row of creates)
-        report.set(row.line, { line: row.line, code: row.code, outcome: 'created', linkId: null, errors: null, warnings: row.warnings });
-      for (const row of updates)
-        report.set(row.line, { line: row.line, code: row.code, outcome: 'updated', linkId: row.id, errors: null, warnings: row.warnings });
+      for (const row of creates) accept(row, 'created', null);
+      for (const row of updates) accept(row, 'updated', row.id);
       return { report: await finish(), written };
     }
     const ordered = await imports.transaction(async (tx) => {
@@ -150,20 +152,15 @@ export function linkImportService(deps: {
       );
       for (const row of creates) {
         const link = created.get(row.code);
-        if (link)
-          report.set(row.line, {
-            line: row.line,
-            code: row.code,
-            outcome: 'created',
-            linkId: link.id,
-            errors: null,
-            warnings: row.warnings,
-          });
+        if (link) accept(row, 'created', link.id);
         else refuse(row.line, row.code, [{ field: 'code', message: 'was taken by another link while the file was read' }]);
       }
       const updated = await deps.links.updateImported(tx, updates);
-      for (const row of updates)
-        report.set(row.line, { line: row.line, code: row.code, outcome: 'updated', linkId: row.id, errors: null, warnings: row.warnings });
+      const updatedIds = new Set(updated.map((link) => link.id));
+      for (const row of updates) {
+        if (updatedIds.has(row.id)) accept(row, 'updated', row.id);
+        else refuse(row.line, row.code, [{ field: 'code', message: 'names a link deleted while the file was read' }]);
+      }
       written.push(...created.values(), ...updated);
       return finish(tx);
     });
