@@ -237,6 +237,19 @@ describe('rows that cannot be links', () => {
   });
 });
 
+describe('the row limit', () => {
+  it('stops a file of more than 100,000 rows at the row past it', { timeout: 120_000 }, async () => {
+    const user = await api.registerUser();
+    const { id } = await createImport(user.token, { format: 'yourls', dryRun: true });
+    // Rows without a keyword: each is refused at once, so the file costs only its report.
+    const response = await sendFile(user.token, id, `keyword,url\n${'-,x\n'.repeat(100_001)}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toBe('The file has more than 100000 rows; split it and import each part');
+    const state = (await api.request({ method: 'GET', url: `/api/imports/${id}`, token: user.token })).json().data.import;
+    expect(state).toMatchObject({ status: 'failed', rows: 100_000, refused: 100_000 });
+  });
+});
+
 describe('a batch the database refuses', () => {
   it('is written again row by row: the one bad row refused, the others of its batch created', async () => {
     const user = await api.registerUser();
