@@ -198,7 +198,7 @@ export function linkImportService(deps: {
     for (const row of rows) await processBatch(record, [row], bytesRead);
   }
 
-  /** Reads the file a batch at a time; answers the bytes read. Throws the AppError that stops the import. */
+  /** Reads the file a batch at a time, counting its bytes in `progress`; throws the AppError that stops the import. */
   async function readFile(record: LinkImportRecord, body: Readable, progress: { bytesRead: number }): Promise<void> {
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
