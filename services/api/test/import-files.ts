@@ -35,7 +35,7 @@ export const TAKEOUT_HEADER = [
 
 /** One CSV field, quoted when it holds a comma, a quote or a line break. */
 const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-export const csv = (rows: readonly (readonly string[])[]) => rows.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+export const csv = (rows: readonly (readonly string[])[]) => `${rows.map((row) => row.map(field).join(',')).join('\r\n')}\r\n`;
 
 /**
  * A Takeout row with every column filled: link `n`, at the short path `{prefix}{n}` (codes of the
