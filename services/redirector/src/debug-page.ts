@@ -177,7 +177,7 @@ export interface DebugFacts {
   cases: VisitorCase[] | undefined;
   checks: FileCheck[];
   sdkCalls: SdkCall[];
-  /** Apps the link opens that the owner has not registered: no SDK call can be shown for them. */
+  /** Apps the link opens that the owner has not registered, each with its platform: no SDK call can be shown for them. */
   unregistered: string[];
 }
 
@@ -189,7 +189,7 @@ const STYLE =
   `h1{font-size:1.3rem;margin:0 0 .25rem;overflow-wrap:anywhere}h2{font-size:1.05rem;margin:1.5rem 0 .5rem}` +
   `p{margin:.25rem 0 .75rem;color:var(--muted)}table{border-collapse:collapse;width:100%}` +
   `th,td{text-align:left;vertical-align:top;padding:.5rem;border-top:1px solid var(--bg);overflow-wrap:anywhere}` +
-  `th{width:11rem}ul{margin:.25rem 0 .75rem;padding-left:1.25rem}` +
+  `tbody th{width:11rem}ul{margin:.25rem 0 .75rem;padding-left:1.25rem}` +
   `.ok{color:var(--ok)}.problem{color:var(--bad)}.note{color:var(--note)}footer{text-align:center;color:var(--muted);font-size:.8rem;margin-top:1rem}`;
 
 /** The page's policy: its own style by hash, nothing else at all (no script), no framing, no forms. */
@@ -210,7 +210,7 @@ export function renderDebugPage(facts: DebugFacts): string {
   const cases =
     facts.cases === undefined
       ? `<p class="problem" id="unknown">No link has this code on this domain: visitors get the "Link not found" page (or the domain's not-found URL).</p>`
-      : `<table id="cases"><thead><tr><th>Visitor</th><td><b>Goes to</b></td><td><b>Why</b></td></tr></thead><tbody>${facts.cases
+      : `<table id="cases"><thead><tr><th>Visitor</th><th>Goes to</th><th>Why</th></tr></thead><tbody>${facts.cases
           .map((c) => `<tr><th>${e(c.visitor)}</th><td>${e(c.goesTo)}</td><td>${e(c.why)}</td></tr>`)
           .join('')}</tbody></table>`;
   const checks = facts.checks

@@ -78,8 +78,12 @@ export function createDebugPages({ config, sql, logger }: DebugPagesDeps) {
       warn({ err: error }, 'debug page: app key uses unavailable');
       return { calls: [], unregistered: [] };
     }
-    const known = new Set(calls.map((call) => call.app));
-    return { calls, unregistered: [bundleId, packageName].filter((app): app is string => app !== null && !known.has(app)) };
+    const registered = (platform: SdkCall['platform']) => calls.some((call) => call.platform === platform);
+    const unregistered = [
+      ...(bundleId !== null && !registered('ios') ? [`${bundleId} (iOS)`] : []),
+      ...(packageName !== null && !registered('android') ? [`${packageName} (Android)`] : []),
+    ];
+    return { calls, unregistered };
   }
 
   return {
