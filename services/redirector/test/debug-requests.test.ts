@@ -59,7 +59,7 @@ describe('GET /{code}?d=1', () => {
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     const html = await response.text();
     expect(html).toContain('302 to Chrome&#39;s intent: the app com.example.shop opens shop://item/7');
-    expect(html).toContain('Hands /' + link.code + ' to ABCDE12345.com.example.shop.');
+    expect(html).toContain(`Hands /${link.code} to ABCDE12345.com.example.shop.`);
     expect(html).not.toContain('<li class="problem">');
     // The files' origin is the operator's: never on the page.
     expect(html).not.toContain(origin.slice('http://'.length));
