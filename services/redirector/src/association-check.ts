@@ -1,5 +1,7 @@
+import { type LookupAddress, lookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import type { AssociatedApp } from '@deeplink/core';
 
 /** How long the check waits for each file, and the most of it it reads (Apple's own limit is 128 KB). */
@@ -45,6 +47,12 @@ export interface CheckTarget {
   path: string;
   /** Where the files are fetched from; the Host header names `hostname` whatever it is. */
   origin: URL;
+  /**
+   * Connect to public addresses only: a domain's owner decides where its name points, and the
+   * check must not become a way to probe the network the redirector sits in. Off for an origin the
+   * operator configured.
+   */
+  publicOnly: boolean;
 }
 
 /** Both files of the domain, checked side by side. */
@@ -253,6 +261,7 @@ function failureInWords(error: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the hostname does not resolve';
   if (code === 'ECONNREFUSED') return 'the connection was refused (nothing listens on the HTTPS port)';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'the connection was closed';
+  if (code === NOT_PUBLIC) return 'the hostname points to an address that is not public';
   if (/CERT|SELF_SIGNED|ALTNAME|TLS|SSL/i.test(code)) return `the TLS certificate is not accepted (${code})`;
   return 'the request failed';
 }
@@ -261,15 +270,19 @@ function failureInWords(error: unknown): string {
  * GETs `path` from the target's origin with the domain's Host (and TLS server name), following no
  * redirect, within CHECK_TIMEOUT_MS and reading at most CHECK_MAX_BYTES.
  */
-function fetchFile({ hostname, origin }: CheckTarget, path: string): Promise<Fetched> {
+function fetchFile({ hostname, origin, publicOnly }: CheckTarget, path: string): Promise<Fetched> {
   const secure = origin.protocol === 'https:';
   const request = secure ? httpsRequest : httpRequest;
+  const host = origin.hostname.replace(/^\[|\]$/g, '');
+  // An address in the URL is connected to without a lookup: checked here.
+  if (publicOnly && isIP(host) !== 0 && !isPublic(host)) return Promise.reject(notPublic());
   return new Promise((resolve, reject) => {
     const timeout = Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
     const req = request(
       {
-        host: origin.hostname.replace(/^\[|\]$/g, ''),
+        host,
         port: origin.port || (secure ? 443 : 80),
+        ...(publicOnly && { lookup: publicLookup }),
         path,
         headers: { host: hostname, accept: 'application/json', 'user-agent': 'deeplink-association-check' },
         ...(secure && { servername: hostname }),
@@ -307,3 +320,46 @@ function readCapped(res: IncomingMessage): Promise<Fetched> {
     res.on('error', reject);
   });
 }
+
+const NOT_PUBLIC = 'ENOTPUBLIC';
+const notPublic = () => Object.assign(new Error('not a public address'), { code: NOT_PUBLIC });
+
+/** Addresses that are not on the public internet: this host, private networks, link-local, shared, multicast, reserved. */
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  PRIVATE.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 127],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(network, prefix, 'ipv6');
+
+/** Whether `address` (IPv4, IPv6, or IPv4-mapped IPv6) is a public one. */
+export function isPublic(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  const v4 = mapped ?? (isIP(address) === 4 ? address : undefined);
+  return v4 !== undefined ? !PRIVATE.check(v4, 'ipv4') : !PRIVATE.check(address, 'ipv6');
+}
+
+/** dns.lookup, failing when any address the name resolves to is not public. */
+const publicLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    if (addresses.length === 0 || !addresses.every(({ address }) => isPublic(address))) return callback(notPublic(), '', 0);
+    if (options.all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};

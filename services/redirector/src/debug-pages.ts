@@ -59,7 +59,7 @@ export function createDebugPages({ config, sql, logger }: DebugPagesDeps) {
     if (kept !== undefined && now < kept.until) return kept.promise;
     const origin = new URL(config.ASSOCIATION_CHECK_ORIGIN ?? `https://${domain.hostname}`);
     const promise = checkAssociationFiles(
-      { hostname: domain.hostname, path, origin },
+      { hostname: domain.hostname, path, origin, publicOnly: config.ASSOCIATION_CHECK_ORIGIN === undefined },
       { domain: domain.apps, iosBundleId: link.iosLink?.bundleId, androidPackage: link.androidLink?.appPackageName },
     );
     checks.set(key, { until: now + CHECK_REUSE_MS, promise });

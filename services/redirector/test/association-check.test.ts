@@ -4,7 +4,14 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appleAppSiteAssociation, type AssociatedApp, assetLinks } from '@deeplink/core';
-import { CHECK_MAX_BYTES, checkAssociationFiles, coversPath, type ExpectedApps, type FileCheck } from '../src/association-check.js';
+import {
+  CHECK_MAX_BYTES,
+  checkAssociationFiles,
+  coversPath,
+  type ExpectedApps,
+  type FileCheck,
+  isPublic,
+} from '../src/association-check.js';
 
 const PRINT = Array(32).fill('AB').join(':');
 const OTHER_PRINT = Array(32).fill('CD').join(':');
@@ -64,7 +71,8 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const check = (hostname: string, apps = EXPECTED, path = '/spring') => checkAssociationFiles({ hostname, path, origin }, apps);
+const check = (hostname: string, apps = EXPECTED, path = '/spring') =>
+  checkAssociationFiles({ hostname, path, origin, publicOnly: false }, apps);
 const problems = (checks: FileCheck[], file: 'apple' | 'android') =>
   checks
     .find((c) => c.file === file)!
@@ -141,7 +149,7 @@ describe('checkAssociationFiles', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const checks = await checkAssociationFiles(
-      { hostname: 'gone.example.test', path: '/x', origin: new URL(`http://127.0.0.1:${port}`) },
+      { hostname: 'gone.example.test', path: '/x', origin: new URL(`http://127.0.0.1:${port}`), publicOnly: false },
       EXPECTED,
     );
     const [finding] = checks[0]!.findings;
@@ -154,13 +162,52 @@ describe('checkAssociationFiles', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const started = Date.now();
     const checks = await checkAssociationFiles(
-      { hostname: 'slow.example.test', path: '/x', origin: new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`) },
+      {
+        hostname: 'slow.example.test',
+        path: '/x',
+        origin: new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`),
+        publicOnly: false,
+      },
       EXPECTED,
     );
     expect(checks[0]!.findings[0]!.text).toBe('Not reachable: no answer within 3 s.');
     expect(Date.now() - started).toBeLessThan(5_000);
     silent.closeAllConnections();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+});
+
+describe('public addresses only', () => {
+  it("refuses a name or an address that is not public, unless the origin is the operator's", async () => {
+    const target = { hostname: 'good.example.test', path: '/spring', publicOnly: true };
+    for (const at of [origin, new URL(`http://localhost:${origin.port}`)]) {
+      const checks = await checkAssociationFiles({ ...target, origin: at }, EXPECTED);
+      expect(checks[0]!.findings, at.href).toEqual([
+        { level: 'problem', text: 'Not reachable: the hostname points to an address that is not public.' },
+      ]);
+    }
+    expect(problems(await checkAssociationFiles({ ...target, origin, publicOnly: false }, EXPECTED), 'apple')).toEqual([]);
+  });
+
+  it('tells public addresses from this host, private networks, link-local and mapped ones', () => {
+    for (const address of ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '8.8.8.8'])
+      expect(isPublic(address), address).toBe(true);
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ])
+      expect(isPublic(address), address).toBe(false);
   });
 });
 

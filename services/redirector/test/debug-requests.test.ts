@@ -51,7 +51,7 @@ describe('GET /{code}?d=1', () => {
     });
     const link = await createLink(env.sql, userId, APP_LINK);
 
-    const response = await visit(`${redirector.url}/${link.code}?d=1`, { 'user-agent': UA.android });
+    const response = await visit(`${redirector.url}/${link.code}?d=1`, { 'user-agent': UA.androidChrome });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(DEBUG_PAGE_CSP);
@@ -66,7 +66,7 @@ describe('GET /{code}?d=1', () => {
 
     // Other queries are the redirect's, as before; only the redirect is a click.
     for (const query of ['', '?d=0', '?x=1', '?d=1x']) {
-      expect((await visit(`${redirector.url}/${link.code}${query}`, { 'user-agent': UA.desktop })).status, query).toBe(302);
+      expect((await visit(`${redirector.url}/${link.code}${query}`, { 'user-agent': UA.windowsChrome })).status, query).toBe(302);
     }
     const queue = clickQueue(env.env.REDIS_URL!, env.env.QUEUE_PREFIX!);
     try {
@@ -82,7 +82,7 @@ describe('GET /{code}?d=1', () => {
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain('No link has this code on this domain');
 
-    const expired = await createLink(env.sql, userId, { expirationDate: '2020-01-01T00:00:00.000Z' });
+    const expired = await createLink(env.sql, userId, { expirationDate: new Date('2020-01-01T00:00:00.000Z') });
     const page = await visit(`${redirector.url}/${expired.code}?d=1`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('410, the &quot;Link expired&quot; page');
