@@ -53,7 +53,7 @@ export function createDebugPages({ config, sql, logger }: DebugPagesDeps) {
 
   /** The domain's files, checked for the link's path and apps (reused for CHECK_REUSE_MS). */
   function checked(link: CachedLink, domain: DebugDomain, path: string): Promise<FileCheck[]> {
-    const key = `${domain.hostname}${path}`;
+    const key = `${domain.hostname}${path} ${link.iosLink?.bundleId ?? ''} ${link.androidLink?.appPackageName ?? ''}`;
     const now = Date.now();
     const kept = checks.get(key);
     if (kept !== undefined && now < kept.until) return kept.promise;
@@ -87,38 +87,44 @@ export function createDebugPages({ config, sql, logger }: DebugPagesDeps) {
   }
 
   return {
-    /** Whether `address` may have a page now; spends one of its tokens when it may. */
-    allows(address: string, now: number): boolean {
-      if (!limiter.allows(address, now)) return false;
+    /**
+     * Whether `address` may have a page now: there is room for one more (MAX_PAGES_IN_FLIGHT) and
+     * the address has a token left, which this spends.
+     */
+    admits(address: string, now: number): boolean {
+      if (inFlight >= MAX_PAGES_IN_FLIGHT || !limiter.allows(address, now)) return false;
       limiter.spend(address, now);
       return true;
     },
 
-    /** Whether another page may be built now (see MAX_PAGES_IN_FLIGHT). */
-    hasRoom: () => inFlight < MAX_PAGES_IN_FLIGHT,
+    /** Builds an admitted page (its link lookup included), counted among the pages in flight until it is done. */
+    async serve<P extends Page>(build: () => Promise<P>): Promise<P> {
+      inFlight++;
+      try {
+        return await build();
+      } finally {
+        inFlight--;
+      }
+    },
 
     /**
      * The page of a link record on a domain: where each visitor goes, the domain's association
      * files, the apps' last SDK calls. A function of the record, so any path that has one (a short
-     * code, a long link's query) can answer with it.
+     * code, a long link's query) can answer with it, admitted and served like the short code's
+     * (see request-path.ts).
      */
     async forLink(link: CachedLink, domain: DebugDomain, now = Date.now()): Promise<Page<200>> {
-      inFlight++;
-      try {
-        const path = new URL(domain.shortUrl).pathname;
-        const [files, sdk] = await Promise.all([checked(link, domain, path), sdkCalls(link)]);
-        const html = renderDebugPage({
-          brand: config.BRAND_NAME,
-          shortUrl: domain.shortUrl,
-          cases: visitorCases(link, domain.shortUrl, now),
-          checks: files,
-          sdkCalls: sdk.calls,
-          unregistered: sdk.unregistered,
-        });
-        return answer(200, html) as Page<200>;
-      } finally {
-        inFlight--;
-      }
+      const path = new URL(domain.shortUrl).pathname;
+      const [files, sdk] = await Promise.all([checked(link, domain, path), sdkCalls(link)]);
+      const html = renderDebugPage({
+        brand: config.BRAND_NAME,
+        shortUrl: domain.shortUrl,
+        cases: visitorCases(link, domain.shortUrl, now),
+        checks: files,
+        sdkCalls: sdk.calls,
+        unregistered: sdk.unregistered,
+      });
+      return answer(200, html) as Page<200>;
     },
 
     /** The page of a code no link has on the domain. */

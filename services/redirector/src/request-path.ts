@@ -207,14 +207,14 @@ export function createRequestPath(deps: RequestPathDeps) {
     const { site, hostname } = visit;
     if (site === null || !CODE.test(visit.code)) return reply(visit, notFound(visit));
     visit.address ??= clientAddress(visit.res, visit.forwardedFor, resolveAddress);
-    if (!debugPages.hasRoom() || !debugPages.allows(visit.address, visit.now)) return reply(visit, debugPages.busy);
+    if (!debugPages.admits(visit.address, visit.now)) return reply(visit, debugPages.busy);
     const domain = { hostname: hostname || defaultHostname, apps: site.apps, shortUrl: shortUrl(visit.code, hostname) };
     const id = linkCacheId(visit);
     const cached = links.peek(id, visit.now);
-    const entry = cached === undefined ? links.load(id) : Promise.resolve(cached);
-    const answer = entry.then(({ link }): Page<200 | 404> | Promise<Page<200 | 404>> =>
-      link === null ? debugPages.forUnknown(domain) : debugPages.forLink(link, domain),
-    );
+    const answer = debugPages.serve(async (): Promise<Page<200 | 404>> => {
+      const { link } = cached ?? (await links.load(id));
+      return link === null ? debugPages.forUnknown(domain) : debugPages.forLink(link, domain);
+    });
     afterLookup(visit, answer, DEBUG_PAGE);
   }
 

@@ -100,6 +100,26 @@ describe('GET /{code}?d=1', () => {
     expect(await metric(redirector.metricsUrl, 'redirector_responses_total', 'status="429"')).toBe(3);
   });
 
+  it('builds at most eight pages at once, whoever asks', async () => {
+    // The domain's site never answers: each page waits for the check's timeout.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { env, redirector, userId } = await redirectors.start({
+        ASSOCIATION_CHECK_ORIGIN: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+        TRUST_PROXY: '1',
+      });
+      const link = await createLink(env.sql, userId);
+      const responses = await Promise.all(
+        Array.from({ length: 9 }, (_, i) => visit(`${redirector.url}/${link.code}?d=1`, { 'x-forwarded-for': `203.0.113.${i + 1}` })),
+      );
+      expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it("checks a custom domain's own files and apps, and shows the app's last SDK call", async () => {
     const { env, redirector, userId } = await redirectors.start({ ASSOCIATION_CHECK_ORIGIN: origin });
     const [domain] = await env.sql<{ id: string }[]>`
