@@ -77,12 +77,12 @@ describe('the debug page in Chromium', () => {
     await page.screenshot({ path: join(screenshots, 'debug-page-1280.png'), fullPage: true });
 
     const read = await page.evaluate(() => ({
-      cases: [...document.querySelectorAll('#cases tbody tr')].map((row) => [
+      cases: Array.from(document.querySelectorAll('#cases tbody tr')).map((row) => [
         row.querySelector('th')!.textContent,
         row.querySelectorAll('td')[0]!.textContent,
       ]),
-      apple: [...document.querySelectorAll('ul[data-file="apple"] li.problem')].map((item) => item.textContent),
-      android: [...document.querySelectorAll('ul[data-file="android"] li.problem')].map((item) => item.textContent),
+      apple: Array.from(document.querySelectorAll('ul[data-file="apple"] li.problem')).map((item) => item.textContent),
+      android: Array.from(document.querySelectorAll('ul[data-file="android"] li.problem')).map((item) => item.textContent),
       problemColour: getComputedStyle(document.querySelector('li.problem')!).color,
       scripts: document.scripts.length,
     }));
