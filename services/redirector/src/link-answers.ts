@@ -89,7 +89,7 @@ export function linkAnswer(answers: LinkAnswers, platform: Platform): LinkAnswer
 }
 
 /** Whether a visit with this User-Agent gets the link's preview page: only links with one pay for the crawler test. */
-export const getsPreview = (answers: LinkAnswers, userAgent: string): boolean =>
+export const getsPreview = (answers: LinkAnswers, userAgent: string): answers is LinkAnswers & { preview: Page<200> } =>
   answers.preview !== undefined && isPreviewCrawler(userAgent);
 
 const UNAVAILABLE: LinkAnswer = { kind: 'unavailable' };

@@ -103,8 +103,9 @@ export interface RequestPathDeps {
  * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
  * 5. `reply`: record the click, count the answer, send it.
  *
- * Association files take steps 1, 2, then `answerFile` and `reply`. A cached redirect runs
- * through without a promise, and allocates nothing beyond the visit and what it reads.
+ * Association files take steps 1, 2, then `answerFile` and `reply`; a short link with `?d=1`
+ * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`. A cached
+ * redirect runs through without a promise, and allocates nothing beyond the visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
   const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress, debugPages } = deps;
@@ -190,7 +191,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     // Expired: not counted as a click, like the 410.
     if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone);
     // The visit is queued like a click: the worker, reading the same list, counts it as a preview.
-    if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview!, link.id);
+    if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview, link.id);
     const found = linkAnswer(answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
@@ -325,7 +326,7 @@ export function createRequestPath(deps: RequestPathDeps) {
 
 /**
  * Whether a short link's query asks for the debug page (`d=1`). The query is parsed only when there
- * is one: the native server hands it apart from the path (an empty string without one), the JS
+ * is one: the native server hands it apart from the path (undefined without one), the JS
  * fallback leaves it on the URL (`queryAt`).
  */
 function asksForDebug(req: HttpRequest, url: string, queryAt: number): boolean {
