@@ -146,7 +146,10 @@ const envSchema = z.object({
    */
   ASSOCIATION_CHECK_ORIGIN: z
     .url({ protocol: /^https?$/ })
-    .refine((url) => new URL(url).pathname === '/' && !new URL(url).search, 'must be an origin (scheme, host, port) without a path')
+    .refine((url) => {
+      const parsed = URL.parse(url);
+      return parsed !== null && parsed.pathname === '/' && parsed.search === '' && parsed.hash === '';
+    }, 'must be an origin (scheme, host, port) without a path')
     .optional(),
 
   /** Worker threads the API draws PNG QR codes on, so a large one never holds up other requests. */
