@@ -140,6 +140,18 @@ const envSchema = z.object({
     .refine((url) => !/[\u0000-\u0020\u007f]/.test(url), 'must not hold spaces or control characters')
     .optional(),
 
+  /**
+   * Where the debug page (`?d=1`) fetches a domain's association files from, instead of
+   * `https://<hostname>` (the Host header still names the domain): a proxy's origin, or a test server.
+   */
+  ASSOCIATION_CHECK_ORIGIN: z
+    .url({ protocol: /^https?$/ })
+    .refine((url) => {
+      const parsed = URL.parse(url);
+      return parsed !== null && parsed.pathname === '/' && parsed.search === '' && parsed.hash === '';
+    }, 'must be an origin (scheme, host, port) without a path')
+    .optional(),
+
   /** Worker threads the API draws PNG QR codes on, so a large one never holds up other requests. */
   QR_RENDER_THREADS: positiveInt.max(16).default(1),
 

@@ -97,6 +97,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NOT_FOUND_URL: 'https://example.com/a\r\nSet-Cookie: x' })).toThrow(/NOT_FOUND_URL: /);
   });
 
+  it('takes an origin without a path for the association check', () => {
+    expect(loadConfig({}).ASSOCIATION_CHECK_ORIGIN).toBeUndefined();
+    expect(loadConfig({ ASSOCIATION_CHECK_ORIGIN: 'http://10.0.0.5:8443' }).ASSOCIATION_CHECK_ORIGIN).toBe('http://10.0.0.5:8443');
+    for (const value of ['https://proxy.example.com/files', 'https://proxy.example.com/?x=1', 'ftp://proxy.example.com', 'proxy'])
+      expect(() => loadConfig({ ASSOCIATION_CHECK_ORIGIN: value }), value).toThrow(/ASSOCIATION_CHECK_ORIGIN: /);
+  });
+
   it('reads the apps of the default domain', () => {
     const fingerprint = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, '0')).join(':');
     expect(loadConfig({}).DEFAULT_DOMAIN_APPS).toEqual([]);

@@ -25,14 +25,22 @@ export function ensureChromium(): void {
   if (!existsSync(CHROMIUM)) throw new Error(`the chromium package was installed but ${CHROMIUM} is still missing`);
 }
 
-/** Chromium on a fresh user-data directory (removed on close), downloads allowed, in Europe/Paris time. */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/**
+ * Chromium on a fresh user-data directory (removed on close), downloads allowed, in Europe/Paris time.
+ * `hosts` maps hostnames to the addresses Chromium reaches them at (a custom short-link domain on
+ * 127.0.0.1), without DNS.
+ */
+export async function launchChromium({ hosts = {} }: { hosts?: Record<string, string> } = {}): Promise<{
+  context: BrowserContext;
+  close(): Promise<void>;
+}> {
   ensureChromium();
   const profile = mkdtempSync(join(tmpdir(), 'deeplink-chromium-'));
+  const rules = Object.entries(hosts).map(([hostname, address]) => `MAP ${hostname} ${address}`);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: rules.length === 0 ? FLAGS : [...FLAGS, `--host-resolver-rules=${rules.join(',')}`],
     acceptDownloads: true,
     viewport: { width: 1280, height: 900 },
     // A zone other than the machine's (UTC), so "the browser's time zone" is visibly the browser's.

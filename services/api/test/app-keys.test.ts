@@ -1,6 +1,6 @@
 // App keys and the open call: a publishable key per app, shown once, rotated at once, good for
 // POST /app/open on its owner's links and for nothing else (real API, PostgreSQL, Redis, DNS).
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createApiHarness, type ApiHarness } from './harness.js';
@@ -118,6 +118,34 @@ describe('app keys', () => {
     // The owner's key still works: the refused rotation changed nothing.
     const link = await createLink(owner.token);
     expect((await open(app.key, { url: link.url })).statusCode).toBe(200);
+  });
+
+  it('record their last call (open or install), at most once a minute, for the debug page', async () => {
+    const user = await api.registerUser();
+    const app = await createIosApp(user.token);
+    const link = await createLink(user.token);
+    const lastCall = async () => {
+      const [row] = await api.env.sql<{ at: Date | null; call: string | null }[]>`
+        SELECT key_last_used_at AS at, key_last_call AS call FROM apps WHERE id = ${app.id}`;
+      return row!;
+    };
+    expect(await lastCall()).toEqual({ at: null, call: null });
+    expect((await open(app.key, { url: link.url })).statusCode).toBe(200);
+    await expect.poll(async () => (await lastCall()).call).toBe('open');
+    const first = (await lastCall()).at!;
+
+    // Within the minute: no write, whatever the call.
+    const install = () =>
+      api.request({ method: 'POST', url: '/api/app/install', headers: { 'x-app-key': app.key }, payload: { installId: randomUUID() } });
+    expect((await install()).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await lastCall()).toEqual({ at: first, call: 'open' });
+
+    // A minute later, the next call is recorded.
+    await api.env.sql`UPDATE apps SET key_last_used_at = now() - interval '2 minutes' WHERE id = ${app.id}`;
+    expect((await install()).statusCode).toBe(200);
+    await expect.poll(async () => (await lastCall()).call).toBe('install');
+    expect((await lastCall()).at!.getTime()).toBeGreaterThan(first.getTime());
   });
 
   it('an app without a key (registered before keys existed) lists null and gets one by rotation', async () => {

@@ -5,6 +5,7 @@ import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } fro
 import type { HttpRequest, HttpResponse, us_listen_socket } from 'uws-bundled';
 import { createClickBuffer } from './click-buffer.js';
 import { createClickSpool } from './click-spool.js';
+import { createDebugPages } from './debug-pages.js';
 import { createMissLimiter } from './miss-limiter.js';
 import { createLinkLookup } from './link-lookup.js';
 import { createDomainLookup, domainAnswers } from './domain-lookup.js';
@@ -79,6 +80,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     responder,
     pages: deadEndAnswers(config.BRAND_NAME),
     resolveAddress: clientAddressResolver(config.TRUST_PROXY),
+    debugPages: createDebugPages({ config, sql, logger }),
   });
   /**
    * Ready means able to answer visitors: not shutting down, the spool has room, and links can be

@@ -26,6 +26,8 @@ const REFILL_TTL_SECONDS = 24 * 60 * 60;
 
 /** A domain's answers, prepared once: the files and the not-found redirect it serves. */
 export interface DomainAnswers {
+  /** The apps its files name (the debug page checks the files the public gets against them). */
+  apps: readonly AssociatedApp[];
   /** apple-app-site-association, or undefined when no iOS app is attached (404). */
   apple: Page<200> | undefined;
   /** assetlinks.json, or undefined when no Android app is attached (404). */
@@ -43,6 +45,7 @@ export interface DomainEntry {
 /** The answers of a domain serving `apps`, with `notFoundUrl` for unknown codes. */
 export function domainAnswers(apps: readonly AssociatedApp[], notFoundUrl: string | undefined): DomainAnswers {
   return {
+    apps,
     apple: apps.some((app) => app.platform === 'ios') ? page(200, TYPE.json, wire(appleAppSiteAssociation(apps))) : undefined,
     android: apps.some((app) => app.platform === 'android') ? page(200, TYPE.json, wire(assetLinks(apps))) : undefined,
     notFound: notFoundUrl === undefined ? undefined : redirectTo(wire(notFoundUrl)),

@@ -2,6 +2,7 @@ import {
   type AppEventPlatform,
   DEFAULT_BRAND_NAME,
   INSTALL_TOKEN_PARAM,
+  isPreviewCrawler,
   newInstallToken,
   parseWebUrl,
   type Platform,
@@ -86,6 +87,10 @@ export function answersBytes(answers: LinkAnswers): number {
 export function linkAnswer(answers: LinkAnswers, platform: Platform): LinkAnswer {
   return answers[platform] ?? UNAVAILABLE;
 }
+
+/** Whether a visit with this User-Agent gets the link's preview page: only links with one pay for the crawler test. */
+export const getsPreview = (answers: LinkAnswers, userAgent: string): answers is LinkAnswers & { preview: Page<200> } =>
+  answers.preview !== undefined && isPreviewCrawler(userAgent);
 
 const UNAVAILABLE: LinkAnswer = { kind: 'unavailable' };
 

@@ -1,24 +1,18 @@
-import {
-  type Config,
-  detectPlatform,
-  type InstallClick,
-  isExpired,
-  isPreviewCrawler,
-  newInstallToken,
-  primaryLanguage,
-} from '@deeplink/core';
+import { type Config, detectPlatform, type InstallClick, isExpired, newInstallToken, primaryLanguage, shortUrls } from '@deeplink/core';
 import { type Logger, rateLimitedLog } from '@deeplink/core/runtime';
 import type { HttpRequest, HttpResponse } from 'uws-bundled';
 import type { ClickBuffer } from './click-buffer.js';
+import type { DebugPages } from './debug-pages.js';
 import { clientAddress } from './client-address.js';
 import type { DomainAnswers, DomainEntry, DomainLookup } from './domain-lookup.js';
 import type { createHostnames } from './hostnames.js';
-import { linkAnswer, type StoreRedirect } from './link-answers.js';
+import { getsPreview, linkAnswer, type StoreRedirect } from './link-answers.js';
 import type { LinkEntry } from './link-cache.js';
 import type { LinkLookup } from './link-lookup.js';
 import type { Metrics, ResponseStatus } from './metrics.js';
 import type { createMissLimiter } from './miss-limiter.js';
-import { type Answer, type deadEndAnswers, page, type Responder, TYPE } from './responses.js';
+import { type Answer, type deadEndAnswers, type Page, page, type Responder, TYPE } from './responses.js';
+import { uwsImplementation } from './uws.js';
 import { wire } from './wire.js';
 
 /** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
@@ -35,8 +29,12 @@ const HEADER = {
 };
 const BAD_HOST = page(400, TYPE.text, wire('Bad Request: the Host header names no domain\n'));
 
-/** What a request asks for: the link of its path's code, or one of its domain's association files. */
-type Wanted = 'link' | 'apple' | 'android';
+/** What a request asks for: the link of its path's code, its debug page, or one of its domain's association files. */
+type Wanted = 'link' | 'debug' | 'apple' | 'android';
+
+/** The query that asks for a link's debug page instead of its redirect, as Firebase Dynamic Links had it. */
+const DEBUG_PARAM = 'd';
+const native = uwsImplementation() === 'native';
 
 /**
  * One request on its way through the steps below. Everything it needs from the request is read
@@ -80,7 +78,7 @@ interface LookupStep<E> {
 }
 
 export interface RequestPathDeps {
-  config: Pick<Config, 'TRUST_PROXY' | 'BRAND_NAME'>;
+  config: Pick<Config, 'TRUST_PROXY' | 'BRAND_NAME' | 'SHORT_URL_BASE'>;
   logger: Logger;
   hostnames: ReturnType<typeof createHostnames>;
   domains: DomainLookup;
@@ -93,6 +91,7 @@ export interface RequestPathDeps {
   responder: Responder;
   pages: ReturnType<typeof deadEndAnswers>;
   resolveAddress: (peer: () => string, forwardedFor: string) => string;
+  debugPages: DebugPages;
 }
 
 /**
@@ -104,11 +103,14 @@ export interface RequestPathDeps {
  * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
  * 5. `reply`: record the click, count the answer, send it.
  *
- * Association files take steps 1, 2, then `answerFile` and `reply`. A cached redirect runs
- * through without a promise, and allocates nothing beyond the visit and what it reads.
+ * Association files take steps 1, 2, then `answerFile` and `reply`; a short link with `?d=1`
+ * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`. A cached
+ * redirect runs through without a promise, and allocates nothing beyond the visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
-  const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress } = deps;
+  const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress, debugPages } = deps;
+  const shortUrl = shortUrls(config.SHORT_URL_BASE);
+  const defaultHostname = new URL(config.SHORT_URL_BASE).hostname;
   const warnLookup = rateLimitedLog(deps.logger, 'warn');
   const trustProxy = config.TRUST_PROXY !== false;
   /** Lookups beyond the caches not yet answered: shutdown lets them finish. */
@@ -125,7 +127,7 @@ export function createRequestPath(deps: RequestPathDeps) {
       res,
       req,
       head,
-      wants,
+      wants: wants === 'link' && asksForDebug(req, url, query) ? 'debug' : wants,
       code: query === -1 ? url.slice(1) : url.slice(1, query),
       hostname: hostnames.custom(req.getHeader(HEADER.host)),
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
@@ -163,6 +165,7 @@ export function createRequestPath(deps: RequestPathDeps) {
   function onDomain(visit: Visit, site: DomainAnswers | null) {
     visit.site = site;
     if (visit.wants === 'link') findLink(visit);
+    else if (visit.wants === 'debug') debugLink(visit);
     else answerFile(visit, visit.wants);
   }
 
@@ -187,9 +190,8 @@ export function createRequestPath(deps: RequestPathDeps) {
     if (link === null) return reply(visit, notFound(visit));
     // Expired: not counted as a click, like the 410.
     if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone);
-    // Only links with a preview pay for the crawler test. The visit is queued like a click: the
-    // worker, reading the same list, counts it as a preview.
-    if (answers.preview !== undefined && isPreviewCrawler(visit.userAgent)) return reply(visit, answers.preview, link.id);
+    // The visit is queued like a click: the worker, reading the same list, counts it as a preview.
+    if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview, link.id);
     const found = linkAnswer(answers, detectPlatform(visit.userAgent));
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
@@ -197,6 +199,31 @@ export function createRequestPath(deps: RequestPathDeps) {
     }
     reply(visit, found, link.id, found.store);
   }
+
+  /**
+   * The link's debug page instead of its answer: never a click. It fetches and queries, so each
+   * client address gets a few (see debug-pages.ts), and an unknown code gets a page of its own.
+   */
+  function debugLink(visit: Visit) {
+    const { site, hostname } = visit;
+    if (site === null || !CODE.test(visit.code)) return reply(visit, notFound(visit));
+    visit.address ??= clientAddress(visit.res, visit.forwardedFor, resolveAddress);
+    if (!debugPages.admits(visit.address, visit.now)) return reply(visit, debugPages.busy);
+    const domain = { hostname: hostname || defaultHostname, apps: site.apps, shortUrl: shortUrl(visit.code, hostname) };
+    const id = linkCacheId(visit);
+    const cached = links.peek(id, visit.now);
+    const answer = debugPages.serve(async (): Promise<Page<200 | 404>> => {
+      const { link } = cached ?? (await links.load(id));
+      return link === null ? debugPages.forUnknown(domain) : debugPages.forLink(link, domain);
+    });
+    afterLookup(visit, answer, DEBUG_PAGE);
+  }
+
+  const DEBUG_PAGE: LookupStep<Page<200 | 404>> = {
+    failure: 'debug page failed',
+    unknown: () => false,
+    next: (visit, answer) => reply(visit, answer),
+  };
 
   /** An association file of the domain (built when its record is read), or a 404. */
   function answerFile(visit: Visit, file: 'apple' | 'android') {
@@ -295,6 +322,16 @@ export function createRequestPath(deps: RequestPathDeps) {
     /** Lookups started and not yet answered. */
     inFlight: () => inFlight,
   };
+}
+
+/**
+ * Whether a short link's query asks for the debug page (`d=1`). The query is parsed only when there
+ * is one: the native server hands it apart from the path (undefined without one), the JS
+ * fallback leaves it on the URL (`queryAt`).
+ */
+function asksForDebug(req: HttpRequest, url: string, queryAt: number): boolean {
+  const query = native ? req.getQuery() : queryAt === -1 ? '' : url.slice(queryAt + 1);
+  return query !== undefined && query !== '' && new URLSearchParams(query).get(DEBUG_PARAM) === '1';
 }
 
 /** The link cache's id of the visit's code: custom domains' links are cached as hostname/code (see linkCacheId). */

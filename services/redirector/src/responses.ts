@@ -28,6 +28,8 @@ interface AnswerBase<S extends HttpStatus> {
    * slot (the location or body above is this text unfilled, for its length). Undefined for the rest.
    */
   readonly minted: SlottedText | undefined;
+  /** The Content-Security-Policy of an HTML page (the pages' own, unless the page brings one); undefined for the rest. */
+  readonly policy: RecognizedString | undefined;
 }
 
 /** A 302 without a body. */
@@ -51,6 +53,7 @@ const REASONS: Record<HttpStatus, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   410: 'Gone',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -86,21 +89,27 @@ export const redirectTo = (location: RecognizedString | SlottedText): Redirect =
   headers: NO_HEADERS,
   minted: isSlotted(location) ? location : undefined,
   location: isSlotted(location) ? location.text : location,
+  policy: undefined,
   type: undefined,
   body: undefined,
 });
 
-/** A page: `body` (a text of `wire`, a string for one-off bodies, or one with an install token's slot) as `type`. */
+/**
+ * A page: `body` (a text of `wire`, a string for one-off bodies, or one with an install token's slot)
+ * as `type`. An HTML page carries the pages' Content-Security-Policy, or `policy` when given.
+ */
 export const page = <S extends HttpStatus>(
   status: S,
   type: RecognizedString,
   body: RecognizedString | SlottedText,
   headers = NO_HEADERS,
+  policy: RecognizedString | undefined = type === TYPE.html ? CSP : undefined,
 ): Page<S> => ({
   status,
   statusLine: STATUS_LINE[status],
   headers,
   minted: isSlotted(body) ? body : undefined,
+  policy,
   location: undefined,
   type,
   body: isSlotted(body) ? body.text : body,
@@ -152,7 +161,7 @@ export class Responder {
     const { type } = answer;
     const body = minted === undefined || head ? answer.body : minted.fill(token ?? newInstallToken());
     res.writeHeader(HEADER.contentType, type).writeHeader(HEADER.cacheControl, NO_STORE);
-    if (type === TYPE.html) res.writeHeader(HEADER.contentSecurityPolicy, CSP);
+    if (answer.policy !== undefined) res.writeHeader(HEADER.contentSecurityPolicy, answer.policy);
     for (const [name, value] of answer.headers) res.writeHeader(name, value);
     if (!head) {
       res.end(body, this.closing);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { Queue, type Job } from 'bullmq';
 import { CLICK_QUEUE, type ClickBatch, type ClickEvent, type ClickJobData, type LinkFields, readClickJob } from '@deeplink/core';
 import { type LinkRecord, linksRepository, type Sql } from '@deeplink/core/db';
@@ -80,14 +80,18 @@ export function visit(url: string, headers: Record<string, string> = {}, method 
 }
 
 /** A GET that names `host` in the Host header (fetch cannot set it), without following redirects. */
-export function visitAs(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const { hostname, port, pathname } = new URL(url);
+export function visitAs(
+  url: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+  const { hostname, port, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: pathname, headers: { host, ...headers } }, (res) => {
+    const req = request({ host: hostname, port, path: pathname + search, headers: { host, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();

@@ -1,6 +1,7 @@
 import { logLines } from '@deeplink/test-kit/logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { DEBUG_PAGE_CSP } from '../src/debug-page.js';
 import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
 
 describe('uWebSockets.js JS fallback', () => {
@@ -29,6 +30,11 @@ describe('uWebSockets.js JS fallback', () => {
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://example.com/slow');
       expect((await visit(`${redirector.url}/${link.code}`, {}, 'HEAD')).status).toBe(302);
+      // The fallback leaves the query on the URL: the debug page is found there, under its own policy alone.
+      const debug = await visit(`${redirector.url}/${link.code}?x=1&d=1`);
+      expect(debug.status).toBe(200);
+      expect(debug.headers.get('content-security-policy')).toBe(DEBUG_PAGE_CSP);
+      expect(await debug.text()).toContain('302 to https://example.com/slow');
     } finally {
       expect(await redirector.stop()).toBe(0);
     }

@@ -17,11 +17,26 @@ export interface AppRecord {
   /** The app key's first characters, shown in app lists; null while the app has no key. */
   keyPrefix: string | null;
   keyCreatedAt: Date | null;
+  /** When the app's key last called the App SDK routes (moved at most once a minute), and which call; null before any. */
+  keyLastUsedAt: Date | null;
+  keyLastCall: AppSdkCall | null;
   /** Whether a first launch without an install token may be matched by device facts (off by default). */
   fingerprintMatching: boolean;
   /** How long after a store visit its install may still be matched by fingerprint. */
   fingerprintWindowMinutes: number;
   createdAt: Date;
+}
+
+/** An App SDK route an app key calls: POST /api/app/open or /api/app/install. */
+export type AppSdkCall = 'open' | 'install';
+
+/** The last App SDK call of one of a link owner's apps, for the debug page. */
+export interface AppKeyUse {
+  platform: 'ios' | 'android';
+  /** The bundle id or the package name. */
+  app: string;
+  call: AppSdkCall | null;
+  at: Date | null;
 }
 
 /** The app's settings that may change after it is registered. */
@@ -44,7 +59,7 @@ export class AppTakenError extends Error {
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", platform, name, team_id AS "teamId", bundle_id AS "bundleId", app_store_id AS "appStoreId",
   package_name AS "packageName", sha256_cert_fingerprints AS "sha256CertFingerprints", key_prefix AS "keyPrefix",
-  key_created_at AS "keyCreatedAt", fingerprint_matching AS "fingerprintMatching",
+  key_created_at AS "keyCreatedAt", key_last_used_at AS "keyLastUsedAt", key_last_call AS "keyLastCall", fingerprint_matching AS "fingerprintMatching",
   fingerprint_window_minutes AS "fingerprintWindowMinutes", created_at AS "createdAt"`;
 
 /** The settings as columns, only those given (undefined leaves a column as it is, or at its default). */
@@ -104,6 +119,30 @@ export function appsRepository(sql: Sql) {
     async findByKeyHash(keyHash: Buffer): Promise<AppRecord | undefined> {
       const [row] = await sql<AppRecord[]>`SELECT ${columns(sql)} FROM apps WHERE key_hash = ${keyHash}`;
       return row;
+    },
+
+    /**
+     * Records a call of the app's key, unless one was recorded less than `resolutionSeconds` ago:
+     * the condition keeps concurrent calls from writing the row each.
+     */
+    async touchKey(id: string, call: AppSdkCall, resolutionSeconds: number): Promise<void> {
+      await sql`
+        UPDATE apps SET key_last_used_at = now(), key_last_call = ${call}
+        WHERE id = ${id} AND (key_last_used_at IS NULL OR key_last_used_at <= now() - make_interval(secs => ${resolutionSeconds}))`;
+    },
+
+    /**
+     * The last App SDK call of the apps a link opens (its iOS bundle id, its Android package), among
+     * its owner's apps: never another account's app of the same name.
+     */
+    async keyUsesForLink(linkId: string, bundleId: string | null, packageName: string | null): Promise<AppKeyUse[]> {
+      if (!isUuid(linkId)) return [];
+      return sql<AppKeyUse[]>`
+        SELECT a.platform, coalesce(a.bundle_id, a.package_name) AS app, a.key_last_call AS call, a.key_last_used_at AS at
+        FROM apps a JOIN links l ON l.user_id = a.user_id
+        WHERE l.id = ${linkId}
+          AND ((a.platform = 'ios' AND a.bundle_id = ${bundleId}) OR (a.platform = 'android' AND a.package_name = ${packageName}))
+        ORDER BY a.platform DESC`;
     },
 
     /** Gives the app a new key in place of its old one (if any); undefined when the app is gone. */

@@ -52,11 +52,33 @@ const markStore = <R extends Route>(route: R, destination: string): R => (isStor
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
 
 /**
+ * Why routeFor chose its route, for the debug page (`?d=1`): the rule that decided, and for an app
+ * route where visitors without the app go and which field or store that came from.
+ */
+export type RouteReason = (
+  | { rule: 'android-app'; appUrl: string; appPackage: string; fallbackUrl: string; fallbackFrom: 'link' | 'store' }
+  | { rule: 'ios-app'; fallbackFrom: 'link' | 'store' | 'default-url' }
+  | { rule: 'desktop-url' | 'default-url' | 'none' }
+) & {
+  /** The platform's own field, set but unusable (an unsafe URL): the visit fell through to a later rule. */
+  passedOver?: 'androidLink' | 'iosLink' | 'desktopUrl';
+};
+
+/**
  * The routing rules (see docs/redirect.md): the platform's route of a link, whatever the time.
  * Pure: depends on nothing but its arguments, so a caller may keep it for as long as it keeps the
  * link record.
  */
-export function routeFor(link: CachedLink, platform: Platform, { installToken }: RouteOptions = {}): Route {
+export function routeFor(link: CachedLink, platform: Platform, options: RouteOptions = {}): Route {
+  return explainRoute(link, platform, options).route;
+}
+
+/** routeFor's route with the reason it was chosen: the one place the rules are written. */
+export function explainRoute(
+  link: CachedLink,
+  platform: Platform,
+  { installToken }: RouteOptions = {},
+): { route: Route; reason: RouteReason } {
   const params = link.customParameters;
   const web = (value: string | undefined) => {
     const url = parseWebUrl(value);
@@ -68,31 +90,48 @@ export function routeFor(link: CachedLink, platform: Platform, { installToken }:
       ? withInstallReferrer(url, installToken, params)
       : url;
   const defaultUrl = web(link.defaultUrl);
+  let passedOver: RouteReason['passedOver'];
 
   if (platform === 'android' && link.androidLink) {
     const { url, appPackageName, minimumVersion, fallbackUrl } = link.androidLink;
     const appUrl = parseAppUrl(url);
-    const fallback = toPlay(web(fallbackUrl) ?? web(playStoreUrl(appPackageName)));
+    const own = web(fallbackUrl);
+    const fallback = toPlay(own ?? web(playStoreUrl(appPackageName)));
     if (appUrl && fallback) {
-      return markStore({ kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) }, fallback);
+      const route = markStore({ kind: 'redirect', location: intentUrl(appUrl, appPackageName, fallback, minimumVersion) }, fallback);
+      const fallbackFrom = own === undefined ? 'store' : 'link';
+      return {
+        route,
+        reason: { rule: 'android-app', appUrl: appUrl.href, appPackage: appPackageName, fallbackUrl: fallback, fallbackFrom },
+      };
     }
+    passedOver = 'androidLink';
   }
 
   if (platform === 'ios' && link.iosLink) {
     const appUrl = parseAppUrl(link.iosLink.url);
     // Without a fallback of its own, visitors without the app go to the App Store when the owner
     // registered the app with its id, else to the default URL.
-    const fallback = web(link.iosLink.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
+    const own = web(link.iosLink.fallbackUrl);
+    const store = own ?? web(appStoreUrl(link.iosApp?.appStoreId));
+    const fallback = store ?? defaultUrl;
     if (appUrl && fallback) {
-      return markStore(
+      const route = markStore(
         { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback },
         fallback,
       );
+      const fallbackFrom = own !== undefined ? 'link' : store !== undefined ? 'store' : 'default-url';
+      return { route, reason: { rule: 'ios-app', fallbackFrom } };
     }
+    passedOver = 'iosLink';
   }
 
-  const location = toPlay((platform === 'desktop' ? web(link.desktopUrl) : undefined) ?? defaultUrl);
-  return location ? markStore({ kind: 'redirect', location }, location) : { kind: 'unavailable' };
+  const desktop = platform === 'desktop' ? web(link.desktopUrl) : undefined;
+  if (platform === 'desktop' && link.desktopUrl !== undefined && desktop === undefined) passedOver = 'desktopUrl';
+  const location = toPlay(desktop ?? defaultUrl);
+  const rule = desktop !== undefined ? 'desktop-url' : location !== undefined ? 'default-url' : 'none';
+  const reason: RouteReason = passedOver === undefined ? { rule } : { rule, passedOver };
+  return { route: location ? markStore({ kind: 'redirect', location }, location) : { kind: 'unavailable' }, reason };
 }
 
 /** Appends tracking parameters to a browser URL, keeping (and never overwriting) those already there. */

@@ -9,10 +9,13 @@ import {
   unauthorized,
   withParameters,
 } from '@deeplink/core';
-import type { AppRecord, AppsRepository, LinkRecord, LinksRepository } from '@deeplink/core/db';
+import type { AppRecord, AppSdkCall, AppsRepository, LinkRecord, LinksRepository } from '@deeplink/core/db';
 import { toCachedLink } from '@deeplink/core/redis';
 import type { AppOpenEvents } from './app-open-events.js';
 import { hashApiKey } from './tokens.js';
+
+/** An app key's last call (shown on the debug page) moves at most this often: a write per call would cost more than the call. */
+export const APP_KEY_USAGE_RESOLUTION_SECONDS = 60;
 
 /** A short code as the redirector serves it (its path is the code, nothing else). */
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -99,6 +102,15 @@ export function appOpenService(deps: { apps: AppsRepository; links: LinksReposit
       const app = key ? await deps.apps.findByKeyHash(hashApiKey(key)) : undefined;
       if (!app) throw unauthorized(key ? 'The app key is invalid or was replaced' : 'Send the app key in the X-App-Key header');
       return app;
+    },
+
+    /**
+     * Records that the app's key made `call`, when the last record is a minute old or more (no
+     * write otherwise). Bookkeeping only: never waited for, and a failed write fails no call.
+     */
+    recordCall(app: AppRecord, call: AppSdkCall): void {
+      if (app.keyLastUsedAt && Date.now() - app.keyLastUsedAt.getTime() < APP_KEY_USAGE_RESOLUTION_SECONDS * 1000) return;
+      deps.apps.touchKey(app.id, call, APP_KEY_USAGE_RESOLUTION_SECONDS).catch(() => {});
     },
 
     /**

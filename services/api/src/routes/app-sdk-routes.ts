@@ -57,6 +57,7 @@ export const appSdkRoutes: FastifyPluginAsyncZod<{ opens: AppOpenService; instal
     const header = request.headers[APP_KEY_HEADER];
     request.appCaller = await opens.authenticate(typeof header === 'string' ? header.trim() : undefined);
     await app.chargeRateLimit(request, reply);
+    opens.recordCall(request.appCaller, request.routeOptions.url?.endsWith('/app/install') ? 'install' : 'open');
   });
 
   for (const path of ['/app/open', '/app/install']) {
