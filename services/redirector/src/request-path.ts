@@ -190,7 +190,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     // Only links with a preview pay for the crawler test. The visit is queued like a click: the
     // worker, reading the same list, counts it as a preview.
     if (answers.preview !== undefined && isPreviewCrawler(visit.userAgent)) return reply(visit, answers.preview, link.id);
-    const found = linkAnswer(answers, detectPlatform(visit.userAgent));
+    const found = linkAnswer(answers, detectPlatform(visit.userAgent), visit.userAgent);
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
       return reply(visit, notFound(visit));

@@ -77,6 +77,14 @@ export interface IosLink {
   bundleId: string;
   minimumVersion?: string;
   fallbackUrl?: string;
+  /** The URL that opens the iPad app, when iPads have an app of their own (with ipadBundleId) */
+  ipadUrl?: string;
+  /** The bundle identifier of the iPad app (with ipadUrl) */
+  ipadBundleId?: string;
+  /** Where iPads without the app go, instead of fallbackUrl */
+  ipadFallbackUrl?: string;
+  /** true: iOS visitors are redirected at once, without the "open in the app" page (see docs/redirect.md) */
+  skipAppPage?: boolean;
 }
 
 /** What social networks and chat apps show for a link (served to their link-preview crawlers). */
@@ -190,6 +198,10 @@ export interface UpdateLinkBody {
     bundleId?: string;
     minimumVersion?: string | null;
     fallbackUrl?: string | null;
+    ipadUrl?: string | null;
+    ipadBundleId?: string | null;
+    ipadFallbackUrl?: string | null;
+    skipAppPage?: boolean | null;
   } | null;
   desktopUrl?: string | null;
   customParameters?: Record<string, string | null> | null;

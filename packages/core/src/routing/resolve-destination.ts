@@ -43,10 +43,16 @@ export interface RouteOptions {
    * `referrer` (see withInstallReferrer). Without it, Play URLs are left as the link has them.
    */
   installToken?: string;
+  /** The iOS visitor is on an iPad: the link's iPad fields, when it has any, take the place of the iPhone ones. */
+  ipad?: boolean;
 }
 
 /** `route`, marked when `destination` (its fallback, or its location) is a store. */
 const markStore = <R extends Route>(route: R, destination: string): R => (isStoreUrl(destination) ? { ...route, toStore: true } : route);
+
+/** Whether the link routes iPads apart from iPhones: only then is an iOS visitor's agent looked at again. */
+export const hasIpadRoute = (link: CachedLink): boolean =>
+  link.iosLink !== undefined && (link.iosLink.ipadUrl !== undefined || link.iosLink.ipadFallbackUrl !== undefined);
 
 /** Whether the link has expired at `now` (epoch ms): visits then get 410. Checked per visit, apart from the route. */
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
@@ -56,7 +62,7 @@ export const isExpired = (link: CachedLink, now: number): boolean => link.expire
  * Pure: depends on nothing but its arguments, so a caller may keep it for as long as it keeps the
  * link record.
  */
-export function routeFor(link: CachedLink, platform: Platform, { installToken }: RouteOptions = {}): Route {
+export function routeFor(link: CachedLink, platform: Platform, { installToken, ipad = false }: RouteOptions = {}): Route {
   const params = link.customParameters;
   const web = (value: string | undefined) => {
     const url = parseWebUrl(value);
@@ -79,15 +85,17 @@ export function routeFor(link: CachedLink, platform: Platform, { installToken }:
   }
 
   if (platform === 'ios' && link.iosLink) {
-    const appUrl = parseAppUrl(link.iosLink.url);
+    const ios = link.iosLink;
+    const appUrl = parseAppUrl((ipad ? ios.ipadUrl : undefined) ?? ios.url);
     // Without a fallback of its own, visitors without the app go to the App Store when the owner
     // registered the app with its id, else to the default URL.
-    const fallback = web(link.iosLink.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
+    const fallback =
+      (ipad ? web(ios.ipadFallbackUrl) : undefined) ?? web(ios.fallbackUrl) ?? web(appStoreUrl(link.iosApp?.appStoreId)) ?? defaultUrl;
+    // Forced redirect: no page, straight to the fallback. An installed app still opens when the
+    // short link's domain is associated with it (Universal Links open it before any request).
+    if (fallback && ios.skipAppPage) return markStore({ kind: 'redirect', location: fallback }, fallback);
     if (appUrl && fallback) {
-      return markStore(
-        { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback },
-        fallback,
-      );
+      return markStore({ kind: 'app-page', appUrl: withMinimumVersion(appUrl, ios.minimumVersion), fallbackUrl: fallback }, fallback);
     }
   }
 
@@ -206,8 +214,12 @@ export function oversizedDestinations(link: CachedLink, maxBytes: number): { fie
   };
   // A visit's install token takes its length in a Play URL's referrer.
   const installToken = 'x'.repeat(INSTALL_TOKEN_LENGTH);
-  for (const platform of ['android', 'ios', 'desktop'] as const) {
-    const route = routeFor(link, platform, { installToken });
+  const routes = [
+    ...(['android', 'ios', 'desktop'] as const).map((platform) => ({ platform, ipad: false })),
+    ...(hasIpadRoute(link) ? [{ platform: 'ios' as const, ipad: true }] : []),
+  ];
+  for (const { platform, ipad } of routes) {
+    const route = routeFor(link, platform, { installToken, ipad });
     const field =
       platform === 'android' && link.androidLink
         ? 'androidLink'
