@@ -887,6 +887,8 @@ export interface Domain {
     value: string;
   };
   notFoundUrl?: string;
+  /** Where long links on this domain may send visitors (URLs with * wildcards); empty: no long links */
+  allowedUrlPatterns: string[];
   verifiedAt?: string;
   createdAt: string;
   /**
@@ -906,12 +908,18 @@ export interface CreateDomainBody {
   hostname: string;
   /** Where unknown codes on this domain go (a 302 instead of the 404 page) */
   notFoundUrl?: string;
+  /**
+   * Where long links (/?link=…) on this domain may send visitors: URLs with * wildcards; a long link any of
+   * whose destinations matches none is a 404. Empty: no long links
+   */
+  allowedUrlPatterns?: string[];
 }
 
 /** Body of PUT /domains/:id. */
 export interface UpdateDomainBody {
   /** null: the 404 page again */
-  notFoundUrl: string | null;
+  notFoundUrl?: string | null;
+  allowedUrlPatterns?: string[] | null;
 }
 
 /** Error codes the API answers with. */
