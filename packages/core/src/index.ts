@@ -33,6 +33,7 @@ export * from './redis/keys.js';
 export * from './links/cache-id.js';
 export * from './links/link-fields.js';
 export * from './firebase/dynamic-link-params.js';
+export * from './firebase/dynamic-link-key.js';
 export * from './redis/cluster-url.js';
 export * from './ids/short-code.js';
 export * from './db/uuid.js';

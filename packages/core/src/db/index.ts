@@ -4,6 +4,7 @@ export * from './migrate.js';
 export * from './users-repository.js';
 export * from './api-keys-repository.js';
 export * from './links-repository.js';
+export * from './dynamic-links.js';
 export * from './apps-repository.js';
 export * from './install-clicks-repository.js';
 export * from './domains-repository.js';

@@ -173,6 +173,35 @@ export function linksRepository(sql: Sql) {
       });
     },
 
+    /**
+     * Inserts the link of an FDL link's parameters (see dynamicLinkKey), on a custom domain when
+     * `domainId` is given. undefined when the code or the key is taken on that domain: the caller
+     * looks the key up, and draws another code when no link has it.
+     */
+    async createDynamicLink(
+      userId: string,
+      code: string,
+      fields: LinkFields,
+      domainId: string | null,
+      dynamicLinkKey: string,
+    ): Promise<LinkRecord | undefined> {
+      const values = { user_id: userId, code, domain_id: domainId, dynamic_link_key: dynamicLinkKey, ...fieldValues(fields) };
+      // DO NOTHING, not an error, whichever unique index conflicts (the code's or the key's): a
+      // concurrent insert of the same key waits here for the other to commit, then finds its row.
+      const [row] = await sql`INSERT INTO links ${sql(values)} ON CONFLICT DO NOTHING RETURNING ${columns}`;
+      return row && readLink(row);
+    },
+
+    /** The link of an FDL link's key: the user's on the default domain (domainId null), or the one on the custom domain. */
+    async findByDynamicLinkKey(userId: string, domainId: string | null, dynamicLinkKey: string): Promise<LinkRecord | undefined> {
+      const [row] =
+        domainId === null
+          ? await sql`SELECT ${columns} FROM links WHERE user_id = ${userId} AND domain_id IS NULL AND dynamic_link_key = ${dynamicLinkKey}`
+          : await sql`
+            SELECT ${columns} FROM links WHERE user_id = ${userId} AND domain_id = ${domainId} AND dynamic_link_key = ${dynamicLinkKey}`;
+      return row && readLink(row);
+    },
+
     async findById(id: string): Promise<LinkRecord | undefined> {
       if (!isUuid(id)) return undefined;
       const [row] = await sql`SELECT ${columns} FROM links WHERE id = ${id}`;
