@@ -16,9 +16,11 @@ import type { createHostnames } from './hostnames.js';
 import { linkAnswer, type StoreRedirect } from './link-answers.js';
 import type { LinkEntry } from './link-cache.js';
 import type { LinkLookup } from './link-lookup.js';
+import type { LongLinkEntry, LongLinks } from './long-links.js';
 import type { Metrics, ResponseStatus } from './metrics.js';
 import type { createMissLimiter } from './miss-limiter.js';
 import { type Answer, type deadEndAnswers, page, type Responder, TYPE } from './responses.js';
+import { uwsImplementation } from './uws.js';
 import { wire } from './wire.js';
 
 /** Short codes and custom slugs; anything else is a 404 without touching a cache or the database. */
@@ -50,6 +52,8 @@ interface Visit {
   wants: Wanted;
   /** The path without its slash and query: a code, when it is one. */
   code: string;
+  /** The query, read only for the path `/` (a long link's); '' for every other path. */
+  query: string;
   /** The custom domain the Host header names; '' for the default domain, null for a Host no domain can have. */
   hostname: string | null;
   userAgent: string;
@@ -87,6 +91,7 @@ export interface RequestPathDeps {
   /** The default domain's answers: the operator's apps (DEFAULT_DOMAIN_APPS) and NOT_FOUND_URL. */
   defaultSite: DomainAnswers;
   links: LinkLookup;
+  longLinks: LongLinks;
   misses: ReturnType<typeof createMissLimiter>;
   clicks: ClickBuffer;
   metrics: Metrics;
@@ -108,7 +113,8 @@ export interface RequestPathDeps {
  * through without a promise, and allocates nothing beyond the visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
-  const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress } = deps;
+  const { config, hostnames, domains, defaultSite, links, longLinks, misses, clicks, metrics, responder, pages, resolveAddress } = deps;
+  const native = uwsImplementation() === 'native';
   const warnLookup = rateLimitedLog(deps.logger, 'warn');
   const trustProxy = config.TRUST_PROXY !== false;
   /** Lookups beyond the caches not yet answered: shutdown lets them finish. */
@@ -120,13 +126,15 @@ export function createRequestPath(deps: RequestPathDeps) {
    */
   function readVisit(res: HttpResponse, req: HttpRequest, head: boolean, wants: Wanted): Visit {
     const url = req.getUrl();
-    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const queryAt = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
     return {
       res,
       req,
       head,
       wants,
-      code: query === -1 ? url.slice(1) : url.slice(1, query),
+      code,
+      query: code === '' ? queryOf(req, url, queryAt) : '',
       hostname: hostnames.custom(req.getHeader(HEADER.host)),
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
       referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
@@ -166,8 +174,15 @@ export function createRequestPath(deps: RequestPathDeps) {
     else answerFile(visit, visit.wants);
   }
 
+  /** The query of the path `/`: native builds hand it apart from the URL, the JS fallback leaves it on it. */
+  function queryOf(req: HttpRequest, url: string, queryAt: number): string {
+    if (queryAt !== -1) return url.slice(queryAt + 1);
+    return native ? (req.getQuery() ?? '') : '';
+  }
+
   /** Step 3: the link the code names on the domain, from the cache or after a lookup. */
   function findLink(visit: Visit) {
+    if (visit.code === '' && visit.query !== '') return findLongLink(visit);
     if (visit.site === null || !CODE.test(visit.code)) return reply(visit, notFound(visit));
     const id = linkCacheId(visit);
     const cached = links.peek(id, visit.now);
@@ -175,6 +190,34 @@ export function createRequestPath(deps: RequestPathDeps) {
     if (!mayLookUp(visit)) return reply(visit, notFound(visit));
     afterLookup(visit, links.load(id), LINK_LOOKUP);
   }
+
+  /**
+   * Step 3 of a long link (`/?link=…`): the code of the link it became, then on as that code. Only
+   * custom domains with allowed URL patterns answer long links, and only to destinations they allow.
+   */
+  function findLongLink(visit: Visit) {
+    const domain = visit.site?.longLinks;
+    const wanted = domain && longLinks.wanted(visit.query, domain);
+    if (!domain || !wanted) return reply(visit, notFound(visit));
+    const code = longLinks.peek(visit.hostname!, wanted.key, visit.now);
+    if (code !== undefined) return onLongLinkCode(visit, code);
+    if (!mayLookUp(visit)) return reply(visit, notFound(visit));
+    afterLookup(visit, longLinks.load(visit.hostname!, domain, wanted), LONG_LINK_LOOKUP);
+  }
+
+  /** A long link's code: the visit goes on as a visit of that short link. */
+  function onLongLinkCode(visit: Visit, code: string) {
+    visit.code = code;
+    visit.query = '';
+    findLink(visit);
+  }
+
+  const LONG_LINK_LOOKUP: LookupStep<LongLinkEntry> = {
+    failure: 'long link lookup failed',
+    // Making a link spends the miss budget too: one address cannot make links at will.
+    unknown: (entry) => entry.code === null || entry.created,
+    next: (visit, entry) => (entry.code === null ? reply(visit, notFound(visit)) : onLongLinkCode(visit, entry.code)),
+  };
 
   const LINK_LOOKUP: LookupStep<LinkEntry> = {
     failure: 'link lookup failed',

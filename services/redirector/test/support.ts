@@ -80,14 +80,19 @@ export function visit(url: string, headers: Record<string, string> = {}, method 
 }
 
 /** A GET that names `host` in the Host header (fetch cannot set it), without following redirects. */
-export function visitAs(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const { hostname, port, pathname } = new URL(url);
+export function visitAs(
+  url: string,
+  host: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; body: string; location: string | undefined }> {
+  const { hostname, port, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: pathname, headers: { host, ...headers } }, (res) => {
+    const req = request({ host: hostname, port, path: `${pathname}${search}`, method, headers: { host, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, location: res.headers.location }));
     });
     req.on('error', reject);
     req.end();
