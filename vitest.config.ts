@@ -14,6 +14,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/app-events.test.ts',
     'test/deferred-deep-links.test.ts',
     'test/custom-domains.test.ts',
+    'test/long-links.test.ts',
     'test/build.test.ts',
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',
