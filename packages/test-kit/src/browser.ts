@@ -25,14 +25,21 @@ export function ensureChromium(): void {
   if (!existsSync(CHROMIUM)) throw new Error(`the chromium package was installed but ${CHROMIUM} is still missing`);
 }
 
-/** Chromium on a fresh user-data directory (removed on close), downloads allowed, in Europe/Paris time. */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/**
+ * Chromium on a fresh user-data directory (removed on close), downloads allowed, in Europe/Paris time.
+ * `localHosts`: hostnames resolved to 127.0.0.1, so a page can reach a custom domain by its name.
+ */
+export async function launchChromium({ localHosts = [] }: { localHosts?: string[] } = {}): Promise<{
+  context: BrowserContext;
+  close(): Promise<void>;
+}> {
   ensureChromium();
   const profile = mkdtempSync(join(tmpdir(), 'deeplink-chromium-'));
+  const rules = localHosts.map((host) => `MAP ${host} 127.0.0.1`).join(', ');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: rules === '' ? FLAGS : [...FLAGS, `--host-resolver-rules=${rules}`],
     acceptDownloads: true,
     viewport: { width: 1280, height: 900 },
     // A zone other than the machine's (UTC), so "the browser's time zone" is visibly the browser's.
