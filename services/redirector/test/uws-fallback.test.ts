@@ -1,7 +1,7 @@
 import { logLines } from '@deeplink/test-kit/logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
-import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
+import { createLink, createUser, metric, runToExit, startRedirector, visit, visitAs } from './support.js';
 
 describe('uWebSockets.js JS fallback', () => {
   let env: TestEnvironment;
@@ -29,6 +29,18 @@ describe('uWebSockets.js JS fallback', () => {
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://example.com/slow');
       expect((await visit(`${redirector.url}/${link.code}`, {}, 'HEAD')).status).toBe(302);
+      // Long links: the fallback leaves the query on the URL, and / without one is a plain 404.
+      const userId = await createUser(env.sql);
+      await env.sql`
+        INSERT INTO domains (user_id, hostname, verification_token, verified_at, allowed_url_patterns)
+        VALUES (${userId}, 'slow.example.test', 't', now(), ARRAY['https://example.com/*'])`;
+      expect(await visitAs(`${redirector.url}/?link=${encodeURIComponent('https://example.com/long')}`, 'slow.example.test')).toMatchObject(
+        {
+          status: 302,
+          location: 'https://example.com/long',
+        },
+      );
+      expect((await visitAs(`${redirector.url}/`, 'slow.example.test')).status).toBe(404);
     } finally {
       expect(await redirector.stop()).toBe(0);
     }
