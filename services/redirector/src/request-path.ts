@@ -105,7 +105,8 @@ export interface RequestPathDeps {
  *
  * 1. `readVisit`: read the request;
  * 2. `findDomain`: the domain the Host header names (at once when known, else after a lookup);
- * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup);
+ * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup); a long
+ *    link (`/?link=…`) first finds the code of the link it became (`findLongLink`);
  * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
  * 5. `reply`: record the click, count the answer, send it.
  *
