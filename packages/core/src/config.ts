@@ -198,6 +198,11 @@ const envSchema = z.object({
   /** …and this burst. Past it, that address's uncached codes get a 404 without a lookup. */
   UNKNOWN_CODE_BURST: positiveInt.default(20),
   /**
+   * Long links (/?link=…) a custom domain may make links of: each distinct one becomes a link of
+   * the domain's owner on its first visit; past this many, new ones are a 404 (existing ones keep working).
+   */
+  LONG_LINKS_PER_DOMAIN_MAX: positiveInt.default(100_000),
+  /**
    * How long a redirector uses a cached link before checking it against Redis again (in the
    * background). Invalidation messages replace changed links at once; this only bounds how long a
    * lost message can leave a link stale, so it can be long enough to cost nothing under load.

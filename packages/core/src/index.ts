@@ -23,6 +23,7 @@ export * from './routing/resolve-destination.js';
 export * from './routing/pages.js';
 export * from './routing/short-url.js';
 export * from './routing/preview-crawlers.js';
+export * from './routing/url-patterns.js';
 export * from './apps/association.js';
 export * from './apps/install-tokens.js';
 export * from './apps/install-fingerprint.js';

@@ -80,6 +80,26 @@ describe('linkFieldsFromDynamicLinkParams', () => {
     });
   });
 
+  it('maps the iPad app, its fallback and forced redirects into iosLink', () => {
+    const { fields, warnings } = fieldsOf({
+      link: 'https://example.com/a',
+      ibi: 'com.example.ios',
+      ius: 'exampleapp',
+      ipbi: 'Com.Example.iPad',
+      ipfl: 'https://example.com/ipad',
+      efr: '1',
+    });
+    expect(warnings).toEqual([]);
+    expect(fields.iosLink).toMatchObject({
+      url: 'exampleapp://google/link/?deep_link_id=https%3A%2F%2Fexample.com%2Fa',
+      ipadUrl: 'com.example.ipad://google/link/?deep_link_id=https%3A%2F%2Fexample.com%2Fa',
+      ipadBundleId: 'Com.Example.iPad',
+      ipadFallbackUrl: 'https://example.com/ipad',
+      skipAppPage: true,
+    });
+    expect(fieldsOf({ link: 'https://example.com/a', ibi: 'com.example.ios', efr: '0' }).fields.iosLink).not.toHaveProperty('skipAppPage');
+  });
+
   it('names the link by the title given, else st, else the deep link, cut to 200 characters', () => {
     const link = `https://example.com/${'a'.repeat(300)}`;
     expect(fieldsOf({ link }, 'Spring promo').fields.title).toBe('Spring promo');
@@ -88,8 +108,14 @@ describe('linkFieldsFromDynamicLinkParams', () => {
   });
 
   it('warns about parameters it cannot apply', () => {
-    const { warnings } = fieldsOf({ link: 'https://example.com/', afl: 'https://example.com/x', ifl: 'https://example.com/y' });
-    expect(warnings.map((w) => w.param)).toEqual(['ifl', 'afl']);
+    const { warnings } = fieldsOf({
+      link: 'https://example.com/',
+      afl: 'https://example.com/x',
+      ifl: 'https://example.com/y',
+      ipfl: 'https://example.com/z',
+      efr: '1',
+    });
+    expect(warnings.map((w) => w.param)).toEqual(['ifl', 'ipfl', 'efr', 'afl']);
   });
 
   it('names the FDL parameter holding a bad value', () => {
@@ -100,6 +126,8 @@ describe('linkFieldsFromDynamicLinkParams', () => {
       [{ link: 'https://example.com/', apn: 'com.example.app', amv: 'v1' }, 'amv'],
       [{ link: 'https://example.com/', ibi: 'com.example.ios', imv: 'latest' }, 'imv'],
       [{ link: 'https://example.com/', ibi: 'com.example.ios', ifl: 'nope' }, 'ifl'],
+      [{ link: 'https://example.com/', ibi: 'com.example.ios', ipfl: 'nope' }, 'ipfl'],
+      [{ link: 'https://example.com/', ibi: 'com.example.ios', ipbi: 'not a bundle' }, 'ipbi'],
       [{ link: 'https://example.com/', ofl: 'nope' }, 'ofl'],
       [{ link: 'https://example.com/', si: 'nope' }, 'si'],
       [{ link: 'https://example.com/', st: 'x'.repeat(201) }, 'st'],

@@ -155,10 +155,10 @@ describe('findOrCreateDynamicLink', () => {
   });
 
   it('answers the warnings of the mapping, for a new link and an existing one', async () => {
-    const params = { link: 'https://example.com/ipad', ibi: 'com.example.ios', ipfl: 'https://example.com/ipad-only' };
+    const params = { link: 'https://example.com/android', afl: 'https://example.com/android-only' };
     const created = await linkOf(await findOrCreateDynamicLink(deps, request({ params })));
     const found = await linkOf(await findOrCreateDynamicLink(deps, request({ params })));
-    expect(created.warnings.map((warning) => warning.param)).toEqual(['ipfl']);
+    expect(created.warnings.map((warning) => warning.param)).toEqual(['afl']);
     expect(found.warnings).toEqual(created.warnings);
   });
 

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { CachedLink } from '../src/redis/link-cache.js';
 import { createHash } from 'node:crypto';
 import { GONE_PAGE, NOT_FOUND_PAGE, PAGE_CSP, renderAppPage } from '../src/routing/pages.js';
-import { detectPlatform } from '../src/routing/platform.js';
+import { detectPlatform, isIpad } from '../src/routing/platform.js';
 import { findInstallToken, newInstallToken } from '../src/apps/install-tokens.js';
 import {
+  hasIpadRoute,
   isExpired,
   isPlayStoreUrl,
   isStoreUrl,
@@ -32,6 +33,12 @@ describe('detectPlatform', () => {
     ['curl', 'desktop'],
   ] as const)('%s → %s', (agent, platform) => {
     expect(detectPlatform(UA[agent])).toBe(platform);
+  });
+
+  it('tells iPads from the other iOS agents', () => {
+    expect(isIpad(UA.ipadSafari)).toBe(true);
+    expect(isIpad(UA.ipadDesktopModeWebView)).toBe(true);
+    for (const agent of ['iphoneSafari', 'iphoneChrome', 'ipod'] as const) expect(isIpad(UA[agent]), agent).toBe(false);
   });
 
   it('treats a missing agent as desktop', () => {
@@ -127,6 +134,65 @@ describe('routeFor', () => {
       kind: 'app-page',
       appUrl: 'myapp://product/42?a=1',
       fallbackUrl: 'https://example.com/landing',
+    });
+  });
+
+  describe('iPads and forced redirects', () => {
+    const ipadLink: CachedLink = {
+      ...full,
+      iosLink: {
+        ...full.iosLink!,
+        ipadUrl: 'mypadapp://product/42',
+        ipadBundleId: 'com.example.pad',
+        ipadFallbackUrl: 'https://example.com/ipad',
+      },
+    };
+
+    it("sends iPads to the iPad app, with the iPad fallback, and iPhones to the iPhone's", () => {
+      expect(routeFor(ipadLink, 'ios', { ipad: true })).toEqual({
+        kind: 'app-page',
+        appUrl: 'mypadapp://product/42?min_version=3.0',
+        fallbackUrl: 'https://example.com/ipad',
+      });
+      expect(routeFor(ipadLink, 'ios')).toEqual(routeFor(full, 'ios'));
+    });
+
+    it("keeps the iPhone's app or fallback where the iPad has none of its own", () => {
+      const fallbackOnly: CachedLink = { ...full, iosLink: { ...full.iosLink!, ipadFallbackUrl: 'https://example.com/ipad' } };
+      expect(routeFor(fallbackOnly, 'ios', { ipad: true })).toMatchObject({
+        appUrl: 'myapp://product/42?min_version=3.0',
+        fallbackUrl: 'https://example.com/ipad',
+      });
+      expect(routeFor(full, 'ios', { ipad: true })).toEqual(routeFor(full, 'ios'));
+    });
+
+    it('tells which links route iPads apart', () => {
+      expect(hasIpadRoute(ipadLink)).toBe(true);
+      expect(hasIpadRoute({ ...full, iosLink: { ...full.iosLink!, ipadFallbackUrl: 'https://example.com/ipad' } })).toBe(true);
+      expect(hasIpadRoute(full)).toBe(false);
+      expect(hasIpadRoute({ id: 'l', defaultUrl: 'https://example.com/' })).toBe(false);
+    });
+
+    it('redirects iOS straight to the fallback, without the app page, when skipAppPage is set', () => {
+      const forced: CachedLink = { ...ipadLink, iosLink: { ...ipadLink.iosLink!, skipAppPage: true } };
+      expect(routeFor(forced, 'ios')).toEqual({ kind: 'redirect', location: 'https://example.com/ios' });
+      expect(routeFor(forced, 'ios', { ipad: true })).toEqual({ kind: 'redirect', location: 'https://example.com/ipad' });
+      const toStore: CachedLink = {
+        ...full,
+        iosLink: { url: 'myapp://x', bundleId: 'com.example.app', skipAppPage: true },
+        iosApp: { appStoreId: '123' },
+      };
+      expect(routeFor(toStore, 'ios')).toEqual({ kind: 'redirect', location: 'https://apps.apple.com/app/id123', toStore: true });
+      // Other platforms are left alone.
+      expect(routeFor(forced, 'android')).toEqual(routeFor(full, 'android'));
+    });
+
+    it('measures the iPad destinations too', () => {
+      const long: CachedLink = {
+        ...ipadLink,
+        iosLink: { ...ipadLink.iosLink!, ipadFallbackUrl: `https://example.com/${'a'.repeat(3000)}` },
+      };
+      expect(oversizedDestinations(long, 2048)).toEqual([{ field: 'iosLink', message: expect.stringContaining('longer than 2048 bytes') }]);
     });
   });
 

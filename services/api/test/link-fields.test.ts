@@ -16,7 +16,16 @@ const FIRST: EveryInput = {
   title: 'Spring sale',
   defaultUrl: 'https://example.com/sale',
   androidLink: { url: 'shop://sale', appPackageName: 'com.example.shop', minimumVersion: '2.1.0', fallbackUrl: 'https://example.com/a' },
-  iosLink: { url: 'shop://sale', bundleId: 'com.example.shop', minimumVersion: '3.0', fallbackUrl: 'https://example.com/i' },
+  iosLink: {
+    url: 'shop://sale',
+    bundleId: 'com.example.shop',
+    minimumVersion: '3.0',
+    fallbackUrl: 'https://example.com/i',
+    ipadUrl: 'shoppad://sale',
+    ipadBundleId: 'com.example.shoppad',
+    ipadFallbackUrl: 'https://example.com/ipad',
+    skipAppPage: true,
+  },
   desktopUrl: 'https://example.com/desktop',
   customParameters: { utm_campaign: 'spring' },
   expirationDate: '2030-12-31T23:59:59.000Z',
@@ -30,7 +39,16 @@ const SECOND: EveryInput = {
   title: 'Summer sale',
   defaultUrl: 'https://example.com/summer',
   androidLink: { url: 'shop://summer', appPackageName: 'com.example.summer', minimumVersion: '3', fallbackUrl: 'https://example.com/a2' },
-  iosLink: { url: 'shop://summer', bundleId: 'com.example.summer', minimumVersion: '4.1', fallbackUrl: 'https://example.com/i2' },
+  iosLink: {
+    url: 'shop://summer',
+    bundleId: 'com.example.summer',
+    minimumVersion: '4.1',
+    fallbackUrl: 'https://example.com/i2',
+    ipadUrl: 'summerpad://summer',
+    ipadBundleId: 'com.example.summerpad',
+    ipadFallbackUrl: 'https://example.com/ipad2',
+    skipAppPage: false,
+  },
   desktopUrl: 'https://example.com/desktop2',
   customParameters: { utm_campaign: 'summer', utm_medium: 'ad' },
   expirationDate: '2031-06-30T12:00:00.000Z',
@@ -215,7 +233,8 @@ describe('LINK_FIELDS', () => {
     expect(await cachedText(codeOf(link.url))).toBe(
       `{"id":"${link.id}","defaultUrl":"https://example.com/summer",` +
         '"androidLink":{"url":"shop://summer","fallbackUrl":"https://example.com/a2","appPackageName":"com.example.summer","minimumVersion":"3"},' +
-        '"iosLink":{"url":"shop://summer","bundleId":"com.example.summer","fallbackUrl":"https://example.com/i2","minimumVersion":"4.1"},' +
+        '"iosLink":{"url":"shop://summer","ipadUrl":"summerpad://summer","bundleId":"com.example.summer","fallbackUrl":"https://example.com/i2",' +
+        '"skipAppPage":false,"ipadBundleId":"com.example.summerpad","minimumVersion":"4.1","ipadFallbackUrl":"https://example.com/ipad2"},' +
         '"desktopUrl":"https://example.com/desktop2","customParameters":{"utm_medium":"ad","utm_campaign":"summer"},' +
         `"expiresAt":${Date.parse(SECOND.expirationDate)},"expiredUrl":"https://example.com/over2",` +
         '"title":"Summer sale","iosApp":{"name":"Summer Shop","appStoreId":"123456"}}',

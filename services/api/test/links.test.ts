@@ -128,6 +128,8 @@ describe('POST /api/links', () => {
     ['androidLink.url', { androidLink: { url: 'javascript:alert(1)', appPackageName: 'com.example.app' } }],
     ['iosLink.url', { iosLink: { url: 'java\tscript:alert(1)', bundleId: 'com.example.app' } }],
     ['iosLink.fallbackUrl', { iosLink: { url: 'app://x', bundleId: 'com.example.app', fallbackUrl: 'vbscript:msgbox' } }],
+    ['iosLink.ipadFallbackUrl', { iosLink: { url: 'app://x', bundleId: 'com.example.app', ipadFallbackUrl: 'myapp://x' } }],
+    ['iosLink.ipadUrl', { iosLink: { url: 'app://x', bundleId: 'com.example.app', ipadUrl: 'javascript:x', ipadBundleId: 'a.b' } }],
     ['androidLink.url', { androidLink: { url: 'file:///etc/passwd', appPackageName: 'com.example.app' } }],
   ])('refuses a script or file destination in %s', async (field, override) => {
     const response = await api.request({
@@ -138,6 +140,21 @@ describe('POST /api/links', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it('refuses an iPad app URL without its bundle id', async () => {
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: {
+        title: 't',
+        defaultUrl: 'https://example.com',
+        iosLink: { url: 'app://x', bundleId: 'com.example.app', ipadUrl: 'pad://x' },
+      },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.details).toEqual([{ field: 'iosLink.ipadBundleId', message: 'ipadUrl and ipadBundleId go together' }]);
   });
 
   it('stores SQL-looking input verbatim', async () => {

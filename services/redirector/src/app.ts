@@ -8,6 +8,7 @@ import { createClickSpool } from './click-spool.js';
 import { createDebugPages } from './debug-pages.js';
 import { createMissLimiter } from './miss-limiter.js';
 import { createLinkLookup } from './link-lookup.js';
+import { createLongLinks } from './long-links.js';
 import { createDomainLookup, domainAnswers } from './domain-lookup.js';
 import { createHostnames } from './hostnames.js';
 import { Metrics } from './metrics.js';
@@ -74,6 +75,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     domains,
     defaultSite: domainAnswers(config.DEFAULT_DOMAIN_APPS, config.NOT_FOUND_URL),
     links: lookup,
+    longLinks: createLongLinks({ config, keys, redis, sql, logger }),
     misses: createMissLimiter({ ratePerSecond: config.UNKNOWN_CODE_RATE, burst: config.UNKNOWN_CODE_BURST }),
     clicks,
     metrics,

@@ -3,7 +3,9 @@ import {
   detectPlatform,
   escapeHtml,
   explainRoute,
+  hasIpadRoute,
   isExpired,
+  isIpad,
   PREVIEW_CRAWLERS,
   parseWebUrl,
   type RouteReason,
@@ -90,14 +92,15 @@ export function visitorCases(link: CachedLink, shortUrl: string, now: number): V
     const platform = detectPlatform(userAgent);
     const crawlerNote =
       name === 'Link-preview crawler' ? 'The link has no socialPreview: crawlers are redirected like people (as desktop). ' : '';
-    if (linkAnswer(answers, platform).kind === 'unavailable') {
+    if (linkAnswer(answers, platform, userAgent).kind === 'unavailable') {
       return {
         visitor: name,
         goesTo: '404, the "Link not found" page',
         why: `${crawlerNote}No rule gives a safe destination: defaultUrl is not a usable http(s) URL.`,
       };
     }
-    const { route, reason } = explainRoute(link, platform, { installToken: TOKEN_STAND_IN });
+    const ipad = platform === 'ios' && hasIpadRoute(link) && isIpad(userAgent);
+    const { route, reason } = explainRoute(link, platform, { installToken: TOKEN_STAND_IN, ipad });
     return { visitor: name, ...routeInWords(route, reason, hasApp, link), why: crawlerNote + reasonInWords(reason, link) };
   });
 }
@@ -135,6 +138,7 @@ const FALLBACK_WORDS = {
       'androidLink has no fallbackUrl, so visitors without the app go to the Play Store page of the package, with the install token in its referrer',
   },
   'ios-app': {
+    ipad: 'visitors on an iPad without the app go to iosLink.ipadFallbackUrl',
     link: 'visitors without the app go to iosLink.fallbackUrl',
     store: 'iosLink has no fallbackUrl, so visitors without the app go to the App Store page of the registered app (its appStoreId)',
     'default-url':
@@ -151,6 +155,8 @@ function reasonInWords(reason: RouteReason, link: CachedLink): string {
       return `androidLink is set: Android gets Chrome's intent for ${reason.appPackage} (androidLink.url); ${FALLBACK_WORDS['android-app'][reason.fallbackFrom]}.`;
     case 'ios-app':
       return `iosLink is set: iOS gets the page that tries iosLink.url first; ${FALLBACK_WORDS['ios-app'][reason.fallbackFrom]}.`;
+    case 'ios-forced-redirect':
+      return `iosLink is set with skipAppPage: iOS goes straight on, with no page (an installed app opens before any request when the domain is associated with it); ${FALLBACK_WORDS['ios-app'][reason.fallbackFrom]}.`;
     case 'desktop-url':
       return `${passed}desktopUrl is set: desktop visitors go there.${params}`;
     case 'default-url':

@@ -4,8 +4,10 @@ import {
   type AssociatedApp,
   BoundedMap,
   type Config,
+  compileUrlPatterns,
   MISSING_LINK,
   type RedisKeys,
+  type UrlAllowList,
 } from '@deeplink/core';
 import { type CachedDomain, domainsRepository, type Sql } from '@deeplink/core/db';
 import type { RedisClient } from '@deeplink/core/redis';
@@ -34,6 +36,31 @@ export interface DomainAnswers {
   android: Page<200> | undefined;
   /** The redirect of unknown codes (to the domain's not-found URL), or undefined for the 404 page. */
   notFound: Redirect | undefined;
+  /** What its long links (/?link=…) need; undefined: it answers none (no allowed URL patterns). */
+  longLinks: LongLinkDomain | undefined;
+}
+
+/** A custom domain that answers long links: in whose account they are, and where they may go. */
+export interface LongLinkDomain {
+  domainId: string;
+  /** The domain's owner, whose account each new long link is created in. */
+  userId: string;
+  /** Whether a destination matches one of the domain's allowed URL patterns. */
+  allows: UrlAllowList;
+  /** What the patterns weigh in the cache, in bytes. */
+  bytes: number;
+}
+
+/** The long-link settings of a cached domain record, when it has allowed URL patterns. */
+export function longLinkDomain(record: CachedDomain): LongLinkDomain | undefined {
+  const patterns = record.allowedUrlPatterns;
+  if (patterns === undefined || patterns.length === 0 || record.userId === undefined) return undefined;
+  return {
+    domainId: record.id,
+    userId: record.userId,
+    allows: compileUrlPatterns(patterns),
+    bytes: patterns.reduce((sum, pattern) => sum + 2 * pattern.length + 100, 0),
+  };
 }
 
 /** What the process knows of a hostname: null for one no account holds active (every answer a 404). */
@@ -43,9 +70,14 @@ export interface DomainEntry {
 }
 
 /** The answers of a domain serving `apps`, with `notFoundUrl` for unknown codes. */
-export function domainAnswers(apps: readonly AssociatedApp[], notFoundUrl: string | undefined): DomainAnswers {
+export function domainAnswers(
+  apps: readonly AssociatedApp[],
+  notFoundUrl: string | undefined,
+  longLinks: LongLinkDomain | undefined = undefined,
+): DomainAnswers {
   return {
     apps,
+    longLinks,
     apple: apps.some((app) => app.platform === 'ios') ? page(200, TYPE.json, wire(appleAppSiteAssociation(apps))) : undefined,
     android: apps.some((app) => app.platform === 'android') ? page(200, TYPE.json, wire(assetLinks(apps))) : undefined,
     notFound: notFoundUrl === undefined ? undefined : redirectTo(wire(notFoundUrl)),
@@ -54,8 +86,8 @@ export function domainAnswers(apps: readonly AssociatedApp[], notFoundUrl: strin
 
 /** What an entry costs, roughly: its hostname (two bytes a character), its prepared answers, and the objects around them. */
 export function domainEntryBytes(entry: DomainEntry, hostname: string): number {
-  const { apple, android, notFound } = entry.answers ?? {};
-  return 2 * hostname.length + 200 + answerBytes(apple) + answerBytes(android) + answerBytes(notFound);
+  const { apple, android, notFound, longLinks } = entry.answers ?? {};
+  return 2 * hostname.length + 200 + answerBytes(apple) + answerBytes(android) + answerBytes(notFound) + (longLinks?.bytes ?? 0);
 }
 
 /** The in-process cache of hostnames, known or unknown, bounded by entries and by bytes. */
@@ -114,7 +146,7 @@ export function createDomainLookup({ config, keys, redis, subscriber, sql, logge
       .then((text) => {
         const record = text === MISSING_LINK ? null : (JSON.parse(text) as CachedDomain);
         const entry: DomainEntry = {
-          answers: record && domainAnswers(record.apps, record.notFoundUrl),
+          answers: record && domainAnswers(record.apps, record.notFoundUrl, longLinkDomain(record)),
           freshUntil: Date.now() + (record ? config.LINK_CACHE_TTL_MS : config.NEGATIVE_CACHE_TTL_SECONDS * 1000),
         };
         // Not kept when an invalidation arrived meanwhile: the record read may be the old one.

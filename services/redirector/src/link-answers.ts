@@ -1,8 +1,10 @@
 import {
   type AppEventPlatform,
   DEFAULT_BRAND_NAME,
+  hasIpadRoute,
   INSTALL_TOKEN_PARAM,
   isPreviewCrawler,
+  isIpad,
   newInstallToken,
   parseWebUrl,
   type Platform,
@@ -37,6 +39,8 @@ export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
   expired: Redirect | undefined;
   /** The page link-preview crawlers get (its socialPreview); undefined: they are redirected like people. */
   preview: Page<200> | undefined;
+  /** iPads' answer when the link routes them apart (its iosLink's iPad fields); undefined: the ios one. */
+  ipad: LinkAnswer | undefined;
 }
 
 /** No answers: an unknown code's; every slot from the start, so all entries share one object shape. */
@@ -46,6 +50,7 @@ export const noAnswers = (): LinkAnswers => ({
   desktop: undefined,
   expired: undefined,
   preview: undefined,
+  ipad: undefined,
 });
 
 /**
@@ -67,13 +72,14 @@ export function buildAnswers(link: CachedLink, shortUrl: string, brand: string =
     desktop: build(link, 'desktop', brand, shortUrl),
     expired: expired === undefined ? undefined : redirectTo(wire(expired)),
     preview: preview === undefined ? undefined : page(200, TYPE.html, wire(preview)),
+    ipad: hasIpadRoute(link) ? build(link, 'ios', brand, shortUrl, true) : undefined,
   };
 }
 
 /** Bytes of prepared answers an entry holds. */
 export function answersBytes(answers: LinkAnswers): number {
   let bytes = answerBytes(answers.expired) + answerBytes(answers.preview);
-  for (const answer of [answers.android, answers.ios, answers.desktop]) {
+  for (const answer of [answers.android, answers.ios, answers.desktop, answers.ipad]) {
     if (answer !== undefined && answer.kind !== 'unavailable') bytes += answerBytes(answer);
   }
   return bytes;
@@ -84,7 +90,9 @@ export function answersBytes(answers: LinkAnswers): number {
  * building one parses URLs and renders pages, which would dominate a redirect's cost. Expiry is
  * the caller's to check, per visit.
  */
-export function linkAnswer(answers: LinkAnswers, platform: Platform): LinkAnswer {
+export function linkAnswer(answers: LinkAnswers, platform: Platform, userAgent = ''): LinkAnswer {
+  // Only links that route iPads apart pay for a second look at the agent.
+  if (platform === 'ios' && answers.ipad !== undefined && isIpad(userAgent)) return answers.ipad;
   return answers[platform] ?? UNAVAILABLE;
 }
 
@@ -100,9 +108,9 @@ const UNAVAILABLE: LinkAnswer = { kind: 'unavailable' };
  * the route is built with a stand-in token, a fresh random one no URL of the link can hold, and
  * the text is cut there into the bytes before and after it.
  */
-function build(link: CachedLink, platform: Platform, brand: string, shortUrl: string): LinkAnswer {
+function build(link: CachedLink, platform: Platform, brand: string, shortUrl: string, ipad = false): LinkAnswer {
   const slot = newInstallToken();
-  const route = routeFor(link, platform, { installToken: slot });
+  const route = routeFor(link, platform, { installToken: slot, ipad });
   if (route.kind === 'unavailable') return route;
   const store = storeOf(route, platform);
   if (route.kind === 'app-page') {

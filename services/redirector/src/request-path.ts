@@ -9,6 +9,7 @@ import type { createHostnames } from './hostnames.js';
 import { getsPreview, linkAnswer, type StoreRedirect } from './link-answers.js';
 import type { LinkEntry } from './link-cache.js';
 import type { LinkLookup } from './link-lookup.js';
+import type { LongLinkEntry, LongLinks } from './long-links.js';
 import type { Metrics, ResponseStatus } from './metrics.js';
 import type { createMissLimiter } from './miss-limiter.js';
 import { type Answer, type deadEndAnswers, type Page, page, type Responder, TYPE } from './responses.js';
@@ -48,6 +49,8 @@ interface Visit {
   wants: Wanted;
   /** The path without its slash and query: a code, when it is one. */
   code: string;
+  /** The query of the path `/` (a long link's parameters); '' for every other path. */
+  query: string;
   /** The custom domain the Host header names; '' for the default domain, null for a Host no domain can have. */
   hostname: string | null;
   userAgent: string;
@@ -85,6 +88,7 @@ export interface RequestPathDeps {
   /** The default domain's answers: the operator's apps (DEFAULT_DOMAIN_APPS) and NOT_FOUND_URL. */
   defaultSite: DomainAnswers;
   links: LinkLookup;
+  longLinks: LongLinks;
   misses: ReturnType<typeof createMissLimiter>;
   clicks: ClickBuffer;
   metrics: Metrics;
@@ -99,7 +103,8 @@ export interface RequestPathDeps {
  *
  * 1. `readVisit`: read the request;
  * 2. `findDomain`: the domain the Host header names (at once when known, else after a lookup);
- * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup);
+ * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup); a long
+ *    link (`/?link=…`) first finds the code of the link it became (`findLongLink`);
  * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
  * 5. `reply`: record the click, count the answer, send it.
  *
@@ -108,7 +113,21 @@ export interface RequestPathDeps {
  * redirect runs through without a promise, and allocates nothing beyond the visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
-  const { config, hostnames, domains, defaultSite, links, misses, clicks, metrics, responder, pages, resolveAddress, debugPages } = deps;
+  const {
+    config,
+    hostnames,
+    domains,
+    defaultSite,
+    links,
+    misses,
+    clicks,
+    metrics,
+    responder,
+    pages,
+    resolveAddress,
+    debugPages,
+    longLinks,
+  } = deps;
   const shortUrl = shortUrls(config.SHORT_URL_BASE);
   const defaultHostname = new URL(config.SHORT_URL_BASE).hostname;
   const warnLookup = rateLimitedLog(deps.logger, 'warn');
@@ -122,13 +141,16 @@ export function createRequestPath(deps: RequestPathDeps) {
    */
   function readVisit(res: HttpResponse, req: HttpRequest, head: boolean, wants: Wanted): Visit {
     const url = req.getUrl();
-    const query = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const queryAt = url.indexOf('?'); // the JS fallback leaves the query on the URL
+    const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
+    const query = wants === 'link' ? queryOf(req, url, queryAt) : '';
     return {
       res,
       req,
       head,
-      wants: wants === 'link' && asksForDebug(req, url, query) ? 'debug' : wants,
-      code: query === -1 ? url.slice(1) : url.slice(1, query),
+      wants: query !== '' && wants === 'link' && asksForDebug(query) ? 'debug' : wants,
+      code,
+      query: code === '' ? query : '',
       hostname: hostnames.custom(req.getHeader(HEADER.host)),
       userAgent: req.getHeader(HEADER.userAgent).slice(0, MAX_HEADER_CHARS),
       referrer: req.getHeader(HEADER.referer).slice(0, MAX_HEADER_CHARS),
@@ -165,12 +187,13 @@ export function createRequestPath(deps: RequestPathDeps) {
   function onDomain(visit: Visit, site: DomainAnswers | null) {
     visit.site = site;
     if (visit.wants === 'link') findLink(visit);
-    else if (visit.wants === 'debug') debugLink(visit);
+    else if (visit.wants === 'debug') visit.code === '' && visit.query !== '' ? findLongLink(visit) : debugLink(visit);
     else answerFile(visit, visit.wants);
   }
 
   /** Step 3: the link the code names on the domain, from the cache or after a lookup. */
   function findLink(visit: Visit) {
+    if (visit.code === '' && visit.query !== '') return findLongLink(visit);
     if (visit.site === null || !CODE.test(visit.code)) return reply(visit, notFound(visit));
     const id = linkCacheId(visit);
     const cached = links.peek(id, visit.now);
@@ -178,6 +201,35 @@ export function createRequestPath(deps: RequestPathDeps) {
     if (!mayLookUp(visit)) return reply(visit, notFound(visit));
     afterLookup(visit, links.load(id), LINK_LOOKUP);
   }
+
+  /**
+   * Step 3 of a long link (`/?link=…`): the code of the link it became, then on as that code. Only
+   * custom domains with allowed URL patterns answer long links, and only to destinations they allow.
+   */
+  function findLongLink(visit: Visit) {
+    const domain = visit.site?.longLinks;
+    const wanted = domain && longLinks.wanted(visit.query, domain);
+    if (!domain || !wanted) return reply(visit, notFound(visit));
+    const code = longLinks.peek(visit.hostname!, wanted.key, visit.now);
+    if (code !== undefined) return onLongLinkCode(visit, code);
+    if (!mayLookUp(visit)) return reply(visit, notFound(visit));
+    afterLookup(visit, longLinks.load(visit.hostname!, domain, wanted), LONG_LINK_LOOKUP);
+  }
+
+  /** A long link's code: the visit goes on as a visit of that short link. */
+  function onLongLinkCode(visit: Visit, code: string) {
+    visit.code = code;
+    visit.query = '';
+    if (visit.wants === 'debug') debugLink(visit);
+    else findLink(visit);
+  }
+
+  const LONG_LINK_LOOKUP: LookupStep<LongLinkEntry> = {
+    failure: 'long link lookup failed',
+    // Making a link spends the miss budget too: one address cannot make links at will.
+    unknown: (entry) => entry.code === null || entry.created,
+    next: (visit, entry) => (entry.code === null ? reply(visit, notFound(visit)) : onLongLinkCode(visit, entry.code)),
+  };
 
   const LINK_LOOKUP: LookupStep<LinkEntry> = {
     failure: 'link lookup failed',
@@ -192,7 +244,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone);
     // The visit is queued like a click: the worker, reading the same list, counts it as a preview.
     if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview, link.id);
-    const found = linkAnswer(answers, detectPlatform(visit.userAgent));
+    const found = linkAnswer(answers, detectPlatform(visit.userAgent), visit.userAgent);
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
       return reply(visit, notFound(visit));
@@ -325,14 +377,16 @@ export function createRequestPath(deps: RequestPathDeps) {
 }
 
 /**
- * Whether a short link's query asks for the debug page (`d=1`). The query is parsed only when there
- * is one: the native server hands it apart from the path (undefined without one), the JS
- * fallback leaves it on the URL (`queryAt`).
+ * A short link's query, '' without one: the native server hands it apart from the path (undefined
+ * without one, so a plain redirect pays one native call), the JS fallback leaves it on the URL.
  */
-function asksForDebug(req: HttpRequest, url: string, queryAt: number): boolean {
-  const query = native ? req.getQuery() : queryAt === -1 ? '' : url.slice(queryAt + 1);
-  return query !== undefined && query !== '' && new URLSearchParams(query).get(DEBUG_PARAM) === '1';
+function queryOf(req: HttpRequest, url: string, queryAt: number): string {
+  if (queryAt !== -1) return url.slice(queryAt + 1);
+  return native ? (req.getQuery() ?? '') : '';
 }
+
+/** Whether a query asks for the debug page (`d=1`); parsed only when there is one. */
+const asksForDebug = (query: string): boolean => new URLSearchParams(query).get(DEBUG_PARAM) === '1';
 
 /** The link cache's id of the visit's code: custom domains' links are cached as hostname/code (see linkCacheId). */
 const linkCacheId = ({ hostname, code }: Visit): string => (hostname ? `${hostname}/${code}` : code);

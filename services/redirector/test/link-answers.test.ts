@@ -2,7 +2,8 @@ import type { RecognizedString } from 'uws-bundled';
 import { describe, expect, it } from 'vitest';
 import { findInstallToken, newInstallToken, renderAppPage } from '@deeplink/core';
 import type { CachedLink } from '@deeplink/core/redis';
-import { buildAnswers, linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
+import { UA } from '@deeplink/test-kit/user-agents';
+import { answersBytes, buildAnswers, linkAnswer, noAnswers, type LinkAnswer } from '../src/link-answers.js';
 
 const link = (fields: Partial<CachedLink> = {}): CachedLink => ({
   id: '0b8f3c1e-0000-4000-8000-000000000001',
@@ -38,6 +39,31 @@ describe('linkAnswer', () => {
     const record = link({ iosLink: { url: 'myapp://item/7', bundleId: 'com.example.app' } });
     const answer = linkAnswer(buildAnswers(record, SHORT_URL), 'ios');
     expect(readable(answer)).toEqual({ kind: 'app-page', body: renderAppPage('myapp://item/7', 'https://example.com/landing') });
+  });
+
+  it("answers iPads with the link's iPad route only when it has one", () => {
+    const iosLink = { url: 'myapp://item/7', bundleId: 'com.example.app', fallbackUrl: 'https://example.com/ios' };
+    const plain = buildAnswers(link({ iosLink }), SHORT_URL);
+    expect(plain.ipad).toBeUndefined();
+    expect(linkAnswer(plain, 'ios', UA.ipadSafari)).toBe(plain.ios);
+    const apart = buildAnswers(link({ iosLink: { ...iosLink, ipadFallbackUrl: 'https://example.com/ipad' } }), SHORT_URL);
+    expect(readable(linkAnswer(apart, 'ios', UA.ipadSafari))).toEqual({
+      kind: 'app-page',
+      body: renderAppPage('myapp://item/7', 'https://example.com/ipad'),
+    });
+    expect(linkAnswer(apart, 'ios', UA.ipadDesktopModeWebView)).toBe(apart.ipad);
+    expect(linkAnswer(apart, 'ios', UA.iphoneSafari)).toBe(apart.ios);
+    expect(answersBytes(apart)).toBeGreaterThan(answersBytes(plain));
+  });
+
+  it('redirects iOS without the app page when the link skips it', () => {
+    const record = link({
+      iosLink: { url: 'myapp://item/7', bundleId: 'com.example.app', fallbackUrl: 'https://example.com/ios', skipAppPage: true },
+    });
+    expect(readable(linkAnswer(buildAnswers(record, SHORT_URL), 'ios', UA.iphoneSafari))).toEqual({
+      kind: 'redirect',
+      location: 'https://example.com/ios',
+    });
   });
 
   it('has no answer for a record without a safe destination, nor for an unknown code', () => {

@@ -84,14 +84,15 @@ export function visitAs(
   url: string,
   host: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+  method = 'GET',
+): Promise<{ status: number; body: string; location: string | undefined; headers: IncomingHttpHeaders }> {
   const { hostname, port, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: pathname + search, headers: { host, ...headers } }, (res) => {
+    const req = request({ host: hostname, port, path: `${pathname}${search}`, method, headers: { host, ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, location: res.headers.location, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();

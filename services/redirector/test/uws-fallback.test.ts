@@ -2,7 +2,7 @@ import { logLines } from '@deeplink/test-kit/logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { DEBUG_PAGE_CSP } from '../src/debug-page.js';
-import { createLink, createUser, metric, runToExit, startRedirector, visit } from './support.js';
+import { createLink, createUser, metric, runToExit, startRedirector, visit, visitAs } from './support.js';
 
 describe('uWebSockets.js JS fallback', () => {
   let env: TestEnvironment;
@@ -35,6 +35,18 @@ describe('uWebSockets.js JS fallback', () => {
       expect(debug.status).toBe(200);
       expect(debug.headers.get('content-security-policy')).toBe(DEBUG_PAGE_CSP);
       expect(await debug.text()).toContain('302 to https://example.com/slow');
+      // Long links: the fallback leaves the query on the URL, and / without one is a plain 404.
+      const userId = await createUser(env.sql);
+      await env.sql`
+        INSERT INTO domains (user_id, hostname, verification_token, verified_at, allowed_url_patterns)
+        VALUES (${userId}, 'slow.example.test', 't', now(), ARRAY['https://example.com/*'])`;
+      expect(await visitAs(`${redirector.url}/?link=${encodeURIComponent('https://example.com/long')}`, 'slow.example.test')).toMatchObject(
+        {
+          status: 302,
+          location: 'https://example.com/long',
+        },
+      );
+      expect((await visitAs(`${redirector.url}/`, 'slow.example.test')).status).toBe(404);
     } finally {
       expect(await redirector.stop()).toBe(0);
     }

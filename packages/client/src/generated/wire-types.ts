@@ -77,6 +77,14 @@ export interface IosLink {
   bundleId: string;
   minimumVersion?: string;
   fallbackUrl?: string;
+  /** The URL that opens the iPad app, when iPads have an app of their own (with ipadBundleId) */
+  ipadUrl?: string;
+  /** The bundle identifier of the iPad app (with ipadUrl) */
+  ipadBundleId?: string;
+  /** Where iPads without the app go, instead of fallbackUrl */
+  ipadFallbackUrl?: string;
+  /** true: iOS visitors are redirected at once, without the "open in the app" page (see docs/redirect.md) */
+  skipAppPage?: boolean;
 }
 
 /** What social networks and chat apps show for a link (served to their link-preview crawlers). */
@@ -190,6 +198,10 @@ export interface UpdateLinkBody {
     bundleId?: string;
     minimumVersion?: string | null;
     fallbackUrl?: string | null;
+    ipadUrl?: string | null;
+    ipadBundleId?: string | null;
+    ipadFallbackUrl?: string | null;
+    skipAppPage?: boolean | null;
   } | null;
   desktopUrl?: string | null;
   customParameters?: Record<string, string | null> | null;
@@ -875,6 +887,8 @@ export interface Domain {
     value: string;
   };
   notFoundUrl?: string;
+  /** Where long links on this domain may send visitors (URLs with * wildcards); empty: no long links */
+  allowedUrlPatterns: string[];
   verifiedAt?: string;
   createdAt: string;
   /**
@@ -894,12 +908,18 @@ export interface CreateDomainBody {
   hostname: string;
   /** Where unknown codes on this domain go (a 302 instead of the 404 page) */
   notFoundUrl?: string;
+  /**
+   * Where long links (/?link=…) on this domain may send visitors: URLs with * wildcards; a long link any of
+   * whose destinations matches none is a 404. Empty: no long links
+   */
+  allowedUrlPatterns?: string[];
 }
 
 /** Body of PUT /domains/:id. */
 export interface UpdateDomainBody {
   /** null: the 404 page again */
-  notFoundUrl: string | null;
+  notFoundUrl?: string | null;
+  allowedUrlPatterns?: string[] | null;
 }
 
 /** Body of POST /imports: the format of the file, its domain and options. */

@@ -11,6 +11,8 @@ export interface DomainRecord {
   verificationToken: string;
   verifiedAt: Date | null;
   notFoundUrl: string | null;
+  /** Where the domain's long links may send visitors; empty: it has none. */
+  allowedUrlPatterns: string[];
   createdAt: Date;
   /** When DNS last answered a check of the TXT record (re-checks and verify calls). */
   lastCheckedAt: Date | null;
@@ -24,6 +26,13 @@ export interface CachedDomain {
   notFoundUrl?: string;
   /** The owner's apps, whose association files the domain serves. */
   apps: AssociatedApp[];
+  /**
+   * Where the domain's long links may send visitors; absent when it has no patterns (then it
+   * answers no long link). Records cached before it existed lack it too, which is the same.
+   */
+  allowedUrlPatterns?: string[];
+  /** The domain's owner, whose account its long links are created in; with allowedUrlPatterns only. */
+  userId?: string;
 }
 
 /** Thrown by create when the account already added this hostname. */
@@ -41,18 +50,23 @@ export class DomainInUseError extends Error {
 
 const columns = (sql: Sql) => sql`
   id, user_id AS "userId", hostname, verification_token AS "verificationToken", verified_at AS "verifiedAt",
-  not_found_url AS "notFoundUrl", created_at AS "createdAt", last_checked_at AS "lastCheckedAt",
+  not_found_url AS "notFoundUrl", allowed_url_patterns AS "allowedUrlPatterns", created_at AS "createdAt", last_checked_at AS "lastCheckedAt",
   verification_lost_at AS "verificationLostAt"`;
 
 /** Custom short-link domains. SQL for domains lives here and nowhere else. */
 export function domainsRepository(sql: Sql) {
   return {
     /** Adds a pending domain; throws DomainTakenError when the account has it already. */
-    async create(userId: string, hostname: string, verificationToken: string, notFoundUrl: string | undefined): Promise<DomainRecord> {
+    async create(
+      userId: string,
+      hostname: string,
+      verificationToken: string,
+      { notFoundUrl, allowedUrlPatterns = [] }: { notFoundUrl?: string; allowedUrlPatterns?: string[] } = {},
+    ): Promise<DomainRecord> {
       try {
         const [row] = await sql<DomainRecord[]>`
-          INSERT INTO domains (user_id, hostname, verification_token, not_found_url)
-          VALUES (${userId}, ${hostname}, ${verificationToken}, ${notFoundUrl ?? null})
+          INSERT INTO domains (user_id, hostname, verification_token, not_found_url, allowed_url_patterns)
+          VALUES (${userId}, ${hostname}, ${verificationToken}, ${notFoundUrl ?? null}, ${sql.array(allowedUrlPatterns)}::text[])
           RETURNING ${columns(sql)}`;
         return row!;
       } catch (error) {
@@ -136,8 +150,16 @@ export function domainsRepository(sql: Sql) {
       return row;
     },
 
-    async setNotFoundUrl(id: string, notFoundUrl: string | null): Promise<DomainRecord | undefined> {
-      const [row] = await sql<DomainRecord[]>`UPDATE domains SET not_found_url = ${notFoundUrl} WHERE id = ${id} RETURNING ${columns(sql)}`;
+    /** Changes the settings given (undefined: kept; a null notFoundUrl clears it). */
+    async update(
+      id: string,
+      { notFoundUrl, allowedUrlPatterns }: { notFoundUrl?: string | null; allowedUrlPatterns?: string[] },
+    ): Promise<DomainRecord | undefined> {
+      const [row] = await sql<DomainRecord[]>`
+        UPDATE domains SET
+          not_found_url = CASE WHEN ${notFoundUrl !== undefined}::boolean THEN ${notFoundUrl ?? null} ELSE not_found_url END,
+          allowed_url_patterns = coalesce(${allowedUrlPatterns === undefined ? null : sql.array(allowedUrlPatterns)}::text[], allowed_url_patterns)
+        WHERE id = ${id} RETURNING ${columns(sql)}`;
       return row;
     },
 
@@ -166,5 +188,10 @@ export type DomainsRepository = ReturnType<typeof domainsRepository>;
 
 /** An active domain as the redirector reads it, with its owner's apps. */
 export function toCachedDomain(domain: DomainRecord, apps: AppRecord[]): CachedDomain {
-  return { id: domain.id, ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }), apps: apps.map(toAssociatedApp) };
+  return {
+    id: domain.id,
+    ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }),
+    apps: apps.map(toAssociatedApp),
+    ...(domain.allowedUrlPatterns.length > 0 && { allowedUrlPatterns: domain.allowedUrlPatterns, userId: domain.userId }),
+  };
 }

@@ -258,6 +258,15 @@ export function linksRepository(sql: Sql) {
       return row && readLink(row);
     },
 
+    /** How many links FDL parameters made on a custom domain, counted up to `limit` (so the count costs at most that). */
+    async countDynamicLinks(domainId: string, limit: number): Promise<number> {
+      const [row] = await sql<{ count: number }[]>`
+        SELECT count(*)::int AS count FROM (
+          SELECT 1 FROM links WHERE domain_id = ${domainId} AND dynamic_link_key IS NOT NULL LIMIT ${limit}
+        ) AS made`;
+      return row!.count;
+    },
+
     async findById(id: string): Promise<LinkRecord | undefined> {
       if (!isUuid(id)) return undefined;
       const [row] = await sql`SELECT ${columns} FROM links WHERE id = ${id}`;

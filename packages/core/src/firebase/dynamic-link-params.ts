@@ -94,10 +94,11 @@ function appStoreUrl(params: DynamicLinkParams): string | undefined {
 /**
  * The iOS app's URL for the link, as FDL built it: the app's custom scheme (`ius`, by default the
  * bundle id, lower-cased) with the deep link in `deep_link_id`. Apps built with FDL's SDK read that
- * URL without a network call, so they keep working unchanged.
+ * URL without a network call, so they keep working unchanged. The iPad app's (`ipbi`) has its own
+ * bundle id for a scheme: `ius` is the iPhone app's.
  */
-const iosAppUrl = (params: DynamicLinkParams, bundleId: string) =>
-  `${(params.ius ?? bundleId).toLowerCase()}://google/link/?deep_link_id=${encodeURIComponent(params.link)}`;
+const iosAppUrl = (params: DynamicLinkParams, bundleId: string, { ipad = false } = {}) =>
+  `${((ipad ? undefined : params.ius) ?? bundleId).toLowerCase()}://google/link/?deep_link_id=${encodeURIComponent(params.link)}`;
 
 /** `efr=1` as FDL read it: "1" turns forced redirects on; anything else leaves them off. */
 export const forcedRedirect = (params: DynamicLinkParams): boolean => params.efr === '1';
@@ -132,6 +133,9 @@ export function linkFieldsFromDynamicLinkParams(params: DynamicLinkParams, { tit
         bundleId: params.ibi,
         ...(params.imv !== undefined && { minimumVersion: params.imv }),
         ...((params.ifl ?? appStoreUrl(params)) !== undefined && { fallbackUrl: params.ifl ?? appStoreUrl(params) }),
+        ...(params.ipbi !== undefined && { ipadUrl: iosAppUrl(params, params.ipbi, { ipad: true }), ipadBundleId: params.ipbi }),
+        ...(params.ipfl !== undefined && { ipadFallbackUrl: params.ipfl }),
+        ...(forcedRedirect(params) && { skipAppPage: true }),
       },
     }),
     ...(params.ofl !== undefined && { desktopUrl: params.ofl }),
@@ -144,15 +148,8 @@ export function linkFieldsFromDynamicLinkParams(params: DynamicLinkParams, { tit
     }),
     ...(Object.keys(utm).length > 0 && { customParameters: utm }),
   };
-  for (const param of ['ipfl', 'ipbi'] as const) {
-    if (params[param] !== undefined)
-      warnings.push({ param, message: 'iPads are sent where iPhones are: iPad-only destinations are not applied' });
-  }
-  if (params.efr !== undefined && forcedRedirect(params)) {
-    warnings.push({ param: 'efr', message: 'iOS visitors see the app page before the store: forced redirects are not applied' });
-  }
   if (params.ibi === undefined) {
-    for (const param of ['ifl', 'ius', 'isi', 'imv'] as const) {
+    for (const param of ['ifl', 'ius', 'ipfl', 'ipbi', 'isi', 'imv', 'efr'] as const) {
       if (params[param] !== undefined) warnings.push({ param, message: 'is ignored without ibi (the iOS bundle id)' });
     }
   }
@@ -184,6 +181,11 @@ function paramOf(issue: z.core.$ZodIssue, params: DynamicLinkParams): DynamicLin
       return 'imv';
     case 'iosLink.fallbackUrl':
       return params.ifl !== undefined ? 'ifl' : 'isi';
+    case 'iosLink.ipadUrl':
+    case 'iosLink.ipadBundleId':
+      return 'ipbi';
+    case 'iosLink.ipadFallbackUrl':
+      return 'ipfl';
     case 'socialPreview.title':
       return 'st';
     case 'socialPreview.description':

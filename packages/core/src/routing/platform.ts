@@ -12,3 +12,9 @@ export function detectPlatform(userAgent: string): Platform {
   if (IOS.test(userAgent)) return 'ios';
   return 'desktop';
 }
+
+/** The iPad among iOS agents: its own name, or an iPadOS web view's Mac agent with Mobile/ (iPhones never send that). */
+const IPAD = /iPad|Macintosh.*Mobile\//;
+
+/** Whether an agent detectPlatform calls `ios` is an iPad's; asked only of links that route iPads apart. */
+export const isIpad = (userAgent: string): boolean => IPAD.test(userAgent);

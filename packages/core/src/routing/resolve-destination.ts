@@ -43,10 +43,16 @@ export interface RouteOptions {
    * `referrer` (see withInstallReferrer). Without it, Play URLs are left as the link has them.
    */
   installToken?: string;
+  /** The iOS visitor is on an iPad: the link's iPad fields, when it has any, take the place of the iPhone ones. */
+  ipad?: boolean;
 }
 
 /** `route`, marked when `destination` (its fallback, or its location) is a store. */
 const markStore = <R extends Route>(route: R, destination: string): R => (isStoreUrl(destination) ? { ...route, toStore: true } : route);
+
+/** Whether the link routes iPads apart from iPhones: only then is an iOS visitor's agent looked at again. */
+export const hasIpadRoute = (link: CachedLink): boolean =>
+  link.iosLink !== undefined && (link.iosLink.ipadUrl !== undefined || link.iosLink.ipadFallbackUrl !== undefined);
 
 /** Whether the link has expired at `now` (epoch ms): visits then get 410. Checked per visit, apart from the route. */
 export const isExpired = (link: CachedLink, now: number): boolean => link.expiresAt !== undefined && link.expiresAt <= now;
@@ -57,7 +63,7 @@ export const isExpired = (link: CachedLink, now: number): boolean => link.expire
  */
 export type RouteReason = (
   | { rule: 'android-app'; appUrl: string; appPackage: string; fallbackUrl: string; fallbackFrom: 'link' | 'store' }
-  | { rule: 'ios-app'; fallbackFrom: 'link' | 'store' | 'default-url' }
+  | { rule: 'ios-app' | 'ios-forced-redirect'; fallbackFrom: 'ipad' | 'link' | 'store' | 'default-url' }
   | { rule: 'desktop-url' | 'default-url' | 'none' }
 ) & {
   /** The platform's own field, set but unusable (an unsafe URL): the visit fell through to a later rule. */
@@ -77,7 +83,7 @@ export function routeFor(link: CachedLink, platform: Platform, options: RouteOpt
 export function explainRoute(
   link: CachedLink,
   platform: Platform,
-  { installToken }: RouteOptions = {},
+  { installToken, ipad = false }: RouteOptions = {},
 ): { route: Route; reason: RouteReason } {
   const params = link.customParameters;
   const web = (value: string | undefined) => {
@@ -109,18 +115,28 @@ export function explainRoute(
   }
 
   if (platform === 'ios' && link.iosLink) {
-    const appUrl = parseAppUrl(link.iosLink.url);
+    const ios = link.iosLink;
+    const appUrl = parseAppUrl((ipad ? ios.ipadUrl : undefined) ?? ios.url);
     // Without a fallback of its own, visitors without the app go to the App Store when the owner
     // registered the app with its id, else to the default URL.
-    const own = web(link.iosLink.fallbackUrl);
+    const ipadOwn = ipad ? web(ios.ipadFallbackUrl) : undefined;
+    const own = ipadOwn ?? web(ios.fallbackUrl);
     const store = own ?? web(appStoreUrl(link.iosApp?.appStoreId));
     const fallback = store ?? defaultUrl;
+    const fallbackFrom = ipadOwn !== undefined ? 'ipad' : own !== undefined ? 'link' : store !== undefined ? 'store' : 'default-url';
+    // Forced redirect: no page, straight to the fallback. An installed app still opens when the
+    // short link's domain is associated with it (Universal Links open it before any request).
+    if (fallback && ios.skipAppPage) {
+      return {
+        route: markStore({ kind: 'redirect', location: fallback }, fallback),
+        reason: { rule: 'ios-forced-redirect', fallbackFrom },
+      };
+    }
     if (appUrl && fallback) {
       const route = markStore(
-        { kind: 'app-page', appUrl: withMinimumVersion(appUrl, link.iosLink.minimumVersion), fallbackUrl: fallback },
+        { kind: 'app-page', appUrl: withMinimumVersion(appUrl, ios.minimumVersion), fallbackUrl: fallback },
         fallback,
       );
-      const fallbackFrom = own !== undefined ? 'link' : store !== undefined ? 'store' : 'default-url';
       return { route, reason: { rule: 'ios-app', fallbackFrom } };
     }
     passedOver = 'iosLink';
@@ -245,8 +261,12 @@ export function oversizedDestinations(link: CachedLink, maxBytes: number): { fie
   };
   // A visit's install token takes its length in a Play URL's referrer.
   const installToken = 'x'.repeat(INSTALL_TOKEN_LENGTH);
-  for (const platform of ['android', 'ios', 'desktop'] as const) {
-    const route = routeFor(link, platform, { installToken });
+  const routes = [
+    ...(['android', 'ios', 'desktop'] as const).map((platform) => ({ platform, ipad: false })),
+    ...(hasIpadRoute(link) ? [{ platform: 'ios' as const, ipad: true }] : []),
+  ];
+  for (const { platform, ipad } of routes) {
+    const route = routeFor(link, platform, { installToken, ipad });
     const field =
       platform === 'android' && link.androidLink
         ? 'androidLink'

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_URL_PATTERNS, normalizeUrlPattern, urlPatternProblem } from '../routing/url-patterns.js';
 import { successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** The DNS name whose TXT record proves control of a custom domain. */
@@ -26,17 +27,44 @@ export const hostnameSchema = z
   .refine(isDomainHostname, 'must be a hostname such as go.example.com')
   .meta({ example: 'go.example.com' });
 
+/** One allowed URL pattern (see routing/url-patterns.ts), stored with its scheme and host lower-cased. */
+const urlPatternSchema = z
+  .string()
+  .trim()
+  .superRefine((pattern, context) => {
+    const problem = urlPatternProblem(pattern);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  })
+  .transform(normalizeUrlPattern);
+
+/** A domain's allowed URL patterns, duplicates removed; each problem is reported at its index. */
+export const allowedUrlPatternsSchema = z
+  .array(urlPatternSchema)
+  .max(MAX_URL_PATTERNS, `must have at most ${MAX_URL_PATTERNS} patterns`)
+  .transform((patterns) => [...new Set(patterns)])
+  .meta({
+    description:
+      'Where long links (/?link=…) on this domain may send visitors: URLs with * wildcards; a long link any of whose destinations matches none is a 404. Empty: no long links',
+    example: ['https://example.com/*', 'https://*.example.com/shop/*'],
+  });
+
 export const createDomainBodySchema = z
   .object({
     hostname: hostnameSchema,
     notFoundUrl: webUrlSchema.optional().meta({ description: 'Where unknown codes on this domain go (a 302 instead of the 404 page)' }),
+    allowedUrlPatterns: allowedUrlPatternsSchema.optional(),
   })
   .strict();
 export type CreateDomainBody = z.input<typeof createDomainBodySchema>;
 
+/** What a PUT changes: the fields it names (null or [] clears the patterns); the others stay. */
 export const updateDomainBodySchema = z
-  .object({ notFoundUrl: webUrlSchema.nullable().meta({ description: 'null: the 404 page again' }) })
+  .object({
+    notFoundUrl: webUrlSchema.nullable().optional().meta({ description: 'null: the 404 page again' }),
+    allowedUrlPatterns: allowedUrlPatternsSchema.nullable().optional(),
+  })
   .strict();
+export type UpdateDomainBody = z.output<typeof updateDomainBodySchema>;
 
 export const domainSchema = z
   .object({
@@ -51,6 +79,9 @@ export const domainSchema = z
       })
       .meta({ description: 'The DNS record to publish; the domain becomes active once it is found' }),
     notFoundUrl: z.string().optional(),
+    allowedUrlPatterns: z
+      .array(z.string())
+      .meta({ description: 'Where long links on this domain may send visitors (URLs with * wildcards); empty: no long links' }),
     verifiedAt: timestampSchema.optional(),
     createdAt: timestampSchema,
     lastCheckedAt: timestampSchema.optional().meta({

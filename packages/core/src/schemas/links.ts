@@ -52,18 +52,33 @@ export const androidLinkSchema = z
   .meta({ id: 'AndroidLink' });
 export type AndroidLink = z.infer<typeof androidLinkSchema>;
 
+const bundleIdSchema = z
+  .string()
+  .trim()
+  .max(255)
+  .regex(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'must be a bundle identifier such as com.example.app');
+
 export const iosLinkSchema = z
   .object({
     url: appUrlSchema,
-    bundleId: z
-      .string()
-      .trim()
-      .max(255)
-      .regex(/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'must be a bundle identifier such as com.example.app'),
+    bundleId: bundleIdSchema,
     minimumVersion: versionSchema.optional(),
     fallbackUrl: webUrlSchema.optional(),
+    ipadUrl: appUrlSchema
+      .optional()
+      .meta({ description: 'The URL that opens the iPad app, when iPads have an app of their own (with ipadBundleId)' }),
+    ipadBundleId: bundleIdSchema.optional().meta({ description: 'The bundle identifier of the iPad app (with ipadUrl)' }),
+    ipadFallbackUrl: webUrlSchema.optional().meta({ description: 'Where iPads without the app go, instead of fallbackUrl' }),
+    skipAppPage: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: iOS visitors are redirected at once, without the "open in the app" page (see docs/redirect.md)' }),
   })
   .strict()
+  .refine((link) => (link.ipadUrl === undefined) === (link.ipadBundleId === undefined), {
+    message: 'ipadUrl and ipadBundleId go together',
+    path: ['ipadBundleId'],
+  })
   .meta({ id: 'IosLink' });
 export type IosLink = z.infer<typeof iosLinkSchema>;
 
@@ -189,6 +204,10 @@ export const updateLinkBodySchema = z
           bundleId: iosLinkSchema.shape.bundleId.optional(),
           minimumVersion: nullable(versionSchema),
           fallbackUrl: nullable(webUrlSchema),
+          ipadUrl: nullable(appUrlSchema),
+          ipadBundleId: nullable(bundleIdSchema),
+          ipadFallbackUrl: nullable(webUrlSchema),
+          skipAppPage: nullable(z.boolean()),
         })
         .strict(),
     ),

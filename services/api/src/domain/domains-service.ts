@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { challengeName, conflict, type Domain, forbidden, invalidRequest, notFound, type RedisKeys } from '@deeplink/core';
+import {
+  challengeName,
+  conflict,
+  type Domain,
+  forbidden,
+  invalidRequest,
+  notFound,
+  type RedisKeys,
+  type UpdateDomainBody,
+} from '@deeplink/core';
 import {
   DomainInUseError,
   type DomainRecord,
@@ -33,6 +42,7 @@ export function domainsService(deps: {
     status: domain.verifiedAt ? 'active' : 'pending',
     verification: { type: 'TXT', name: challengeName(domain.hostname), value: domain.verificationToken },
     ...(domain.notFoundUrl && { notFoundUrl: domain.notFoundUrl }),
+    allowedUrlPatterns: domain.allowedUrlPatterns,
     ...(domain.verifiedAt && { verifiedAt: domain.verifiedAt.toISOString() }),
     createdAt: domain.createdAt.toISOString(),
     ...(domain.lastCheckedAt && { lastCheckedAt: domain.lastCheckedAt.toISOString() }),
@@ -70,14 +80,14 @@ export function domainsService(deps: {
   };
 
   return {
-    async create(principal: Principal, body: { hostname: string; notFoundUrl?: string }): Promise<Domain> {
+    async create(principal: Principal, body: { hostname: string; notFoundUrl?: string; allowedUrlPatterns?: string[] }): Promise<Domain> {
       if (body.hostname === defaultHostname) {
         throw invalidRequest("This is the service's own domain", [{ field: 'hostname', message: 'is the default short-link domain' }]);
       }
       try {
         // 128 random bits: the TXT value proves control of the zone, so it must not be guessable.
         const token = `deeplink-verification=${randomBytes(16).toString('hex')}`;
-        return toDomain(await deps.domains.create(principal.userId, body.hostname, token, body.notFoundUrl));
+        return toDomain(await deps.domains.create(principal.userId, body.hostname, token, body));
       } catch (error) {
         if (!(error instanceof DomainTakenError)) throw error;
         throw conflict('You added this domain already', [{ field: 'hostname', message: 'is already one of your domains' }]);
@@ -116,9 +126,12 @@ export function domainsService(deps: {
       return toDomain(active);
     },
 
-    async update(principal: Principal, id: string, body: { notFoundUrl: string | null }): Promise<Domain> {
+    async update(principal: Principal, id: string, body: UpdateDomainBody): Promise<Domain> {
       await owned(principal, id);
-      const updated = await deps.domains.setNotFoundUrl(id, body.notFoundUrl);
+      const updated = await deps.domains.update(id, {
+        notFoundUrl: body.notFoundUrl,
+        allowedUrlPatterns: body.allowedUrlPatterns === null ? [] : body.allowedUrlPatterns,
+      });
       if (!updated) throw notFound('Domain not found');
       if (updated.verifiedAt) await deps.records.write(updated);
       return toDomain(updated);

@@ -160,7 +160,7 @@ export const appDomainRoutes: FastifyPluginAsyncZod<{ apps: AppsService; domains
       schema: {
         operationId: 'updateDomain',
         tags: ['Domains'],
-        summary: "Set or clear the domain's not-found URL",
+        summary: "Change the domain's not-found URL or allowed URL patterns (the fields sent; the others stay)",
         params: idParamsSchema,
         body: updateDomainBodySchema,
         response: { 200: domainResponseSchema, ...authenticatedErrors },
