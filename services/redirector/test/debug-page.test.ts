@@ -28,6 +28,24 @@ describe('visitorCases', () => {
     ]);
   });
 
+  it("shows the iPad's own destinations, and a forced redirect's missing page", () => {
+    const cases = casesOf(
+      link({
+        iosLink: {
+          url: 'shop://item/7',
+          bundleId: 'com.example.shop',
+          fallbackUrl: 'https://example.com/ios',
+          ipadFallbackUrl: 'https://example.com/ipad',
+          skipAppPage: true,
+        },
+      }),
+    );
+    expect(cases.iPhone![0]).toBe('302 to https://example.com/ios');
+    expect(cases.iPhone![1]).toMatch(/^iosLink is set with skipAppPage: iOS goes straight on, with no page/);
+    expect(cases.iPad![0]).toBe('302 to https://example.com/ipad');
+    expect(cases.iPad![1]).toMatch(/visitors on an iPad without the app go to iosLink\.ipadFallbackUrl\.$/);
+  });
+
   it('sends everyone to defaultUrl when the link has nothing else, and says so', () => {
     const cases = casesOf(link({ customParameters: { utm_source: 'mail' } }));
     for (const visitor of ['iPhone', 'iPad', 'Desktop']) {

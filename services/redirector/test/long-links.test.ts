@@ -85,6 +85,29 @@ describe('long links', () => {
     expect(crawler.body).toContain('<meta property="og:description" content="All about it">');
   });
 
+  it('answer ?d=1 with the debug page of the link they became, iPad and forced redirect included', async () => {
+    const { hostname } = await domainWith(['https://example.com/*']);
+    const params = {
+      link: 'https://example.com/item',
+      ibi: 'com.example.ios',
+      ifl: 'https://example.com/ios',
+      ipfl: 'https://example.com/ipad',
+      efr: '1',
+    };
+    const page = await visitAs(`${longLink(params)}&d=1`, hostname);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('302 to https://example.com/ios');
+    expect(page.body).toContain('302 to https://example.com/ipad');
+    expect(page.body).toContain('skipAppPage');
+    // The page is no visit: the long link itself still redirects, and d=1 outside the allow-list is a 404.
+    expect(await visitAs(longLink(params), hostname, { 'user-agent': UA.iphoneSafari })).toMatchObject({
+      status: 302,
+      location: 'https://example.com/ios',
+    });
+    expect((await visitAs(`${longLink({ link: 'https://evil.test/' })}&d=1`, hostname)).status).toBe(404);
+  });
+
   it.each([
     ['link', { link: 'https://evil.test/' }],
     ['afl', { link: 'https://example.com/', apn: 'com.example.app', afl: 'https://evil.test/a' }],
