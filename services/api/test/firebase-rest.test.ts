@@ -196,6 +196,26 @@ describe('each field of dynamicLinkInfo ends up in the link', () => {
       expected: () => ({ iosLink: expect.objectContaining({ minimumVersion: '2.1' }) }),
     },
     {
+      field: 'iosInfo.iosIpadFallbackLink',
+      info: (link) => ({ link, iosInfo: { ...ios, iosIpadFallbackLink: 'https://example.com/get-ipad' } }),
+      expected: () => ({ iosLink: expect.objectContaining({ ipadFallbackUrl: 'https://example.com/get-ipad' }) }),
+    },
+    {
+      field: 'iosInfo.iosIpadBundleId',
+      info: (link) => ({ link, iosInfo: { ...ios, iosIpadBundleId: 'com.example.ipad' } }),
+      expected: (link) => ({
+        iosLink: expect.objectContaining({
+          ipadBundleId: 'com.example.ipad',
+          ipadUrl: `com.example.ipad://google/link/?deep_link_id=${encodeURIComponent(link)}`,
+        }),
+      }),
+    },
+    {
+      field: 'navigationInfo.enableForcedRedirect',
+      info: (link) => ({ link, iosInfo: ios, navigationInfo: { enableForcedRedirect: true } }),
+      expected: () => ({ iosLink: expect.objectContaining({ skipAppPage: true }) }),
+    },
+    {
       field: 'desktopInfo.desktopFallbackLink',
       info: (link) => ({ link, desktopInfo: { desktopFallbackLink: 'https://example.com/desktop' } }),
       expected: () => ({ desktopUrl: 'https://example.com/desktop' }),
