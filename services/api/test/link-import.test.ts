@@ -111,7 +111,13 @@ describe('a Takeout file of 10,000 links', () => {
       title: 'Link number 1230',
       defaultUrl: 'https://shop.example.com/item/1230',
       androidLink: { appPackageName: 'com.example.shop', minimumVersion: '42', fallbackUrl: 'https://shop.example.com/android/1230' },
-      iosLink: { bundleId: 'com.example.shop', minimumVersion: '2.1', fallbackUrl: 'https://shop.example.com/ios/1230' },
+      iosLink: {
+        bundleId: 'com.example.shop',
+        minimumVersion: '2.1',
+        fallbackUrl: 'https://shop.example.com/ios/1230',
+        ipadFallbackUrl: 'https://shop.example.com/ipad/1230',
+        ipadBundleId: 'com.example.shop.ipad',
+      },
       desktopUrl: 'https://shop.example.com/desktop/1230',
       socialPreview: { title: 'Item 1230, "special"', description: 'The best item, now on sale' },
       customParameters: { utm_source: 'newsletter', utm_medium: 'email', utm_campaign: 'spring', utm_term: 'shoes', utm_content: 'banner' },
@@ -123,7 +129,8 @@ describe('a Takeout file of 10,000 links', () => {
     expect(JSON.parse((await cached('fdl1230'))!)).toMatchObject({ id: link.id, defaultUrl: link.defaultUrl });
     const report = await reportOf(user.token, id, 'limit=2');
     expect(report.pagination.total).toBe(10_000);
-    expect(report.rows[0]).toMatchObject({ line: 2, code: 'fdl0', outcome: 'created', warnings: [{ field: 'ipfl' }, { field: 'ipbi' }] });
+    expect(report.rows[0]).toMatchObject({ line: 2, code: 'fdl0', outcome: 'created' });
+    expect(report.rows[0].warnings).toBeUndefined();
 
     const again = await measured(() => importFile(user.token, { format: 'takeout' }, file));
     console.log(`Second run of the same file: ${again.ms} ms, RSS ${again.startRssMiB} MiB before, ${again.peakRssMiB} MiB at its peak`);
