@@ -14,7 +14,7 @@ import { createHostnames } from './hostnames.js';
 import { Metrics } from './metrics.js';
 import { createRequestPath } from './request-path.js';
 import { deadEndAnswers, page, Responder, TYPE } from './responses.js';
-import { uws, uwsImplementation } from './uws.js';
+import { connectionDropper, uws, uwsImplementation } from './uws.js';
 import { wire } from './wire.js';
 
 /** At shutdown: how long in-flight lookups get to answer, and how long the last click flush may take. */
@@ -106,9 +106,11 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
   );
   const uWS = uws.module;
   const app = uWS.App();
-  // What changes after start, besides the parts' own state: the listening socket (here),
-  // responder.closing (set at shutdown) and the request path's count of lookups in flight.
+  // What changes after start, besides the parts' own state: the listening socket and what drops
+  // the connections (here), responder.closing (set at shutdown) and the request path's count of
+  // lookups in flight.
   let listenSocket: us_listen_socket | undefined;
+  let dropConnections = () => {};
 
   /** Public readiness, for load balancers: the status alone, never which dependency is down. */
   function publicReadiness(res: HttpResponse, head: boolean) {
@@ -160,6 +162,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
         app.listen(host, port, (socket) => {
           if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`));
           listenSocket = socket;
+          dropConnections = connectionDropper(app, socket);
           resolve(uWS.us_socket_local_port(socket));
         });
       });
@@ -180,8 +183,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     async drain(): Promise<void> {
       const deadline = Date.now() + DRAIN_MS;
       while (requests.inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      // Not in the type definitions, but the native App has it: closes every open connection.
-      (app as { close?: () => void }).close?.();
+      // No answer may go out once the clicks are flushed: its click would be lost.
+      dropConnections();
       const lost = await clicks.close(CLICK_FLUSH_TIMEOUT_MS);
       lookup.close();
       domains.close();

@@ -1,5 +1,7 @@
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as UwsModule from 'uws-bundled';
+import type { TemplatedApp, us_listen_socket } from 'uws-bundled';
 
 /**
  * Which uWebSockets.js the redirector runs on, chosen once at start:
@@ -60,4 +62,16 @@ export const uws: UwsBuild = loadUws();
 /** `native` on either real build, `fallback` on the imitation. */
 export function uwsImplementation(): 'native' | 'fallback' {
   return uws.build === 'fallback' ? 'fallback' : 'native';
+}
+
+/**
+ * Drops every open connection of `app`, which listens on `listenSocket`. The native App has
+ * close() (not in its type definitions). The fallback's listen socket holds its Node server, whose
+ * close() leaves a connection busy with a request open, to serve that request and the next one.
+ */
+export function connectionDropper(app: TemplatedApp, listenSocket: us_listen_socket): () => void {
+  const close = (app as { close?: () => void }).close;
+  if (close) return () => close.call(app);
+  const server = (listenSocket as { http?: Server | null }).http;
+  return () => server?.closeAllConnections();
 }

@@ -1,8 +1,29 @@
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { logLines } from '@deeplink/test-kit/logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { DEBUG_PAGE_CSP } from '../src/debug-page.js';
-import { createLink, createUser, metric, runToExit, startRedirector, visit, visitAs } from './support.js';
+import { clickQueue, createLink, createUser, metric, queuedClicks, runToExit, startRedirector, visit, visitAs } from './support.js';
+
+/**
+ * A request sent in two parts on a connection of its own: the head now, without its final blank
+ * line (the server has begun reading it: the connection is not idle), the rest on `finish()`.
+ * `answer` resolves with what came back before the connection closed.
+ */
+function requestInTwoParts(url: string, path: string, referrer: string) {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    received += chunk;
+  });
+  const answer = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  socket.on('error', () => {}); // a reset is an answer too: none
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nReferer: ${referrer}\r\n`);
+  return { answer, finish: () => socket.write('\r\n') };
+}
 
 describe('uWebSockets.js JS fallback', () => {
   let env: TestEnvironment;
@@ -49,6 +70,41 @@ describe('uWebSockets.js JS fallback', () => {
       expect((await visitAs(`${redirector.url}/`, 'slow.example.test')).status).toBe(404);
     } finally {
       expect(await redirector.stop()).toBe(0);
+    }
+  });
+
+  it('drops open connections at shutdown: no visitor is redirected after the clicks were flushed', async () => {
+    const link = await createLink(env.sql, await createUser(env.sql));
+    const redirector = await startRedirector({
+      ...env.env,
+      UWS_USE_FALLBACK: '1',
+      ALLOW_UWS_FALLBACK: '1',
+      CLICK_FLUSH_MS: '600000',
+    });
+    const queue = clickQueue(env.config.REDIS_URL, env.config.QUEUE_PREFIX);
+    try {
+      expect((await visit(`${redirector.url}/${link.code}`, { referer: 'before' })).status).toBe(302); // now cached
+      const late = Array.from({ length: 20 }, (_, i) => ({
+        referrer: `late-${i}`,
+        ...requestInTwoParts(redirector.url, `/${link.code}`, `late-${i}`),
+      }));
+      await sleep(100); // every head has arrived
+      const stopped = redirector.stop();
+      // The rest of each request arrives at a different moment of the shutdown. The fallback's Node
+      // server, closed, still serves a connection busy with a request; what it answered after the
+      // last flush was a redirect whose click was never queued.
+      for (const request of late) {
+        request.finish();
+        await sleep(1);
+      }
+      expect(await stopped).toBe(0);
+      const answers = await Promise.all(late.map(async ({ referrer, answer }) => ({ referrer, answer: await answer })));
+      const redirected = answers.filter(({ answer }) => answer.startsWith('HTTP/1.1 302')).map(({ referrer }) => referrer);
+      const queued = (await queuedClicks(queue)).filter((click) => click.linkId === link.id).map((click) => click.referrer);
+      expect(queued).toContain('before');
+      expect(redirected.filter((referrer) => !queued.includes(referrer))).toEqual([]);
+    } finally {
+      await queue.close();
     }
   });
 });
