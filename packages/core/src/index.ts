@@ -12,6 +12,7 @@ export * from './schemas/auth.js';
 export * from './schemas/links.js';
 export * from './analytics/dimensions.js';
 export * from './analytics/filters.js';
+export * from './analytics/combinations.js';
 export * from './schemas/analytics.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';
