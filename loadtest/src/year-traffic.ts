@@ -27,8 +27,8 @@ const agent = (weight: number, platform: YearAgent['platform'], userAgent: strin
  * The agents: the present mix's shares (about 30 % Android, 25 % iOS, the rest desktop) spread
  * over the browsers each platform really has. Browser and OS names are what the worker's
  * ua-parser-js makes of them (12 browsers: Mobile Safari, Chrome, Instagram, Facebook, Samsung
- * Internet, Mobile Firefox, Chrome WebView, Edge, Firefox, Safari, Opera, UCBrowser; 6 OS: iOS,
- * Android, Windows, Mac OS, Linux, Chromium OS).
+ * Internet, Firefox, Yandex, Chrome WebView, UCBrowser, Edge, Opera, Safari; 6 OS: iOS, Android,
+ * Windows, Mac OS, Linux, Chromium OS).
  */
 export const YEAR_AGENTS: readonly YearAgent[] = [
   agent(
@@ -81,6 +81,11 @@ export const YEAR_AGENTS: readonly YearAgent[] = [
     'facebook',
   ),
   agent(1, 'android', 'Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0'),
+  agent(
+    1,
+    'android',
+    'Mozilla/5.0 (Linux; Android 13; SM-A536B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/122.0.6261.128 YaBrowser/24.4.1.99.00 SA/3 Mobile Safari/537.36',
+  ),
   agent(
     2,
     'android',

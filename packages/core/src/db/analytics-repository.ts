@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { TimeBucket } from '../schemas/analytics.js';
 import { DIMENSION_NAMES, type DimensionName } from '../analytics/dimensions.js';
+import { COMBINATION_COLUMNS } from '../analytics/combinations.js';
 import type { AnalyticsFilter } from '../analytics/filters.js';
 import { APP_EVENT_NAMES, type AppEventName } from '../queue/app-events.js';
 import { appEventConditions, combinationConditions } from './click-filter-sql.js';
@@ -298,13 +299,13 @@ export function analyticsRepository(sql: Sql) {
         SELECT ${bucket ? sql`${bucket} AS bucket,` : sql``} dimension, value, sum(clicks)::bigint AS clicks
         FROM (${rows}) r GROUP BY ${byBucket} dimension, value`;
     }
-    const rows = read(COMBINATIONS, [...DIMENSION_NAMES, 'clicks'], sql`${where} ${combinationConditions(sql, filter)}`);
+    const rows = read(COMBINATIONS, [...COMBINATION_COLUMNS, 'clicks'], sql`${where} ${combinationConditions(sql, filter)}`);
     const perDimension = dimensions.map((name, i) => sql`${i === 0 ? sql`` : sql`,`} (${name}::text, c.${sql(name)})`);
     return sql`
       SELECT ${bucket ? sql`c.bucket,` : sql``} d.dimension, d.value, sum(c.clicks)::bigint AS clicks
       FROM (
-        SELECT ${bucket ? sql`${bucket} AS bucket,` : sql``} ${sql(DIMENSION_NAMES)}, sum(clicks) AS clicks
-        FROM (${rows}) r GROUP BY ${byBucket} ${sql(DIMENSION_NAMES)}
+        SELECT ${bucket ? sql`${bucket} AS bucket,` : sql``} ${sql(COMBINATION_COLUMNS)}, sum(clicks) AS clicks
+        FROM (${rows}) r GROUP BY ${byBucket} ${sql(COMBINATION_COLUMNS)}
       ) c
       CROSS JOIN LATERAL (VALUES ${perDimension}) d(dimension, value)
       GROUP BY ${byBucket} d.dimension, d.value`;
