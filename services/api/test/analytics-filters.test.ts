@@ -447,6 +447,40 @@ describe('the exports under filters', () => {
   });
 });
 
+describe('referrer hosts past the first 100 of an hour', () => {
+  it('are Other in the combination rollups: a filter on such a host misses it, its negation keeps it', async () => {
+    const owner = await api.registerUser('Widely shared');
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 'Shared', defaultUrl: 'https://example.com' },
+    });
+    const linkId = response.json().data.link.id as string;
+    // 105 hosts in one hour, a click each: the first 100 by name keep it, the last 5 are Other.
+    const hosts = Array.from({ length: 105 }, (_, i) => `h${String(i + 1).padStart(3, '0')}.example`);
+    await recordClicks(
+      api.env.sql,
+      hosts.map((referrer, i) => rollupClick(linkId, FIRST_DAY + 10 * HOUR + i * 1000, { ...IPHONE_SAFARI, referrer })),
+    );
+    const total = async (params: [string, string][]) => {
+      const query = queryOf([['startDate', '2026-03-01'], ['endDate', '2026-03-01'], ...params]);
+      const reply = await api.request({ method: 'GET', url: `/api/analytics/links/${linkId}?${query}`, token: owner.token });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return reply.json().data.analytics as { totalClicks: number; referrers: Record<string, number> };
+    };
+    expect((await total([['referrer', 'h100.example']])).totalClicks).toBe(1);
+    expect((await total([['referrer', 'h101.example']])).totalClicks).toBe(0);
+    expect((await total([['notReferrer', 'h101.example']])).totalClicks).toBe(105);
+    // Under any filter the breakdown is read from the combination rows: the 5 folded hosts are in Other.
+    const filtered = await total([['platform', 'iOS']]);
+    expect(filtered.totalClicks).toBe(105);
+    expect(filtered.referrers).toEqual({ ...Object.fromEntries(hosts.slice(0, 10).map((host) => [host, 1])), Other: 95 });
+    // Unfiltered, every host by name (the top 10, then the rest): the same numbers.
+    expect((await total([])).referrers).toEqual(filtered.referrers);
+  });
+});
+
 describe('invalid filters', () => {
   const ROUTES = () => [`/analytics/links/${busyId}`, '/analytics/summary', `/analytics/links/${busyId}/export`, '/analytics/export'];
   const refused = async (path: string, params: [string, string][]) => {
