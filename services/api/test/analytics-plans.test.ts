@@ -231,12 +231,15 @@ describe('analytics query plans', () => {
       const accesses = expectPrimaryKeyAccess(
         await rollupPlans(() => repository.linkReport(linkIds[0]!, range(days, bucket, edgeHours), DIMENSION_NAMES, filter)),
       );
-      // Every click number from the combination rows, whole days from the daily ones; none from the unfiltered rollups.
+      // Every click number from the combination rows, none from the unfiltered rollups; read once, as
+      // the series needs them: hourly rows for hours, whole days from the daily rows otherwise.
       expect(
         accesses.filter((access) => /click_(hourly|daily)(_dimensions)?$/.test(access)),
         bucket,
       ).toEqual([]);
-      expect(combinations(accesses).join('\n'), bucket).toMatch(/click_daily_combinations/);
+      const daily = combinations(accesses).filter((access) => access.includes('click_daily_combinations'));
+      if (bucket === 'hour') expect(daily).toEqual([]);
+      else expect(daily.length, bucket).toBeGreaterThan(0);
       expectPrimaryKeyAccess(
         await rollupPlans(async () => {
           for await (const _rows of repository.exportRows(linkIds[0]!, range(days, bucket, edgeHours), filter)) {
