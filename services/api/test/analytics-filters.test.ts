@@ -225,15 +225,18 @@ function eventCounts(start: number, end: number, platforms?: (platform: string) 
   return counts;
 }
 
-describe('the link report under filters', () => {
-  // Mid-day edges: whole days from the daily rollups, the hours around them from the hourly ones.
-  const start = FIRST_DAY + 10 * HOUR;
-  const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
-  const range: [string, string][] = [
-    ['startDate', new Date(start).toISOString()],
-    ['endDate', new Date(end - HOUR).toISOString()],
-  ];
+/**
+ * The range of the report and export cases, with mid-day edges: whole days from the daily rollups,
+ * the hours around them from the hourly ones.
+ */
+const start = FIRST_DAY + 10 * HOUR;
+const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
+const range: [string, string][] = [
+  ['startDate', new Date(start).toISOString()],
+  ['endDate', new Date(end - HOUR).toISOString()],
+];
 
+describe('the link report under filters', () => {
   it.each(CASES)('counts only the matching clicks: $name', async ({ params, keep, appEventsFiltered }) => {
     const set = selected([busyId], start, end, keep);
     const report = await getJson(`/analytics/links/${busyId}`, [...range, ['timeBucket', 'day'], ...params]);
@@ -363,13 +366,7 @@ describe('the summary under filters', () => {
 });
 
 describe('the exports under filters', () => {
-  const start = FIRST_DAY + 10 * HOUR;
-  const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
-  const range: [string, string][] = [
-    ['startDate', new Date(start).toISOString()],
-    ['endDate', new Date(end - HOUR).toISOString()],
-    ['timeBucket', 'day'],
-  ];
+  const byDay: [string, string][] = [...range, ['timeBucket', 'day']];
   const days = [0, 1, 2, 3].map((day) => FIRST_DAY + day * DAY);
 
   async function download(path: string, params: [string, string][]) {
@@ -399,7 +396,7 @@ describe('the exports under filters', () => {
       .map((row) => `${row.bucket} ${row.dimension} ${row.value} ${row.clicks}`);
 
   it.each(CASES)('long, one link: $name', async ({ params, keep, appEventsFiltered }) => {
-    const rows = await download(`/analytics/links/${busyId}/export`, [...range, ...params]);
+    const rows = await download(`/analytics/links/${busyId}/export`, [...byDay, ...params]);
     expect(clickRows(rows).sort()).toEqual(longRows(selected([busyId], start, end, keep)));
     // The app events: filtered by platform filters only, as in the report.
     const events = rows.filter((row) => row.dimension !== row.dimension!.toLowerCase());
@@ -413,14 +410,14 @@ describe('the exports under filters', () => {
   });
 
   it.each(CASES)('long and wide, every link: $name', async ({ params, keep }) => {
-    const long = await download('/analytics/export', [...range, ...params]);
+    const long = await download('/analytics/export', [...byDay, ...params]);
     for (const linkId of [busyId, quietId]) {
       const own = long.filter((row) => row.link_id === linkId);
       expect(clickRows(own).sort()).toEqual(longRows(selected([linkId], start, end, keep)));
     }
     expect(long.some((row) => row.link_id === strangerId)).toBe(false);
 
-    const wide = await download('/analytics/export', [...range, ['layout', 'wide'], ...params]);
+    const wide = await download('/analytics/export', [...byDay, ['layout', 'wide'], ...params]);
     expect(wide).toHaveLength(2 * days.length);
     for (const linkId of [busyId, quietId]) {
       const set = selected([linkId], start, end, keep);
