@@ -100,17 +100,31 @@ const edgeDate = fc.oneof(
     .map((d) => d.toISOString().slice(0, 10)),
 );
 
-/** Query strings of the analytics routes: ranges at the calendar's edges, with or without a start. */
-const rangeQuery = fc.record(
-  {
-    startDate: edgeDate,
-    endDate: edgeDate,
-    timezone: fc.constantFrom('UTC', 'Etc/GMT-14', 'Etc/GMT+12', 'Europe/Paris'),
-    timeBucket: fc.constantFrom('hour', 'day', 'month'),
-    layout: fc.constantFrom('long', 'wide'),
-  },
-  { requiredKeys: [] },
+/** Filters of the analytics routes, repeated, with values valid, near valid (Other, empty) and nasty. */
+const filterPairs = fc.array(
+  fc.tuple(
+    fc.constantFrom('country', 'notCountry', 'platform', 'notPlatform', 'device', 'notDevice', 'browser', 'os', 'referrer', 'notReferrer'),
+    fc.oneof(fc.constantFrom('DE', 'us', 'iOS', 'android', 'Mobile', 'Chrome', 'direct', 'Unknown', 'Other', ''), nasty),
+  ),
+  { maxLength: 24 },
 );
+
+/** Query strings of the analytics routes: ranges at the calendar's edges, with or without a start, and filters. */
+const rangeQuery = fc
+  .tuple(
+    fc.record(
+      {
+        startDate: edgeDate,
+        endDate: edgeDate,
+        timezone: fc.constantFrom('UTC', 'Etc/GMT-14', 'Etc/GMT+12', 'Europe/Paris'),
+        timeBucket: fc.constantFrom('hour', 'day', 'month'),
+        layout: fc.constantFrom('long', 'wide'),
+      },
+      { requiredKeys: [] },
+    ),
+    filterPairs,
+  )
+  .map(([range, filters]) => [...Object.entries(range), ...filters]);
 
 describe('API fuzz', () => {
   let api: ApiHarness;
@@ -234,8 +248,8 @@ describe('API fuzz', () => {
           fc.constant([method, route] as const),
           nearValidBodies[`${method} ${route}`] ? fc.oneof(nearValidBodies[`${method} ${route}`]!, body) : body,
           route.startsWith('/api/analytics')
-            ? fc.oneof(rangeQuery, fc.dictionary(nasty, nasty, { maxKeys: 4 }))
-            : fc.dictionary(nasty, nasty, { maxKeys: 4 }),
+            ? fc.oneof(rangeQuery, fc.dictionary(nasty, nasty, { maxKeys: 4 }).map(Object.entries))
+            : fc.dictionary(nasty, nasty, { maxKeys: 4 }).map(Object.entries),
         ),
       );
     await fc.assert(
