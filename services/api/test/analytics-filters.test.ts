@@ -156,6 +156,10 @@ function seriesOf(set: Click[], starts: number[]) {
   return buckets.map(({ date, clicks: count, visitors }) => ({ date, clicks: count, uniqueClicks: visitors.size }));
 }
 
+/** A report's series as seriesOf gives it: each bucket's start, clicks and unique clicks. */
+const reportedSeries = (report: { analytics: { timeSeries: { date: string; clicks: number; uniqueClicks: number }[] } }) =>
+  report.analytics.timeSeries.map(({ date, clicks: count, uniqueClicks }) => ({ date, clicks: count, uniqueClicks }));
+
 interface FilterCase {
   name: string;
   params: [string, string][];
@@ -215,6 +219,13 @@ const CASES: FilterCase[] = [
   { name: 'a value no click has', params: [['country', 'JP']], keep: () => false, appEventsFiltered: false },
 ];
 
+/**
+ * Which app event platforms a case keeps: under platform filters only, those its clicks' platforms
+ * match (OTHER is no click platform: kept by a negation, never named); otherwise every one.
+ */
+const eventPlatforms = (keep: (click: Click) => boolean, followsFilter: boolean) =>
+  followsFilter ? (platform: string) => keep({ ...clicks[0]!, platform: platform.toLowerCase() as Click['platform'] }) : undefined;
+
 /** The app events of EVENTS in [start, end) per event and platform that the filter keeps. */
 function eventCounts(start: number, end: number, platforms?: (platform: string) => boolean) {
   const counts: Record<string, Record<string, number>> = {};
@@ -245,13 +256,7 @@ describe('the link report under filters', () => {
     const { platforms, devices, countries, browsers, os, referrers } = report.analytics;
     expect({ platforms, devices, countries, browsers, os, referrers }).toEqual(breakdownsOf(set));
     const days = [0, 1, 2, 3].map((day) => FIRST_DAY + day * DAY);
-    expect(
-      report.analytics.timeSeries.map(({ date, clicks: count, uniqueClicks }: Record<string, unknown>) => ({
-        date,
-        clicks: count,
-        uniqueClicks,
-      })),
-    ).toEqual(seriesOf(set, days));
+    expect(reportedSeries(report)).toEqual(seriesOf(set, days));
     expect(report.analytics.appEventsFiltered).toBe(appEventsFiltered);
     // The funnel's clicks are the platform breakdown; its events follow platform filters only.
     expect(report.analytics.appEvents.counts.CLICK).toEqual({
@@ -260,10 +265,7 @@ describe('the link report under filters', () => {
       DESKTOP: platforms.desktop,
       OTHER: 0,
     });
-    const platformFilter = appEventsFiltered
-      ? (platform: string) => keep({ ...clicks[0]!, platform: platform.toLowerCase() as Click['platform'] })
-      : undefined;
-    const expectedEvents = eventCounts(start, end, platformFilter);
+    const expectedEvents = eventCounts(start, end, eventPlatforms(keep, appEventsFiltered));
     for (const name of ['REDIRECT', 'APP_RE_OPEN'] as const) {
       expect(report.analytics.appEvents.counts[name]).toEqual({ ANDROID: 0, IOS: 0, DESKTOP: 0, OTHER: 0, ...expectedEvents[name] });
     }
@@ -275,13 +277,7 @@ describe('the link report under filters', () => {
       const set = selected([busyId], start, end, keep);
       const report = await getJson(`/analytics/links/${busyId}`, [...range, ['timeBucket', 'hour'], ...params]);
       expect(report.analytics.totalClicks).toBe(set.length);
-      expect(
-        report.analytics.timeSeries.map(({ date, clicks: count, uniqueClicks }: Record<string, unknown>) => ({
-          date,
-          clicks: count,
-          uniqueClicks,
-        })),
-      ).toEqual(seriesOf(set, hours));
+      expect(reportedSeries(report)).toEqual(seriesOf(set, hours));
     }
     const all = selected([busyId], start, end, () => true);
     const unfiltered = await getJson(`/analytics/links/${busyId}`, [...range, ['timeBucket', 'day']]);
@@ -311,13 +307,7 @@ describe('the link report under filters', () => {
       timeBucket: 'day',
     });
     expect(report.analytics.totalClicks).toBe(set.length);
-    expect(
-      report.analytics.timeSeries.map(({ date, clicks: count, uniqueClicks }: Record<string, unknown>) => ({
-        date,
-        clicks: count,
-        uniqueClicks,
-      })),
-    ).toEqual(seriesOf(set, [tokyo(2), tokyo(3), tokyo(4)]));
+    expect(reportedSeries(report)).toEqual(seriesOf(set, [tokyo(2), tokyo(3), tokyo(4)]));
     expect(report.analytics.countries).toEqual(breakdownsOf(set).countries);
   });
 
@@ -400,10 +390,7 @@ describe('the exports under filters', () => {
     expect(clickRows(rows).sort()).toEqual(longRows(selected([busyId], start, end, keep)));
     // The app events: filtered by platform filters only, as in the report.
     const events = rows.filter((row) => row.dimension !== row.dimension!.toLowerCase());
-    const platformFilter = appEventsFiltered
-      ? (platform: string) => keep({ ...clicks[0]!, platform: platform.toLowerCase() as Click['platform'] })
-      : undefined;
-    const expected = eventCounts(start, end, platformFilter);
+    const expected = eventCounts(start, end, eventPlatforms(keep, appEventsFiltered));
     expect(events.reduce((sum, row) => sum + Number(row.clicks), 0)).toBe(
       Object.values(expected).reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0),
     );
