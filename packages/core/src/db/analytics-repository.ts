@@ -65,6 +65,15 @@ interface ClickFigures {
   dimensions: DimensionTotal[];
 }
 
+/** Reads the click figures of one link's report in one snapshot (`tx`). */
+type ClickReader = (
+  tx: postgres.TransactionSql,
+  linkId: string,
+  range: ReportRange,
+  dimensions: readonly DimensionName[],
+  filter: AnalyticsFilter,
+) => Promise<ClickFigures>;
+
 /** App events of one kind on one platform over a whole range. */
 export interface AppEventTotal {
   event: string;
@@ -331,13 +340,7 @@ export function analyticsRepository(sql: Sql) {
    * the range (whole days from daily rows), and the series. Without a filter each reads the rollups
    * made for it (totals and per-dimension rows); under one, the matching combination rows.
    */
-  const clicksApart = async (
-    tx: postgres.TransactionSql,
-    linkId: string,
-    range: ReportRange,
-    dimensions: readonly DimensionName[],
-    filter: AnalyticsFilter,
-  ): Promise<ClickFigures> => {
+  const clicksApart: ClickReader = async (tx, linkId, range, dimensions, filter) => {
     const { start, end, timeBucket } = range;
     const days = wholeDaysOf(range);
     const [[totals], [perBucket], counts] = await Promise.all([
@@ -380,13 +383,7 @@ export function analyticsRepository(sql: Sql) {
    * three times (a year by hour is some 350,000 hourly and 270,000 daily rows on a busy link)
    * cost three times the scan.
    */
-  const clicksTogether = async (
-    tx: postgres.TransactionSql,
-    linkId: string,
-    range: ReportRange,
-    dimensions: readonly DimensionName[],
-    filter: AnalyticsFilter,
-  ): Promise<ClickFigures> => {
+  const clicksTogether: ClickReader = async (tx, linkId, range, dimensions, filter) => {
     const stored = rangeRows(
       COMBINATIONS,
       [...COMBINATION_COLUMNS, 'clicks', 'visitors'],
