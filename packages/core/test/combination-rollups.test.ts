@@ -109,6 +109,15 @@ describe('combination rollups', () => {
     expect([...COMBINATION_COLUMNS].sort()).toEqual([...DIMENSION_NAMES].sort());
   });
 
+  it('sums two clicks that differ in any one dimension into two combinations', () => {
+    for (const name of DIMENSION_NAMES) {
+      const other: RollupClick = { linkId: linkA, bucket: hour0, visitor: 'v2', dimensions: { ...BASE, [name]: 'different' } };
+      const { combinations } = new RollupRows().add([{ linkId: linkA, bucket: hour0, visitor: 'v1', dimensions: BASE }, other]).toArrays();
+      expect(combinations.clicks, name).toEqual([1, 1]);
+      expect(combinations.columns[name], name).toEqual([BASE[name], 'different']);
+    }
+  });
+
   it('adds up exactly to the total rows and to every per-dimension row, hourly and daily, across batches and shared transactions', async () => {
     await rollups.recordBatch(batch(clicks(linkA, hour0, 30, ['v1', 'v2', 'v3', 'v4', 'v5']), clicks(linkB, hour0, 7, ['w1'])));
     await rollups.recordBatches([
