@@ -36,6 +36,8 @@ let stopping = false;
 for (const name of SERVICES) {
   const child = spawn(process.execPath, ['--enable-source-maps', ...bundleFlags(name), bundlePath(name)], {
     cwd: root,
+    // ensureServices has said once what the queue's Redis risks, if anything: not once per service again.
+    env: { ...process.env, QUEUE_DURABILITY_NOTED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = `[${name}]`.padEnd(13);
@@ -57,9 +59,30 @@ for (const name of SERVICES) {
   children.push(child);
 }
 
-console.log(
-  `[start] dashboard ${process.env.API_PORT ? `on port ${process.env.API_PORT}` : 'at http://127.0.0.1:3000/'}, API at /api (docs at /api/docs); redirector at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}; Ctrl-C stops everything`,
-);
+// Said once the API answers, so that the address is the last line before the services' own.
+const apiUrl = `http://${process.env.API_HOST ?? '127.0.0.1'}:${process.env.API_PORT ?? 3000}`;
+void untilAnswers(`${apiUrl}/healthz`, 60_000).then((up) => {
+  if (stopping) return;
+  console.log(
+    up
+      ? `[start] ready: open ${apiUrl}/ and sign in (API at ${apiUrl}/api, docs at /api/docs; short links at ${process.env.SHORT_URL_BASE ?? 'http://127.0.0.1:8080'}); Ctrl-C stops everything`
+      : `[start] the API did not answer at ${apiUrl}/healthz within a minute; its lines above say why`,
+  );
+});
+
+/** Resolves true once `url` answers 200, false after `timeoutMs`. */
+async function untilAnswers(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+}
 
 function stop(code = 0) {
   if (stopping) return;
