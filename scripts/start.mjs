@@ -3,12 +3,43 @@
 // applies migrations, then runs the API, the redirector and the worker from their bundles
 // (services/<name>/dist/main.js) with prefixed output. Ctrl-C (or SIGTERM) stops all three cleanly.
 import { spawn, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundles, buildDashboard, bundleFlags, bundlePath, describeDashboardBuild, SERVICES } from './build.mjs';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The ports the services listen on, with the defaults of packages/core's configuration. */
+const PORTS = {
+  API_PORT: 3000,
+  API_METRICS_PORT: 9091,
+  REDIRECTOR_PORT: 8080,
+  REDIRECTOR_METRICS_PORT: 9092,
+  WORKER_PORT: 8090,
+};
+
+// A second `npm start` (or anything else on these ports) is told so in one line, before any build.
+for (const [name, fallback] of Object.entries(PORTS)) {
+  const port = Number(process.env[name] ?? fallback);
+  if (await inUse(port)) {
+    console.error(`[start] port ${port} (${name}) is in use: is npm start already running? Stop it, or set ${name} to another port`);
+    process.exit(1);
+  }
+}
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function inUse(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
 
 try {
   const built = await buildBundles(SERVICES);

@@ -83,6 +83,18 @@ describe('the quick start', () => {
     }
   });
 
+  it('says in one line that it runs already when started a second time', () => {
+    const again = spawnSync(process.execPath, [join(root, 'scripts/start.mjs')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, API_PORT: new URL(apiUrl).port },
+    });
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      `[start] port ${new URL(apiUrl).port} (API_PORT) is in use: is npm start already running? Stop it, or set API_PORT to another port`,
+    );
+  });
+
   it('stops on Ctrl-C with every service exiting 0; the commands then print a plain line', async () => {
     start!.child.kill('SIGINT');
     expect(await start!.exited).toBe(0);
