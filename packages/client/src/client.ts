@@ -19,6 +19,7 @@ import type {
   ListLinksQuery,
   LoginInput,
   QrQuery,
+  QrRenderOptions,
   RegisterInput,
   SummaryAnalyticsQuery,
   WideExportRow,
@@ -112,6 +113,13 @@ export function createClient(options: ClientOptions) {
     return send({ ...request, as: query.format === 'png' ? 'blob' : 'text' }, opts);
   }
 
+  function qrWithLogo(id: string, options: QrRenderOptions & { format: 'png' }, opts?: RequestOptions): Promise<Blob>;
+  function qrWithLogo(id: string, options: QrRenderOptions & { format?: 'svg' }, opts?: RequestOptions): Promise<string>;
+  function qrWithLogo(id: string, options: QrRenderOptions, opts?: RequestOptions): Promise<string | Blob> {
+    const request = { method: 'POST', path: path`/links/${id}/qr`, body: options } as const;
+    return send({ ...request, as: options.format === 'png' ? 'blob' : 'text' }, opts);
+  }
+
   const links = {
     /** Creates a link; `slug` picks its short code. */
     create: (input: CreateLinkInput, opts?: RequestOptions) =>
@@ -132,6 +140,8 @@ export function createClient(options: ClientOptions) {
     delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
     /** The link's short URL as a QR code: SVG text (default), or a PNG Blob with `format: 'png'`. */
     qr,
+    /** The same with `logo` (a PNG in base64) drawn over the code's centre, which then uses error correction H. */
+    qrWithLogo,
     /** One page of the caller's links, filtered by `tag` (all must match) and `q`, with the extras in `include`. */
     list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
       send<LinkPage>(

@@ -318,6 +318,9 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?format=png&size=128&margin=2`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?size=5`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/links/${othersLink.id}/qr`, token: owner.token, status: 403 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { format: 'png', size: 128 }, status: 200 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { logo: 'bm90IGEgcG5n' }, status: 400 });
+    await call({ method: 'POST', url: `/api/links/${othersLink.id}/qr`, token: owner.token, payload: {}, status: 403 });
 
     const doomed = (
       await api.request({
@@ -562,6 +565,7 @@ const validBody = (operationId: string): unknown =>
     updateApp: { fingerprintMatching: false },
     createImport: { format: 'yourls' },
     createShortDynamicLink: { dynamicLinkInfo: { link: 'https://example.com/fdl' } },
+    renderLinkQrCode: { color: '#112233' },
   })[operationId];
 
 /** Firebase Dynamic Links' REST operations: FDL's paths, shapes and errors. */
