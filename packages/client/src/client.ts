@@ -20,6 +20,7 @@ import type {
   LoginInput,
   QrQuery,
   QrRenderOptions,
+  SlugAvailability,
   RegisterInput,
   SummaryAnalyticsQuery,
   WideExportRow,
@@ -138,6 +139,9 @@ export function createClient(options: ClientOptions) {
       send<{ link: Link }>({ method: 'PUT', path: path`/links/${id}`, body: changes }, opts).then((data) => data.link),
     /** Deletes a link and its analytics, permanently. */
     delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
+    /** Whether `slug` is free on the default domain or on `domain` (one of yours), and the short URL it would be. */
+    slugAvailability: (slug: string, domain?: string, opts?: RequestOptions) =>
+      send<SlugAvailability>({ method: 'GET', path: '/links/slug-availability', query: { slug, domain } }, opts),
     /** The link's short URL as a QR code: SVG text (default), or a PNG Blob with `format: 'png'`. */
     qr,
     /** The same with `logo` (a PNG in base64) drawn over the code's centre, which then uses error correction H. */

@@ -127,6 +127,9 @@ export type AnalyticsExportRow = Wire.AnalyticsExportRow;
  */
 export type QrQuery = Wire.LinkQrQuery;
 
+/** What `links.slugAvailability()` answers: whether the slug is free on the domain, and the short URL it would be. */
+export type SlugAvailability = Wire.SlugAvailability;
+
 /** Options of `links.qrWithLogo()`: those of `links.qr()` and `logo`, a PNG in base64. */
 export type QrRenderOptions = Wire.LinkQrRender;
 

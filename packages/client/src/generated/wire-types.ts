@@ -785,6 +785,25 @@ export interface LinkQrQuery {
   background?: string;
 }
 
+/** Query of GET /links/slug-availability. */
+export interface SlugAvailabilityQuery {
+  /** The back-half to check: 3-64 letters, digits, "-" or "_" */
+  slug: string;
+  /** One of your active custom domains; the default domain when omitted */
+  domain?: string;
+}
+
+/** Whether a slug is free on a domain, and the short URL a link there has. */
+export interface SlugAvailability {
+  slug: string;
+  /** The custom domain asked about; absent for the default domain */
+  domain?: string;
+  /** true: no link has this slug on this domain now (a link made meanwhile can still take it) */
+  available: boolean;
+  /** The short URL a link with this slug on this domain has */
+  url: string;
+}
+
 /** Body of POST /links/:id/qr: the same options, and a logo (a PNG in base64). */
 export interface LinkQrRender {
   /**
