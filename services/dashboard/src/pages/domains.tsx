@@ -144,7 +144,10 @@ export function DomainsPage() {
   return (
     <section>
       <h1>Domains</h1>
-      <p class="muted">Short links on your own domain, like go.example.com/spring. Add it, prove it is yours with a TXT record, then pick it when you make a link.</p>
+      <p class="muted">
+        Short links on your own domain, like go.example.com/spring. Add it, prove it is yours with a TXT record, then pick it when you make
+        a link.
+      </p>
       <form class="toolbar card" onSubmit={add} noValidate>
         <div class="field inline">
           <label for="domain-hostname">Domain</label>
