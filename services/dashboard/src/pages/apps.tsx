@@ -125,7 +125,9 @@ export function AppsPage() {
                   <td>
                     <code>{associationOf(app)}</code>
                   </td>
-                  <td class="nowrap">{app.keyPrefix ? <code>{app.keyPrefix}…</code> : <span class="muted">None</span>}</td>
+                  <td class="nowrap">
+                    {app.keyPrefix ? <code data-testid="key-prefix">{app.keyPrefix}…</code> : <span class="muted">None</span>}
+                  </td>
                   <td class="nowrap">{app.keyCreatedAt ? dateFormat.format(new Date(app.keyCreatedAt)) : '—'}</td>
                   <td class="nowrap">
                     <label>
@@ -157,7 +159,7 @@ export function AppsPage() {
                     <button
                       type="button"
                       class="secondary small"
-                      aria-label={`Rotate the key of ${appLabel(app)}`}
+                      aria-label={`${app.keyPrefix ? 'Rotate key' : 'Create key'} of ${appLabel(app)}`}
                       onClick={() => rotate(app)}
                     >
                       {app.keyPrefix ? 'Rotate key' : 'Create key'}
