@@ -514,9 +514,24 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(page.url()).toContain('q=spring');
     await page.getByLabel('Search', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.getByLabel('Tag', { exact: true }).selectOption('autumn');
+    await page.getByLabel('Only links tagged').selectOption('autumn');
     await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(11);
-    await page.getByLabel('Tag', { exact: true }).selectOption('');
+    expect(page.url()).toContain('tag=autumn');
+    // A second tag narrows further (every tag must match): no link carries both.
+    await page.getByLabel('Only links tagged').selectOption('spring');
+    await expect.poll(() => page.getByText('No link matches.').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Remove the tag filter spring' }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(11);
+    await page.getByRole('button', { name: 'Remove the tag filter autumn' }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(20);
+    // Most clicked first: the clicks header, twice (ascending, then descending).
+    await page.getByRole('button', { name: 'Clicks' }).click();
+    await expect.poll(() => page.url()).toContain('sort=clicks');
+    await page.getByRole('button', { name: /^Clicks/ }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').first().textContent()).toContain('Spring sale');
+    // Back to the default order (newest first): the list without parameters.
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await expect.poll(() => page.url()).not.toContain('sort=');
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.getByText('Total links').isVisible()).toBe(true);
     await showTable(page, 'Top links');

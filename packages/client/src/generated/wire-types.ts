@@ -141,6 +141,8 @@ export interface LinkListItem {
   clicks?: number;
   /** The link's tags, [] when none (with include=tags) */
   tags?: string[];
+  /** When the link expires, for links with an expiry (with include=expiry) */
+  expirationDate?: string;
 }
 
 /** Where a page sits in the whole list. */
@@ -217,10 +219,10 @@ export interface UpdateLinkBody {
 }
 
 /** Fields the link list can sort by. */
-export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl' | 'clicks';
 
 /** What `include` can add to the items of the link list. */
-export type LinkListExtra = 'clicks' | 'tags';
+export type LinkListExtra = 'clicks' | 'tags' | 'expiry';
 
 /** Query of GET /links. */
 export interface ListLinksQuery {
@@ -238,7 +240,7 @@ export interface ListLinksQuery {
    * Field to sort by; ties are broken by id, so pages are stable
    * @default "createdAt"
    */
-  sortBy?: 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+  sortBy?: 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl' | 'clicks';
   /**
    * Sort direction
    * @default "desc"

@@ -283,7 +283,7 @@ export const linkSummarySchema = linkSchema
   .meta({ id: 'LinkSummary' });
 export type LinkSummary = z.infer<typeof linkSummarySchema>;
 
-export const LINK_SORT_FIELDS = ['createdAt', 'updatedAt', 'title', 'defaultUrl'] as const;
+export const LINK_SORT_FIELDS = ['createdAt', 'updatedAt', 'title', 'defaultUrl', 'clicks'] as const;
 export type LinkSortField = (typeof LINK_SORT_FIELDS)[number];
 
 /** A query parameter given once or repeated (`?tag=a&tag=b`), each value also comma-separated: always a list. */
@@ -296,7 +296,7 @@ const listParameter = <T extends z.ZodType<unknown, string>>(item: T) =>
     .pipe(z.array(item));
 
 /** What `include` can add to each item of the link list. */
-export const LINK_LIST_EXTRAS = ['clicks', 'tags'] as const;
+export const LINK_LIST_EXTRAS = ['clicks', 'tags', 'expiry'] as const;
 export type LinkListExtra = (typeof LINK_LIST_EXTRAS)[number];
 
 export const listLinksQuerySchema = z
@@ -354,7 +354,7 @@ export const paginationSchema = z
 export type Pagination = z.infer<typeof paginationSchema>;
 
 export const linkResponseSchema = successEnvelope(z.object({ link: linkSchema }));
-/** A list item: SPEC's six fields, plus `clicks` and `tags` when `include` asks for them. */
+/** A list item: SPEC's six fields, plus `clicks`, `tags` and `expirationDate` when `include` asks for them. */
 export const linkListItemSchema = linkSummarySchema
   .extend({
     clicks: z.number().int().optional().meta({ description: 'All-time clicks (with include=clicks)', example: 320 }),
@@ -362,6 +362,9 @@ export const linkListItemSchema = linkSummarySchema
       .array(z.string())
       .optional()
       .meta({ description: "The link's tags, [] when none (with include=tags)", example: ['spring'] }),
+    expirationDate: timestampSchema
+      .optional()
+      .meta({ description: 'When the link expires, for links with an expiry (with include=expiry)', example: '2026-12-31T23:59:00.000Z' }),
   })
   .meta({ id: 'LinkListItem' });
 export type LinkListItem = z.infer<typeof linkListItemSchema>;

@@ -215,6 +215,7 @@ export function linksService(deps: {
           ...toSummary(link),
           ...(include.has('clicks') && { clicks: link.clicks ?? 0 }),
           ...(include.has('tags') && { tags: link.tags }),
+          ...(include.has('expiry') && link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
         })),
         pagination: { total: page.total, page: query.page, limit: query.limit, pages: Math.ceil(page.total / query.limit) },
       };
