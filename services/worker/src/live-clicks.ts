@@ -1,4 +1,4 @@
-import { BoundedMap, LIVE_RECENT_CLICKS, type RedisKeys } from '@deeplink/core';
+import { LIVE_RECENT_CLICKS, type RedisKeys } from '@deeplink/core';
 import type { LinksRepository } from '@deeplink/core/db';
 import { appendLiveEntry, LIVE_ENTRY_RECENT_CLICKS, type LiveClick, type LiveEntry, type RedisClient } from '@deeplink/core/redis';
 import type { Logger } from '@deeplink/core/runtime';
@@ -81,8 +81,6 @@ function entryOf(links: [string, LinkClicks][], committedAt: number): LiveEntry 
   return { at: new Date(committedAt).toISOString(), links: counts, recent: recent.slice(0, LIVE_ENTRY_RECENT_CLICKS).map(liveClick) };
 }
 
-/** Owners remembered (a link's owner never changes); the rest are read in one query per flush. */
-const OWNER_CACHE_SIZE = 100_000;
 /** Links waiting for the next flush beyond which further batches are not published (Redis or PostgreSQL is slow). */
 const MAX_PENDING_LINKS = 20_000;
 /** A failing publish is logged at most this often; the metric counts every one. */
@@ -94,7 +92,7 @@ export type LiveOutcome = 'published' | 'failed' | 'dropped';
  * Publishes what each rollup commit added to the live streams: per user owning a link of it, one
  * entry appended to the user's capped history and announced to the API instances (see
  * @deeplink/core/redis live-clicks.ts). The batches a commit recorded arrive one after the other in
- * the same tick and leave together, with one owner lookup. Publishing never holds up or fails the
+ * the same tick and leave together, with one owner lookup (one indexed query by link ids). Publishing never holds up or fails the
  * rollup: it runs after the commit, off its path, one flush at a time; an error is logged and
  * counted, and the clicks stay safe in the rollups.
  */
@@ -107,7 +105,6 @@ export function createLivePublisher(deps: {
   onOutcome?: (outcome: LiveOutcome, entries: number) => void;
 }) {
   const { redis, keys, log, onOutcome = () => {} } = deps;
-  const owners = new BoundedMap<string, string>(OWNER_CACHE_SIZE);
   let pending: LiveClicks | undefined;
   let flushing: Promise<void> | undefined;
   let lastLogged = Number.NEGATIVE_INFINITY;
@@ -118,31 +115,17 @@ export function createLivePublisher(deps: {
     log.warn({ err: error }, `live clicks not published (${what}); the rollups have them`);
   };
 
-  const ownersOf = async (linkIds: string[]): Promise<Map<string, string>> => {
-    const found = new Map<string, string>();
-    const missing: string[] = [];
-    for (const linkId of linkIds) {
-      const owner = owners.get(linkId);
-      if (owner === undefined) missing.push(linkId);
-      else found.set(linkId, owner);
-    }
-    for (const [linkId, owner] of await deps.links.ownersOf(missing)) {
-      owners.set(linkId, owner);
-      found.set(linkId, owner);
-    }
-    return found;
-  };
-
   const send = async (clicks: LiveClicks) => {
     let linkOwners: Map<string, string>;
     try {
-      linkOwners = await ownersOf([...clicks.links.keys()]);
+      // Read after the commit, not remembered: a link deleted before it (its clicks were not
+      // counted) has no owner any more, so the stream never shows a click the rollups left out.
+      linkOwners = await deps.links.ownersOf([...clicks.links.keys()]);
     } catch (error) {
       onOutcome('failed', 1);
       logFailure(error, 'link owners unreadable');
       return;
     }
-    // A link deleted before the commit has no owner: its clicks were not counted either.
     const byUser = new Map<string, [string, LinkClicks][]>();
     for (const [linkId, link] of clicks.links) {
       const owner = linkOwners.get(linkId);
