@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LIVE_RECENT_CLICKS, type RedisKeys } from '@deeplink/core';
 import type { LinksRepository } from '@deeplink/core/db';
 import { appendLiveEntry, LIVE_ENTRY_RECENT_CLICKS, type LiveClick, type LiveEntry, type RedisClient } from '@deeplink/core/redis';
@@ -83,6 +84,8 @@ function entryOf(links: [string, LinkClicks][], committedAt: number): LiveEntry 
 
 /** Links waiting for the next flush beyond which further batches are not published (Redis or PostgreSQL is slow). */
 const MAX_PENDING_LINKS = 20_000;
+/** How long closing waits for the entries being sent. */
+const CLOSE_WAIT_MS = 2_000;
 /** A failing publish is logged at most this often; the metric counts every one. */
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
@@ -167,9 +170,13 @@ export function createLivePublisher(deps: {
       // The other batches of the same commit settle in this tick: they join before the flush starts.
       flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
     },
-    /** Resolves once what was handed over has been sent (or has failed). */
+    /**
+     * Resolves once what was handed over has been sent (or has failed), or after CLOSE_WAIT_MS: a
+     * Redis that does not answer must not hold up the worker's shutdown.
+     */
     async close(): Promise<void> {
-      while (flushing) await flushing;
+      const gaveUp = sleep(CLOSE_WAIT_MS, 'gave up', { ref: false });
+      while (flushing) if ((await Promise.race([flushing, gaveUp])) === 'gave up') return;
     },
   };
 }

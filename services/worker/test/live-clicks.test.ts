@@ -97,4 +97,24 @@ describe('live click publisher', () => {
     expect(captured.lines.some((line) => String(line.msg).includes('live clicks not published'))).toBe(true);
     unreachable.disconnect();
   });
+
+  it('does not hold up shutdown for a Redis that never answers', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    // Commands wait in the offline queue for a connection that never comes.
+    const waiting = createRedis('redis://127.0.0.1:1', { maxRetriesPerRequest: null, retryStrategy: () => 1_000 });
+    waiting.on('error', () => {});
+    const publisher = createLivePublisher({
+      redis: waiting,
+      keys: redisKeys(env.config.REDIS_PREFIX),
+      links: linksRepository(env.sql),
+      log: captured.log,
+    });
+    const clicks = new LiveClicks();
+    clicks.add(Date.now(), enriched(link!));
+    publisher.publish(clicks);
+    const started = performance.now();
+    await publisher.close();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    waiting.disconnect();
+  });
 });

@@ -34,7 +34,7 @@ const eventStream = (scope: string) =>
       'comes every 15 s (LIVE_PING_INTERVAL_MS). Reconnect with Last-Event-ID to get the messages missed. A client that ' +
       'stops reading is disconnected. Read it with fetch and a stream reader (EventSource cannot send Authorization).',
     headers: {
-      'Cache-Control': { description: 'no-store', schema: { type: 'string', const: 'no-store' } },
+      'Cache-Control': { description: 'Never stored by caches or proxies', type: 'string', const: 'no-store' },
     },
     content: {
       'text/event-stream': {
