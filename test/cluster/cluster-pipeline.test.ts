@@ -138,13 +138,16 @@ describe('on a Redis Cluster', () => {
       expect(response.status).toBe(200);
       return {
         next: async () => {
+          let message: { id?: string; data: string } | undefined;
           for await (const item of readEventStream(response.body as unknown as AsyncIterable<Uint8Array>)) {
             if ('event' in item) {
-              controller.abort();
-              return { id: item.id!, data: JSON.parse(item.data) as { clicks: number } };
+              message = item;
+              break;
             }
           }
-          throw new Error('the stream ended without a message');
+          controller.abort();
+          if (!message) throw new Error('the stream ended without a message');
+          return { id: message.id!, data: JSON.parse(message.data) as { clicks: number } };
         },
       };
     };
