@@ -193,6 +193,8 @@ const envSchema = z.object({
   REQUIRE_DURABLE_REDIS: flag,
   /** Start anyway on a queue Redis that could lose jobs, even in production (logged at every start). */
   ALLOW_VOLATILE_REDIS: flag,
+  /** The launcher (`npm start`) has checked the queue's Redis and said what it risks: no warning per service again. */
+  QUEUE_DURABILITY_NOTED: flag,
   LINK_CACHE_MAX: positiveInt.default(100_000),
   /** …and at most this many bytes of records and prepared answers, so a few huge links cannot hold memory. */
   LINK_CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),

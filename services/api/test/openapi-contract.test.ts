@@ -320,6 +320,9 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?format=png&size=128&margin=2`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?size=5`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/links/${othersLink.id}/qr`, token: owner.token, status: 403 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { format: 'png', size: 128 }, status: 200 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { logo: 'bm90IGEgcG5n' }, status: 400 });
+    await call({ method: 'POST', url: `/api/links/${othersLink.id}/qr`, token: owner.token, payload: {}, status: 403 });
 
     const doomed = (
       await api.request({
@@ -600,7 +603,16 @@ const validBody = (operationId: string): unknown =>
     updateApp: { fingerprintMatching: false },
     createImport: { format: 'yourls' },
     createShortDynamicLink: { dynamicLinkInfo: { link: 'https://example.com/fdl' } },
+    renderLinkQrCode: { color: '#112233' },
   })[operationId];
+
+/**
+ * The query an operation cannot do without, given on every call the sweeps below make of it, and
+ * the values they give parameters whose valid values depend on the account (the owner's domain is
+ * active once the domain calls above have run).
+ */
+const requiredQuery = (operationId: string) => (operationId === 'getSlugAvailability' ? 'slug=contract-slug&' : '');
+const accountValues: Record<string, string> = { domain: 'go.owner.test' };
 
 /** Firebase Dynamic Links' REST operations: FDL's paths, shapes and errors. */
 const isFirebase = (path: string) => path.startsWith('/v1/');
@@ -651,7 +663,7 @@ describe('what every operation shares', SWEEP, () => {
     for (const { method, path, operation } of operations.filter((o) => !isFirebase(o.path))) {
       const response = await call({
         method,
-        url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
+        url: `${urlOf(path)}?${requiredQuery(operation.operationId!)}${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
         ...ownerCredentials(operation),
         payload: validBody(operation.operationId!),
         status: 400,
@@ -671,13 +683,19 @@ describe('what every operation shares', SWEEP, () => {
       .flatMap(({ method, path, operation }) =>
         ((operation as { parameters?: { in: string; name: string; schema?: { default?: unknown; example?: unknown } }[] }).parameters ?? [])
           .filter((p) => p.in === 'query')
-          .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })),
+          .map((p) => ({
+            method,
+            path,
+            operationId: operation.operationId!,
+            name: p.name,
+            value: accountValues[p.name] ?? p.schema?.default ?? p.schema?.example,
+          })),
       );
     expect(documented.length).toBeGreaterThanOrEqual(29);
-    for (const { method, path, name, value } of documented) {
+    for (const { method, path, operationId, name, value } of documented) {
       const response = await call({
         method,
-        url: `${urlOf(path)}?${name}=${encodeURIComponent(String(value))}`,
+        url: `${urlOf(path)}?${name === 'slug' ? '' : requiredQuery(operationId)}${name}=${encodeURIComponent(String(value))}`,
         token: owner.token,
         status: 200,
       });

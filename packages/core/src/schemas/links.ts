@@ -174,6 +174,31 @@ export const createLinkBodySchema = linkFieldsSchema
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBodySchema>;
+
+/** GET /links/slug-availability: whether a new link could take `slug` on `domain` now. */
+export const slugAvailabilityQuerySchema = z
+  .object({
+    slug: slugSchema.meta({ description: 'The back-half to check: 3-64 letters, digits, "-" or "_"', example: 'spring-sale' }),
+    domain: hostnameSchema
+      .optional()
+      .meta({ description: 'One of your active custom domains; the default domain when omitted', example: 'go.example.com' }),
+  })
+  .strict();
+export type SlugAvailabilityQuery = z.infer<typeof slugAvailabilityQuerySchema>;
+
+export const slugAvailabilitySchema = z
+  .object({
+    slug: z.string(),
+    domain: z.string().optional().meta({ description: 'The custom domain asked about; absent for the default domain' }),
+    available: z
+      .boolean()
+      .meta({ description: 'true: no link has this slug on this domain now (a link made meanwhile can still take it)' }),
+    url: z
+      .string()
+      .meta({ description: 'The short URL a link with this slug on this domain has', example: 'https://go.example.com/spring-sale' }),
+  })
+  .meta({ id: 'SlugAvailability' });
+export const slugAvailabilityResponseSchema = successEnvelope(slugAvailabilitySchema);
 export type CreateLinkInput = z.output<typeof createLinkBodySchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
