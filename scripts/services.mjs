@@ -81,11 +81,64 @@ export function aptInstall(packages, why) {
   execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
 }
 
+/**
+ * Asks Redis for one setting (CONFIG GET over RESP); resolves its value, or undefined when CONFIG
+ * is refused (managed services, or a password) or the answer is not understood.
+ */
+function redisSetting(host, port, name, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    let reply = '';
+    const done = (value) => {
+      socket.destroy();
+      resolve(value);
+    };
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.once('connect', () => socket.write(`*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$${name.length}\r\n${name}\r\n`));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (!reply.startsWith('*')) return done(undefined); // an error: CONFIG refused
+      const lines = reply.split('\r\n');
+      if (lines.length >= 6) done(lines[0] === '*2' ? lines[4] : undefined);
+    });
+    socket.once('error', () => done(undefined));
+  });
+}
+
+/** What the click queue needs of its Redis (as packages/core's DURABLE_REDIS says), and what losing it costs. */
+const DURABLE_REDIS = [
+  ['appendonly', 'yes', 'a restart of Redis loses the clicks waiting in the queue'],
+  ['maxmemory-policy', 'noeviction', 'memory pressure can evict waiting clicks'],
+];
+
+/**
+ * Says once, in one line, when a Redis found running could lose queued clicks, with the commands
+ * that fix it (the services themselves stay quiet about it under `npm start`).
+ */
+async function noteRedisDurability(host, port) {
+  const problems = [];
+  for (const [setting, wanted, risk] of DURABLE_REDIS) {
+    const value = await redisSetting(host, port, setting);
+    if (value === undefined) {
+      log(
+        `cannot read the configuration of Redis at ${host}:${port}; the click queue needs appendonly yes and maxmemory-policy noeviction`,
+      );
+      return;
+    }
+    if (value !== wanted) problems.push({ setting, value, wanted, risk });
+  }
+  if (problems.length === 0) return;
+  const risks = problems.map(({ setting, value, risk }) => `${setting} is ${value || 'unset'}: ${risk}`).join('; ');
+  const fixes = problems.map(({ setting, wanted }) => `redis-cli -h ${host} -p ${port} config set ${setting} ${wanted}`).join(' && ');
+  log(`Redis at ${host}:${port} could lose clicks (${risks}). Fix: ${fixes} (and the same in redis.conf to keep it)`);
+}
+
 async function ensureRedis(url) {
   const { hostname, port: portText } = new URL(url);
   const port = Number(portText || 6379);
   if (await redisAnswers(hostname, port)) {
     log(`Redis answers at ${hostname}:${port}, using it`);
+    await noteRedisDurability(hostname, port);
     return;
   }
   if (!isLocal(hostname)) throw new ServiceError(`Redis at ${url} does not answer, and it is not a local address to start one on`);

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startPrivateRedis } from '@deeplink/test-kit/private-redis';
 import { redisUrl } from '@deeplink/test-kit/urls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '@deeplink/core/db';
@@ -50,6 +51,23 @@ describe('scripts/services.mjs', () => {
     expect(stdout).toMatch(/PostgreSQL is ready \(database deeplink, hll available\)/);
   });
 
+  it('says once, in one line, what a Redis without AOF risks and how to fix it', async () => {
+    const redis = await startPrivateRedis(['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru']);
+    try {
+      const { port } = redis;
+      const { stdout } = await runScript({ REDIS_URL: redis.url });
+      const lines = stdout.split('\n').filter((line) => line.includes('could lose clicks'));
+      expect(lines).toEqual([
+        `[services] Redis at 127.0.0.1:${port} could lose clicks (appendonly is no: a restart of Redis loses the clicks waiting in the queue; ` +
+          'maxmemory-policy is allkeys-lru: memory pressure can evict waiting clicks). ' +
+          `Fix: redis-cli -h 127.0.0.1 -p ${port} config set appendonly yes && redis-cli -h 127.0.0.1 -p ${port} config set maxmemory-policy noeviction ` +
+          '(and the same in redis.conf to keep it)',
+      ]);
+    } finally {
+      await redis.kill();
+    }
+  });
+
   it('starts private Redis and PostgreSQL (with hll and the database) when nothing answers', async () => {
     const { stdout } = await runScript({
       REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`,
@@ -78,6 +96,8 @@ describe('scripts/services.mjs', () => {
     });
     expect(again.stdout).toContain(`Redis answers at 127.0.0.1:${REDIS_PORT}, using it`);
     expect(again.stdout).not.toContain('starting');
+    // The Redis it starts is durable: nothing to say about it.
+    expect(again.stdout).not.toContain('could lose clicks');
   }, 120_000);
 
   it('fails with a clear message when a remote server does not answer', async () => {

@@ -458,14 +458,14 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     await page.getByRole('link', { name: 'Apps' }).click();
     const row = page.getByRole('row', { name: /Acme Shop/ });
     await expect.poll(() => row.isVisible()).toBe(true);
-    expect(await row.locator('code').textContent()).toBe(`${app.keyPrefix}…`);
+    expect(await row.getByTestId('key-prefix').textContent()).toBe(`${app.keyPrefix}…`);
     expect(await page.content()).not.toContain(app.key);
-    await page.getByRole('button', { name: 'Rotate the key of Acme Shop' }).click();
+    await page.getByRole('button', { name: 'Rotate key of Acme Shop' }).click();
     const key = (await page.getByTestId('new-app-key').textContent())!;
     expect(key).toMatch(/^dla_/);
     expect(key).not.toBe(app.key);
     expect(await page.getByText('shown only this once').isVisible()).toBe(true);
-    await expect.poll(() => row.locator('code').textContent()).toBe(`${key.slice(0, 12)}…`);
+    await expect.poll(() => row.getByTestId('key-prefix').textContent()).toBe(`${key.slice(0, 12)}…`);
     await shot(page, width, 'apps');
     expect(await open(app.key)).toBe(401);
     expect(await open(key)).toBe(200);
@@ -514,9 +514,24 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     expect(page.url()).toContain('q=spring');
     await page.getByLabel('Search', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.getByLabel('Tag', { exact: true }).selectOption('autumn');
+    await page.getByLabel('Only links tagged').selectOption('autumn');
     await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(11);
-    await page.getByLabel('Tag', { exact: true }).selectOption('');
+    expect(page.url()).toContain('tag=autumn');
+    // A second tag narrows further (every tag must match): no link carries both.
+    await page.getByLabel('Only links tagged').selectOption('spring');
+    await expect.poll(() => page.getByText('No link matches.').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Remove the tag filter spring' }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(11);
+    await page.getByRole('button', { name: 'Remove the tag filter autumn' }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').count()).toBe(20);
+    // Most clicked first: the clicks header, twice (ascending, then descending).
+    await page.getByRole('button', { name: 'Clicks' }).click();
+    await expect.poll(() => page.url()).toContain('sort=clicks');
+    await page.getByRole('button', { name: /^Clicks/ }).click();
+    await expect.poll(() => page.locator('table.links tbody tr').first().textContent()).toContain('Spring sale');
+    // Back to the default order (newest first): the list without parameters.
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await expect.poll(() => page.url()).not.toContain('sort=');
     await page.getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => page.getByText('Total links').isVisible()).toBe(true);
     await showTable(page, 'Top links');

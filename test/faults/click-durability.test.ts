@@ -399,6 +399,16 @@ describe('the Redis the queue needs', () => {
         problems: ['appendonly is no (the queue needs yes)', 'maxmemory-policy is allkeys-lru (the queue needs noeviction)'],
       });
 
+    // Under `npm start` the launcher says it once: the services keep it to debug.
+    const noted = await startProcess('worker', {
+      env: { ...env.env, WORKER_PORT: '0', LOG_LEVEL: 'debug', QUEUE_DURABILITY_NOTED: '1' },
+      ready: (output) => logLines(output).some((line) => line.msg === 'worker started'),
+    });
+    cleanups.push(() => noted.stop());
+    await expect
+      .poll(() => logLines(noted.output).find((line) => /could lose batches/.test(String(line.msg))))
+      .toMatchObject({ level: 'debug' });
+
     const port = await freePort();
     const refused = await runToExit('redirector', {
       env: { ...env.env, LOG_LEVEL: 'info', REDIRECTOR_PORT: String(port), REDIRECTOR_METRICS_PORT: '0', REQUIRE_DURABLE_REDIS: '1' },

@@ -19,6 +19,8 @@ import type {
   ListLinksQuery,
   LoginInput,
   QrQuery,
+  QrRenderOptions,
+  SlugAvailability,
   RegisterInput,
   SummaryAnalyticsQuery,
   WideExportRow,
@@ -112,6 +114,13 @@ export function createClient(options: ClientOptions) {
     return send({ ...request, as: query.format === 'png' ? 'blob' : 'text' }, opts);
   }
 
+  function qrWithLogo(id: string, options: QrRenderOptions & { format: 'png' }, opts?: RequestOptions): Promise<Blob>;
+  function qrWithLogo(id: string, options: QrRenderOptions & { format?: 'svg' }, opts?: RequestOptions): Promise<string>;
+  function qrWithLogo(id: string, options: QrRenderOptions, opts?: RequestOptions): Promise<string | Blob> {
+    const request = { method: 'POST', path: path`/links/${id}/qr`, body: options } as const;
+    return send({ ...request, as: options.format === 'png' ? 'blob' : 'text' }, opts);
+  }
+
   const links = {
     /** Creates a link; `slug` picks its short code. */
     create: (input: CreateLinkInput, opts?: RequestOptions) =>
@@ -130,8 +139,13 @@ export function createClient(options: ClientOptions) {
       send<{ link: Link }>({ method: 'PUT', path: path`/links/${id}`, body: changes }, opts).then((data) => data.link),
     /** Deletes a link and its analytics, permanently. */
     delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/links/${id}` }, opts).then(() => {}),
+    /** Whether `slug` is free on the default domain or on `domain` (one of yours), and the short URL it would be. */
+    slugAvailability: (slug: string, domain?: string, opts?: RequestOptions) =>
+      send<SlugAvailability>({ method: 'GET', path: '/links/slug-availability', query: { slug, domain } }, opts),
     /** The link's short URL as a QR code: SVG text (default), or a PNG Blob with `format: 'png'`. */
     qr,
+    /** The same with `logo` (a PNG in base64) drawn over the code's centre, which then uses error correction H. */
+    qrWithLogo,
     /** One page of the caller's links, filtered by `tag` (all must match) and `q`, with the extras in `include`. */
     list: (query: ListLinksQuery = {}, opts?: RequestOptions) =>
       send<LinkPage>(

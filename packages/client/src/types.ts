@@ -121,8 +121,17 @@ export type SummaryAnalytics = Wire.SummaryAnalytics;
 /** One row of an export: the clicks of one dimension value (or the bucket total) in one bucket. */
 export type AnalyticsExportRow = Wire.AnalyticsExportRow;
 
-/** Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in modules (0-16, default 4). */
+/**
+ * Query of `links.qr()`: svg (default) or png, width in pixels (64-2048, default 512), quiet zone in
+ * modules (0-16, default 4), the modules' and the background's colours (`#rrggbb`).
+ */
 export type QrQuery = Wire.LinkQrQuery;
+
+/** What `links.slugAvailability()` answers: whether the slug is free on the domain, and the short URL it would be. */
+export type SlugAvailability = Wire.SlugAvailability;
+
+/** Options of `links.qrWithLogo()`: those of `links.qr()` and `logo`, a PNG in base64. */
+export type QrRenderOptions = Wire.LinkQrRender;
 
 /** A row of the account-wide long export: a per-link row led by its link's id. */
 export type AccountExportRow = Wire.AccountExportRow;

@@ -177,6 +177,19 @@ describe('links', () => {
     expect((error as ServiceValidationError).details.map((detail) => detail.field)).toEqual(['size']);
   });
 
+  it('draws the QR code in colours and with a logo, which must be a PNG', async () => {
+    const link = await owner.links.create({ title: 'Branded QR', defaultUrl: 'https://example.com/qr' });
+    expect(await owner.links.qr(link.id, { color: '#1b3a6b' })).toContain('stroke="#1b3a6b"');
+    // The smallest PNG: one transparent pixel.
+    const logo = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    expect(await owner.links.qrWithLogo(link.id, { logo })).toContain(`base64,${logo}`);
+    const png = await owner.links.qrWithLogo(link.id, { logo, format: 'png', size: 256 });
+    expect(png.type).toBe('image/png');
+    const refused = await owner.links.qrWithLogo(link.id, { logo: 'R0lGODlhAQABAAAAACw=' }).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(ServiceValidationError);
+    expect((refused as ServiceValidationError).details.map((detail) => detail.field)).toEqual(['logo']);
+  });
+
   it('takes a custom slug and refuses it twice with a validation error', async () => {
     const slug = `s-${Date.now()}`;
     const link = await owner.links.create({ title: 'Slugged', defaultUrl: 'https://example.com', slug });

@@ -79,6 +79,11 @@ const envSchema = z.object({
   API_METRICS_PORT: port.default(9091),
   REDIRECTOR_METRICS_PORT: port.default(9092),
   SHORT_URL_BASE: z.url().default('http://127.0.0.1:8080'),
+  /**
+   * How often each open live click stream gets a `: ping` comment, so proxies that close quiet
+   * connections leave it open; a stream's place in its account's count lasts three of these.
+   */
+  LIVE_PING_INTERVAL_MS: positiveInt.min(1_000).max(60_000).default(15_000),
   /** The longest destination (Location, intent URL, iOS page target) a link may have with its customParameters merged in. */
   MAX_DESTINATION_BYTES: positiveInt.default(2048),
   /**
@@ -188,6 +193,8 @@ const envSchema = z.object({
   REQUIRE_DURABLE_REDIS: flag,
   /** Start anyway on a queue Redis that could lose jobs, even in production (logged at every start). */
   ALLOW_VOLATILE_REDIS: flag,
+  /** The launcher (`npm start`) has checked the queue's Redis and said what it risks: no warning per service again. */
+  QUEUE_DURABILITY_NOTED: flag,
   LINK_CACHE_MAX: positiveInt.default(100_000),
   /** …and at most this many bytes of records and prepared answers, so a few huge links cannot hold memory. */
   LINK_CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),

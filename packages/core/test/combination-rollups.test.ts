@@ -64,7 +64,8 @@ describe('combination rollups', () => {
 
   /** Per hour (or day): the clicks and distinct visitors of the combination rows, and of the total rows. */
   const totalsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily') => {
-    const [totals, combinations] = period === 'hourly' ? ['click_hourly', 'click_hourly_combinations'] : ['click_daily', 'click_daily_combinations'];
+    const [totals, combinations] =
+      period === 'hourly' ? ['click_hourly', 'click_hourly_combinations'] : ['click_daily', 'click_daily_combinations'];
     const time = period === 'hourly' ? 'bucket' : 'day';
     const read = (table: string) =>
       env.sql<{ at: string; clicks: number; unique: number }[]>`
@@ -75,24 +76,24 @@ describe('combination rollups', () => {
 
   /** Per hour (or day), dimension and value: the clicks of the per-dimension rows, and those of the combination rows. */
   const dimensionsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily') => {
-    const time = period === 'hourly' ? 'bucket' : 'day';
-    const dimensions = await env.sql<{ at: string; dimension: string; value: string; clicks: number }[]>`
-      SELECT ${env.sql(time)}::text AS at, dimension, value, clicks::int FROM ${env.sql(`click_${period}_dimensions`)}
-      WHERE link_id = ${linkId} ORDER BY 1, 2, 3`;
-    const combinations = await env.sql.unsafe<{ at: string; dimension: string; value: string; clicks: number }[]>(
-      DIMENSION_NAMES.map(
-        (name) => `SELECT ${time}::text AS at, '${name}' AS dimension, ${name} AS value, sum(clicks)::int AS clicks
-                   FROM click_${period}_combinations WHERE link_id = $1 GROUP BY 1, 3`,
-      ).join(' UNION ALL ') + ' ORDER BY 1, 2, 3',
-      [linkId],
-    );
-    return { dimensions: [...dimensions], combinations: [...combinations] };
+    type Row = { at: string; dimension: string; value: string; clicks: number };
+    const time = env.sql(period === 'hourly' ? 'bucket' : 'day');
+    const dimensions = await env.sql<Row[]>`
+      SELECT ${time}::text AS at, dimension, value, clicks::int FROM ${env.sql(`click_${period}_dimensions`)}
+      WHERE link_id = ${linkId}`;
+    const combinations: Row[] = [];
+    for (const name of DIMENSION_NAMES) {
+      combinations.push(
+        ...(await env.sql<Row[]>`
+          SELECT ${time}::text AS at, ${name}::text AS dimension, ${env.sql(name)} AS value, sum(clicks)::int AS clicks
+          FROM ${env.sql(`click_${period}_combinations`)} WHERE link_id = ${linkId} GROUP BY 1, 3`),
+      );
+    }
+    const key = (row: Row) => JSON.stringify([row.at, row.dimension, row.value]);
+    const sorted = (rows: Row[]) => rows.map((row) => ({ ...row })).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    return { dimensions: sorted([...dimensions]), combinations: sorted(combinations) };
   };
 
-  const combinationRows = (linkId: string) =>
-    env.sql<{ bucket: Date; referrer: string; clicks: number }[]>`
-      SELECT bucket, referrer, sum(clicks)::int AS clicks FROM click_hourly_combinations WHERE link_id = ${linkId}
-      GROUP BY 1, 2 ORDER BY 1, 2`;
   const referrersOf = async (linkId: string, bucket: number) =>
     (
       await env.sql<{ referrer: string; clicks: number }[]>`
@@ -107,6 +108,15 @@ describe('combination rollups', () => {
 
   it('names the table columns after every dimension of the registry', () => {
     expect([...COMBINATION_COLUMNS].sort()).toEqual([...DIMENSION_NAMES].sort());
+  });
+
+  it('sums two clicks that differ in any one dimension into two combinations', () => {
+    for (const name of DIMENSION_NAMES) {
+      const other: RollupClick = { linkId: linkA, bucket: hour0, visitor: 'v2', dimensions: { ...BASE, [name]: 'different' } };
+      const { combinations } = new RollupRows().add([{ linkId: linkA, bucket: hour0, visitor: 'v1', dimensions: BASE }, other]).toArrays();
+      expect(combinations.clicks, name).toEqual([1, 1]);
+      expect(combinations.columns[name], name).toEqual([BASE[name], 'different']);
+    }
   });
 
   it('adds up exactly to the total rows and to every per-dimension row, hourly and daily, across batches and shared transactions', async () => {
@@ -133,7 +143,12 @@ describe('combination rollups', () => {
 
   it('keeps the visitors of each combination apart', async () => {
     // Two German iPhone visitors (one of them twice), one French: a filter on country reads them apart.
-    const at = (visitor: string, country: string): RollupClick => ({ linkId: linkA, bucket: hour0, visitor, dimensions: { ...BASE, country } });
+    const at = (visitor: string, country: string): RollupClick => ({
+      linkId: linkA,
+      bucket: hour0,
+      visitor,
+      dimensions: { ...BASE, country },
+    });
     await rollups.recordBatch(batch([at('v1', 'DE'), at('v2', 'DE'), at('v1', 'DE'), at('v3', 'FR')]));
     const rows = await env.sql<{ country: string; clicks: number; unique: number }[]>`
       SELECT country, clicks::int, hll_cardinality(visitors)::int AS unique FROM click_hourly_combinations
@@ -154,7 +169,12 @@ describe('combination rollups', () => {
     // Sums made by the caller that hold a recorded batch write nothing.
     const late = batch(clicks(linkA, hour0, 2, ['v4']));
     const sums = new RollupRows().add(once.clicks).add(late.clicks);
-    await expect(rollups.recordBatches([once, late].map(({ batchId }) => ({ batchId, receivedClicks: 0, clicks: [] })), sums)).rejects.toThrow();
+    await expect(
+      rollups.recordBatches(
+        [once, late].map(({ batchId }) => ({ batchId, receivedClicks: 0, clicks: [] })),
+        sums,
+      ),
+    ).rejects.toThrow();
 
     expect(await referrersOf(linkA, hour0)).toEqual({ direct: 9, 't.co': 3, 'www.google.com': 3, 'l.instagram.com': 3, 'new.example': 1 });
     const { totals, combinations } = await totalsAgainstCombinations(linkA, 'daily');
@@ -195,7 +215,9 @@ describe('combination rollups', () => {
   it('gives the free places of an hour to the hosts with the most clicks when one transaction brings more hosts than there are places', async () => {
     await rollups.recordBatch(batch(hostClicks(linkA, hour0, hosts(0, COMBINATION_REFERRERS_PER_HOUR - 2))));
     // Three new hosts for two places: the one with three clicks and, of the two with one, the first by name.
-    await rollups.recordBatch(batch(hostClicks(linkA, hour0, ['b.example', 'popular.example', 'a.example', 'popular.example', 'popular.example'])));
+    await rollups.recordBatch(
+      batch(hostClicks(linkA, hour0, ['b.example', 'popular.example', 'a.example', 'popular.example', 'popular.example'])),
+    );
     const named = await referrersOf(linkA, hour0);
     expect(named['popular.example']).toBe(3);
     expect(named['a.example']).toBe(1);
@@ -226,10 +248,7 @@ describe('combination rollups', () => {
   it('keeps exact sums when concurrent transactions bring new hosts to the same hours, and names about the bound', async () => {
     // 40 transactions at once, each with 5 new hosts and 5 shared ones, on two hours in alternating order.
     const batches = Array.from({ length: 40 }, (_, i) => {
-      const groups = [
-        hostClicks(linkA, hour0, [...hosts(i * 5, i * 5 + 5), ...hosts(0, 5, 'shared')]),
-        clicks(linkA, hour1, 6, [`v${i}`]),
-      ];
+      const groups = [hostClicks(linkA, hour0, [...hosts(i * 5, i * 5 + 5), ...hosts(0, 5, 'shared')]), clicks(linkA, hour1, 6, [`v${i}`])];
       return batch(...(i % 2 ? groups.reverse() : groups));
     });
     expect((await Promise.all(batches.map((b) => rollups.recordBatch(b)))).every(Boolean)).toBe(true);

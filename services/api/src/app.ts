@@ -8,6 +8,7 @@ import {
   installClicksRepository,
   linkImportsRepository,
   linksRepository,
+  type LinksRepository,
   type Sql,
   usersRepository,
 } from '@deeplink/core/db';
@@ -15,7 +16,7 @@ import type { RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { analyticsService, type AnalyticsService } from './domain/analytics-service.js';
 import { authService, type AuthService } from './domain/auth-service.js';
@@ -30,6 +31,7 @@ import { dashboard } from './plugins/dashboard.js';
 import { answerClientError, answerRouterError, errorHandling, sendNotFound } from './plugins/error-handler.js';
 import { openApi } from './plugins/openapi.js';
 import { rateLimits } from './plugins/rate-limit.js';
+import { requestLog } from './plugins/request-log.js';
 import { requestMetrics } from './plugins/request-metrics.js';
 import { refuseUnknownQueryParameters } from './plugins/strict-query.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
@@ -49,6 +51,9 @@ import { linkImportService, type LinkImportService } from './domain/link-import-
 import { importRoutes } from './routes/import-routes.js';
 import { firebaseRestService } from './domain/firebase-rest-service.js';
 import { firebaseRestRoutes } from './routes/firebase-rest-routes.js';
+import { liveFeed, type LiveFeed } from './domain/live-feed.js';
+import { liveStreamSlots } from './domain/live-stream-slots.js';
+import { liveRoutes } from './routes/live-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -68,13 +73,13 @@ export interface ApiDeps {
   exportReadSql?: Sql;
   redis: RedisClient;
   /**
-   * A connection for subscriptions only (token revocations, see accounts.ts), opened by the caller, who closes it
-   * after the app.
+   * A connection for subscriptions only (token revocations, see accounts.ts, and the live click
+   * streams, see live-feed.ts), opened by the caller, who closes it after the app.
    */
   subscriber: RedisClient;
   /** The service logger (main.ts); tests usually pass none, which logs nothing. */
   logger?: Logger;
-  /** Where the request metrics go; a registry of its own when not given. */
+  /** Where the request metrics (and the open live streams) go; a registry of its own when not given. */
   registry?: Registry;
   /** The clock of the install match (its token expiry and fingerprint window); tests set it. */
   now?: () => number;
@@ -91,6 +96,8 @@ export const QR_RENDER_QUEUE = 32;
 export const QR_PNG_PER_USER = 2;
 /** Imports reading their file at once in one API process, whoever asks (one per account). */
 export const IMPORTS_RUNNING = 4;
+/** Live click streams one account may have open at once, on all API instances together. */
+export const LIVE_STREAMS_PER_USER = 5;
 
 /** Builds the API without listening, so tests can inject requests or listen on a spare port. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -100,6 +107,8 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
+    // One line per request instead, written by the request-log plugin.
+    disableRequestLogging: true,
     // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
     routerOptions: { ignoreTrailingSlash: true },
     // Errors the router and the HTTP parser meet before any hook: answered with the envelope too.
@@ -211,6 +220,18 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     now: deps.now,
   });
 
+  const live = liveFeed({
+    redis,
+    subscriber: deps.subscriber,
+    keys,
+    // A place not renewed for three pings (its instance is gone) frees itself.
+    slots: liveStreamSlots(redis, keys, { perUser: LIVE_STREAMS_PER_USER, ttlMs: 3 * config.LIVE_PING_INTERVAL_MS }),
+    pingIntervalMs: config.LIVE_PING_INTERVAL_MS,
+    log: app.log,
+  });
+  // Before the server stops taking connections and waits for the open ones: streams never end on their own.
+  app.addHook('preClose', () => live.close());
+
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
   app.addHook('onClose', () => renders.close());
   const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
@@ -219,7 +240,17 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(errorHandling);
   await app.register(authentication, { auth, failures });
   await app.register(rateLimits, { redis, keys, config });
-  await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
+  const registry = deps.registry ?? new Registry();
+  await app.register(requestMetrics, { registry });
+  new Gauge({
+    name: 'api_live_streams_open',
+    help: 'Live click streams (Server-Sent Events) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(live.streams);
+    },
+  });
+  await app.register(requestLog);
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
   await app.register(apiRoutes, {
@@ -233,6 +264,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     domains,
     imports,
     qr: { links, renders, pngLimit },
+    live: { live, links: linksRepository(sql) },
   });
   // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
   await app.register(firebaseRestRoutes, { prefix: '/v1', firebase });
@@ -260,6 +292,7 @@ export const installTokenBudgets = (redis: RedisClient, keys: RedisKeys, config:
 });
 
 type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
+type LiveRouteDeps = { live: LiveFeed; links: LinksRepository };
 
 /** Everything under /api. */
 async function apiRoutes(
@@ -274,6 +307,7 @@ async function apiRoutes(
     domains,
     imports,
     qr,
+    live,
   }: {
     auth: AuthService;
     links: LinksService;
@@ -284,6 +318,7 @@ async function apiRoutes(
     domains: DomainsService;
     imports: LinkImportService;
     qr: QrRouteDeps;
+    live: LiveRouteDeps;
   },
 ): Promise<void> {
   api.addHook('onRoute', refuseUnknownQueryParameters);
@@ -292,6 +327,7 @@ async function apiRoutes(
   await api.register(linkRoutes, { links });
   await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
+  await api.register(liveRoutes, live);
   await api.register(appDomainRoutes, { apps, domains });
   await api.register(appSdkRoutes, { opens, installs });
   await api.register(importRoutes, { imports });

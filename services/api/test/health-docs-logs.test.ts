@@ -88,3 +88,26 @@ describe('secrets', () => {
     for (const secret of [password, 'wrong-password-99', token, key, row!.password_hash]) expect(logs).not.toContain(secret);
   });
 });
+
+describe('request log', () => {
+  it('writes one line per request at info, with its status and time and without credentials', async () => {
+    const before = api.logs.length;
+    const url = '/api/auth/me?key=dlk_never-in-a-log';
+    const answer = await api.request({ method: 'GET', url });
+    const lines = api.logs
+      .slice(before)
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('/api/auth/me'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      req: { method: 'GET', url: '/api/auth/me?key=[redacted]' },
+      res: { statusCode: answer.statusCode },
+      responseTime: expect.any(Number),
+    });
+    expect(api.logs.slice(before).join('')).not.toContain('dlk_never-in-a-log');
+  });
+});

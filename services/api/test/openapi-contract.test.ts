@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { UA } from '@deeplink/test-kit/user-agents';
 import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { redisKeys } from '@deeplink/core';
+import { appendLiveEntry } from '@deeplink/core/redis';
 import { createApiHarness, type ApiHarness } from './harness.js';
 import { storeVisit } from './install-clicks.js';
 
@@ -318,6 +320,9 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?format=png&size=128&margin=2`, token: owner.token, status: 200 });
     await call({ method: 'GET', url: `/api/links/${link.id}/qr?size=5`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/links/${othersLink.id}/qr`, token: owner.token, status: 403 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { format: 'png', size: 128 }, status: 200 });
+    await call({ method: 'POST', url: `/api/links/${link.id}/qr`, token: owner.token, payload: { logo: 'bm90IGEgcG5n' }, status: 400 });
+    await call({ method: 'POST', url: `/api/links/${othersLink.id}/qr`, token: owner.token, payload: {}, status: 403 });
 
     const doomed = (
       await api.request({
@@ -378,6 +383,42 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}/export?format=xml`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}/export`, token: owner.token, status: 403 });
     await call({ method: 'GET', url: '/api/analytics/export?layout=tall', token: owner.token, status: 400 });
+  });
+
+  it('live streams: the account and a link, as Server-Sent Events', async () => {
+    const base = `http://127.0.0.1:${new URL(await api.app.listen({ port: 0, host: '127.0.0.1' })).port}`;
+    const { id: userId } = (await api.request({ method: 'GET', url: '/api/auth/me', token: owner.token })).json().data.user;
+    const validateMessage = ajv.getSchema(pointer('components', 'schemas', 'LiveClicks'))!;
+    for (const url of ['/api/analytics/live', `/api/analytics/links/${link.id}/live`]) {
+      const controller = new AbortController();
+      const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
+      expect(response.status, url).toBe(200);
+      await appendLiveEntry(api.env.redis, redisKeys(api.env.config.REDIS_PREFIX), userId, {
+        at: new Date().toISOString(),
+        links: { [link.id]: 1 },
+        recent: [
+          {
+            at: new Date().toISOString(),
+            linkId: link.id,
+            platform: 'ios',
+            country: 'DE',
+            browser: 'Mobile Safari',
+            os: 'iOS',
+            referrer: 't.co',
+          },
+        ],
+      });
+      const reader = response.body!.getReader();
+      let body = '';
+      while (!body.includes('\n\n')) body += new TextDecoder().decode((await reader.read()).value);
+      controller.abort();
+      const answer = { statusCode: response.status, headers: Object.fromEntries(response.headers), body } as unknown as Answer;
+      validateAnswer('GET', url, answer);
+      const data = JSON.parse(/^data: (.*)$/m.exec(body)![1]!);
+      expect(validateMessage(data) ? [] : validateMessage.errors, `${url} message`).toEqual([]);
+    }
+    await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}/live`, token: owner.token, status: 403 });
+    await call({ method: 'GET', url: '/api/analytics/live', token: owner.token, headers: { 'last-event-id': 'x' }, status: 400 });
   });
 
   it('apps and domains', async () => {
@@ -562,7 +603,16 @@ const validBody = (operationId: string): unknown =>
     updateApp: { fingerprintMatching: false },
     createImport: { format: 'yourls' },
     createShortDynamicLink: { dynamicLinkInfo: { link: 'https://example.com/fdl' } },
+    renderLinkQrCode: { color: '#112233' },
   })[operationId];
+
+/**
+ * The query an operation cannot do without, given on every call the sweeps below make of it, and
+ * the values they give parameters whose valid values depend on the account (the owner's domain is
+ * active once the domain calls above have run).
+ */
+const requiredQuery = (operationId: string) => (operationId === 'getSlugAvailability' ? 'slug=contract-slug&' : '');
+const accountValues: Record<string, string> = { domain: 'go.owner.test' };
 
 /** Firebase Dynamic Links' REST operations: FDL's paths, shapes and errors. */
 const isFirebase = (path: string) => path.startsWith('/v1/');
@@ -613,7 +663,7 @@ describe('what every operation shares', SWEEP, () => {
     for (const { method, path, operation } of operations.filter((o) => !isFirebase(o.path))) {
       const response = await call({
         method,
-        url: `${urlOf(path)}?${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
+        url: `${urlOf(path)}?${requiredQuery(operation.operationId!)}${path.includes('analytics') ? 'tags' : 'unknownParameter'}=spring`,
         ...ownerCredentials(operation),
         payload: validBody(operation.operationId!),
         status: 400,
@@ -633,13 +683,19 @@ describe('what every operation shares', SWEEP, () => {
       .flatMap(({ method, path, operation }) =>
         ((operation as { parameters?: { in: string; name: string; schema?: { default?: unknown; example?: unknown } }[] }).parameters ?? [])
           .filter((p) => p.in === 'query')
-          .map((p) => ({ method, path, name: p.name, value: p.schema?.default ?? p.schema?.example })),
+          .map((p) => ({
+            method,
+            path,
+            operationId: operation.operationId!,
+            name: p.name,
+            value: accountValues[p.name] ?? p.schema?.default ?? p.schema?.example,
+          })),
       );
     expect(documented.length).toBeGreaterThanOrEqual(29);
-    for (const { method, path, name, value } of documented) {
+    for (const { method, path, operationId, name, value } of documented) {
       const response = await call({
         method,
-        url: `${urlOf(path)}?${name}=${encodeURIComponent(String(value))}`,
+        url: `${urlOf(path)}?${name === 'slug' ? '' : requiredQuery(operationId)}${name}=${encodeURIComponent(String(value))}`,
         token: owner.token,
         status: 200,
       });

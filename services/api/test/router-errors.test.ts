@@ -83,7 +83,7 @@ describe('router errors', () => {
 
 describe('the API docs page', () => {
   it("has the dashboard's strict headers: a CSP that forbids framing, nosniff, no Referer", async () => {
-    for (const url of ['/api/docs', '/api/docs/static/index.html', '/api/docs/json']) {
+    for (const url of ['/api/docs', '/api/docs/reference.css', '/api/docs/json']) {
       const response = await api.request({ method: 'GET', url, remoteAddress: newClient() });
       expect(response.statusCode, url).toBeLessThan(400);
       const csp = String(response.headers['content-security-policy']);

@@ -186,6 +186,29 @@ describe('include=clicks', () => {
   });
 });
 
+describe('sortBy=clicks and include=expiry', () => {
+  it('orders by all-time clicks, ties by id, and tells each link its expiry when asked', async () => {
+    const user = await api.registerUser('Sorted by clicks');
+    const one = await createLink(user.token, { title: 'One click', expirationDate: '2030-01-02T03:04:00.000Z' });
+    const three = await createLink(user.token, { title: 'Three clicks' });
+    const none = await createLink(user.token, { title: 'No clicks' });
+    await recordClicks(api.env.sql, [
+      rollupClick(one.id, Date.now()),
+      ...Array.from({ length: 3 }, (_, i) => rollupClick(three.id, Date.now() - i * 3_600_000)),
+    ]);
+    const descending = await list(user.token, 'sortBy=clicks&include=clicks,expiry');
+    expect(descending.links.map(({ title, clicks }) => ({ title, clicks }))).toEqual([
+      { title: 'Three clicks', clicks: 3 },
+      { title: 'One click', clicks: 1 },
+      { title: 'No clicks', clicks: 0 },
+    ]);
+    expect(descending.links.map((link) => link.expirationDate)).toEqual([undefined, '2030-01-02T03:04:00.000Z', undefined]);
+    const ascending = await list(user.token, 'sortBy=clicks&sortDirection=asc');
+    expect(ascending.links.map((link) => link.id)).toEqual([none.id, one.id, three.id]);
+    expect(ascending.links[0]).not.toHaveProperty('expirationDate');
+  });
+});
+
 describe('GET /tags', () => {
   it("lists the caller's tags with link counts, by name", async () => {
     const user = await api.registerUser('Tag counts');

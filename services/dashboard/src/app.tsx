@@ -2,7 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { AppLink } from './components/common.js';
 import { currentSession, onSessionChange, signOut, type Session } from './lib/session.js';
 import { matchPath, navigate, useLocation } from './lib/router.js';
+import { AccountPage } from './pages/account.js';
 import { ApiKeysPage } from './pages/api-keys.js';
+import { DomainsPage } from './pages/domains.js';
 import { ImportPage } from './pages/import.js';
 import { AppsPage } from './pages/apps.js';
 import { LinkFormPage } from './pages/link-form.js';
@@ -15,8 +17,10 @@ const NAV = [
   { href: '/', label: 'Overview' },
   { href: '/links', label: 'Links' },
   { href: '/import', label: 'Import' },
+  { href: '/domains', label: 'Domains' },
   { href: '/apps', label: 'Apps' },
   { href: '/api-keys', label: 'API keys' },
+  { href: '/account', label: 'Account' },
 ];
 
 /** The page for a path, with the title the tab shows. */
@@ -30,6 +34,8 @@ function route(path: string): { title: string; page: preact.JSX.Element } {
   if (path === '/import') return { title: 'Import links', page: <ImportPage /> };
   if (path === '/apps') return { title: 'Apps', page: <AppsPage /> };
   if (path === '/api-keys') return { title: 'API keys', page: <ApiKeysPage /> };
+  if (path === '/domains') return { title: 'Domains', page: <DomainsPage /> };
+  if (path === '/account') return { title: 'Account', page: <AccountPage /> };
   return {
     title: 'Not found',
     page: (

@@ -1,6 +1,16 @@
 import type { Link } from '@deeplink/client';
 import { describe, expect, it } from 'vitest';
-import { createInput, fieldErrors, formValues, parseTags, updateInput, type LinkFormValues } from '../src/lib/link-form.js';
+import {
+  createInput,
+  fieldErrors,
+  formValues,
+  isPast,
+  parseTags,
+  updateInput,
+  withScheme,
+  withSchemes,
+  type LinkFormValues,
+} from '../src/lib/link-form.js';
 
 const link: Link = {
   id: 'l1',
@@ -180,5 +190,40 @@ describe('form helpers', () => {
         { field: 'title', message: 'is required' },
       ]),
     ).toEqual({ 'androidLink.appPackageName': 'is required', customParameters: 'bad key', tags: 'too long', title: 'is required' });
+  });
+});
+
+describe('web addresses typed without a scheme', () => {
+  it('get https:// in front, while app links, full URLs and empty fields stay as they are', () => {
+    expect(withScheme('example.com/x')).toBe('https://example.com/x');
+    expect(withScheme('  www.example.com ')).toBe('https://www.example.com');
+    expect(withScheme('http://example.com')).toBe('http://example.com');
+    expect(withScheme('shop://sale')).toBe('shop://sale');
+    expect(withScheme('')).toBe('');
+    const values = withSchemes({
+      ...formValues(),
+      defaultUrl: 'example.com/a',
+      android: { ...formValues().android, url: 'shop://x', fallbackUrl: 'example.com/get' },
+    });
+    expect(values.defaultUrl).toBe('https://example.com/a');
+    expect(values.android).toMatchObject({ url: 'shop://x', fallbackUrl: 'https://example.com/get' });
+  });
+});
+
+describe('a new link’s place', () => {
+  it('sends the back-half and the domain when given, nothing when left empty', () => {
+    const base = { ...formValues(), title: 'T', defaultUrl: 'https://example.com' };
+    expect(createInput(base)).toEqual({ title: 'T', defaultUrl: 'https://example.com' });
+    expect(createInput({ ...base, slug: ' spring ', domain: 'go.example.com' })).toMatchObject({
+      slug: 'spring',
+      domain: 'go.example.com',
+    });
+  });
+
+  it('tells an expiry in the past', () => {
+    const now = Date.parse('2026-06-01T12:00:00Z');
+    expect(isPast('', now)).toBe(false);
+    expect(isPast('2026-05-01T10:00', now)).toBe(true);
+    expect(isPast('2027-05-01T10:00', now)).toBe(false);
   });
 });

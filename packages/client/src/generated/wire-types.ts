@@ -141,6 +141,8 @@ export interface LinkListItem {
   clicks?: number;
   /** The link's tags, [] when none (with include=tags) */
   tags?: string[];
+  /** When the link expires, for links with an expiry (with include=expiry) */
+  expirationDate?: string;
 }
 
 /** Where a page sits in the whole list. */
@@ -217,10 +219,10 @@ export interface UpdateLinkBody {
 }
 
 /** Fields the link list can sort by. */
-export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+export type LinkSortField = 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl' | 'clicks';
 
 /** What `include` can add to the items of the link list. */
-export type LinkListExtra = 'clicks' | 'tags';
+export type LinkListExtra = 'clicks' | 'tags' | 'expiry';
 
 /** Query of GET /links. */
 export interface ListLinksQuery {
@@ -238,7 +240,7 @@ export interface ListLinksQuery {
    * Field to sort by; ties are broken by id, so pages are stable
    * @default "createdAt"
    */
-  sortBy?: 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl';
+  sortBy?: 'createdAt' | 'updatedAt' | 'title' | 'defaultUrl' | 'clicks';
   /**
    * Sort direction
    * @default "desc"
@@ -1080,6 +1082,58 @@ export interface LinkQrQuery {
    * @default 4
    */
   margin?: number;
+  /** The modules' colour: darker than the background, with a contrast of at least 3:1 */
+  color?: string;
+  /** The background's colour (quiet zone included) */
+  background?: string;
+}
+
+/** Query of GET /links/slug-availability. */
+export interface SlugAvailabilityQuery {
+  /** The back-half to check: 3-64 letters, digits, "-" or "_" */
+  slug: string;
+  /** One of your active custom domains; the default domain when omitted */
+  domain?: string;
+}
+
+/** Whether a slug is free on a domain, and the short URL a link there has. */
+export interface SlugAvailability {
+  slug: string;
+  /** The custom domain asked about; absent for the default domain */
+  domain?: string;
+  /** true: no link has this slug on this domain now (a link made meanwhile can still take it) */
+  available: boolean;
+  /** The short URL a link with this slug on this domain has */
+  url: string;
+}
+
+/** Body of POST /links/:id/qr: the same options, and a logo (a PNG in base64). */
+export interface LinkQrRender {
+  /**
+   * svg (scalable, for screens and print) or png
+   * @default "svg"
+   */
+  format?: 'svg' | 'png';
+  /**
+   * Width and height in pixels, 64-2048
+   * @default 512
+   */
+  size?: number;
+  /**
+   * Quiet zone around the code, in modules, 0-16
+   * @default 4
+   */
+  margin?: number;
+  /** The modules' colour: darker than the background, with a contrast of at least 3:1 */
+  color?: string;
+  /** The background's colour (quiet zone included) */
+  background?: string;
+  /**
+   * A PNG image (base64, at most 256 KiB, at most 1024 × 1024 px) drawn in the centre over a fifth of the
+   * code's width, on the background colour. With a logo the code uses error correction H (30 %), so it still
+   * reads with the centre covered
+   */
+  logo?: string;
 }
 
 /** An app of the account: an iOS app or an Android app, with its app key's prefix. */

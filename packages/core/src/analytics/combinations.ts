@@ -7,7 +7,14 @@ import type { DimensionName } from './dimensions.js';
  * The combination tables' value columns, in the order of their primary key. One per dimension of
  * the registry: a dimension missing here does not compile (and needs a migration adding its column).
  */
-export const COMBINATION_COLUMNS = ['platform', 'device', 'country', 'browser', 'os', 'referrer'] as const satisfies readonly DimensionName[];
+export const COMBINATION_COLUMNS = [
+  'platform',
+  'device',
+  'country',
+  'browser',
+  'os',
+  'referrer',
+] as const satisfies readonly DimensionName[];
 
 /** A value column of the combination tables: the name of its dimension. */
 export type CombinationColumn = (typeof COMBINATION_COLUMNS)[number];

@@ -67,14 +67,17 @@ export function linksRepository(sql: Sql) {
    * (`apple`, `Banana`, `Éclair`, `zebra`) whatever the database's own locale; a database created with
    * the C locale would otherwise sort by bytes (`Banana` before `apple`). URLs keep byte order.
    */
+  const allTimeClicks = sql`coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = links.id), 0)::bigint`;
   const sortKeys: Record<LinkSortField, Fragment> = {
     createdAt: sql`created_at`,
     updatedAt: sql`updated_at`,
     title: sql`title COLLATE "und-x-icu"`,
     defaultUrl: sql`default_url`,
+    // Every matching link's daily rows are summed to order them: the cost grows with the account's links.
+    clicks: allTimeClicks,
   };
   const directions = { asc: sql`ASC`, desc: sql`DESC` };
-  const clicksColumn = sql`, coalesce((SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = links.id), 0)::bigint AS clicks`;
+  const clicksColumn = sql`, ${allTimeClicks} AS clicks`;
   const noClicksColumn = sql``;
 
   /** A value bound as its column stores it: JSON columns hold null for none, tags an empty array. */
@@ -274,6 +277,14 @@ export function linksRepository(sql: Sql) {
     },
 
     /** The link of a code on the default domain, or on the active custom domain `hostname`. */
+    /** The owner of each of these links that exists, by link id (a link's owner never changes). */
+    async ownersOf(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await sql<{ id: string; userId: string }[]>`
+        SELECT id, user_id AS "userId" FROM links WHERE id = ANY(${sql.array([...ids], UUID_ARRAY)})`;
+      return new Map(rows.map((row) => [row.id, row.userId]));
+    },
+
     async findByCode(code: string, hostname?: string): Promise<LinkRecord | undefined> {
       const [row] =
         hostname === undefined

@@ -81,32 +81,52 @@ export interface RollupBatch {
 
 type Counts = Map<string, number>;
 
-/** The clicks of one combination of dimension values in a link's hour, and who they were. */
-interface Combination {
-  /** Its values, in COMBINATION_COLUMNS order. */
-  values: string[];
-  clicks: number;
-  /** Its one visitor, as most combinations have, or a set once a second one comes. */
-  visitors: string | Set<string>;
-}
-
 interface HourGroup {
   clicks: number;
+  visitors: Set<string>;
   /** Per dimension, in DIMENSION_NAMES order: value → clicks. */
   counts: Counts[];
-  /**
-   * By their values joined with NUL (which no value holds: PostgreSQL text cannot store it). The
-   * hour's visitors are the union of its combinations' visitors, so they are not kept twice.
-   */
-  combinations: Map<string, Combination>;
+  combinations: Combinations;
 }
 
 const count = (counts: Counts, value: string) => {
   counts.set(value, (counts.get(value) ?? 0) + 1);
 };
 
-/** The values of a click in COMBINATION_COLUMNS order. */
-const combinationValues = (dimensions: DimensionValues): string[] => COMBINATION_COLUMNS.map((column) => dimensions[column]);
+/** The separator of a combination's values in its key: no value holds it (PostgreSQL text cannot store NUL). */
+const SEPARATOR = '\0';
+
+/**
+ * An hour's clicks by combination of dimension values, and who they were. Kept compact: the sums
+ * of a transaction hold tens of thousands of combinations, and an object per combination with its
+ * values made them five times the size of the other sums. Each combination is its key (its values
+ * joined in COMBINATION_COLUMNS order), a click count and its visitor, or a set of them once a
+ * second one comes (most have one).
+ */
+class Combinations {
+  readonly #positions = new Map<string, number>();
+  readonly keys: string[] = [];
+  readonly clicks: number[] = [];
+  readonly visitors: (string | Set<string>)[] = [];
+
+  add(d: DimensionValues, visitor: string): void {
+    // Joined from an array, the key is one flat string; a template literal would keep a tree of
+    // eleven partial strings for every combination, four times the memory.
+    const key = COMBINATION_COLUMNS.map((column) => d[column]).join(SEPARATOR);
+    const at = this.#positions.get(key);
+    if (at === undefined) {
+      this.#positions.set(key, this.keys.length);
+      this.keys.push(key);
+      this.clicks.push(1);
+      this.visitors.push(visitor);
+      return;
+    }
+    this.clicks[at]!++;
+    const seen = this.visitors[at]!;
+    if (typeof seen !== 'string') seen.add(visitor);
+    else if (seen !== visitor) this.visitors[at] = new Set([seen, visitor]);
+  }
+}
 
 /**
  * Clicks summed by link and UTC hour, by link, hour and dimension value, and by link, hour and
@@ -157,22 +177,14 @@ export class RollupRows {
       if (!hours) this.#links.set(linkId, (hours = new Map()));
       let group = hours.get(bucket);
       if (!group) {
-        group = { clicks: 0, counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Map() };
+        group = { clicks: 0, visitors: new Set(), counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Combinations() };
         hours.set(bucket, group);
       }
       group.clicks++;
+      group.visitors.add(visitor);
       const { counts } = group;
       for (let i = 0; i < DIMENSION_NAMES.length; i++) count(counts[i]!, dimensions[DIMENSION_NAMES[i]!]);
-      const values = combinationValues(dimensions);
-      const key = values.join('\0');
-      const combination = group.combinations.get(key);
-      if (!combination) {
-        group.combinations.set(key, { values, clicks: 1, visitors: visitor });
-      } else {
-        combination.clicks++;
-        if (typeof combination.visitors !== 'string') combination.visitors.add(visitor);
-        else if (combination.visitors !== visitor) combination.visitors = new Set([combination.visitors, visitor]);
-      }
+      group.combinations.add(dimensions, visitor);
     }
     return this;
   }
@@ -186,14 +198,14 @@ export class RollupRows {
   }
 
   /**
-   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, one per group and
-   * dimension value, and one per group and combination, the latter two naming their group by
-   * position (from 1). `combinations.columns` holds each column's values and `combinations.visitor`
-   * each combination's first visitor; `moreVisitors` lists the others, one entry each, naming
-   * their combination by position (from 1).
+   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
+   * joined by spaces, one per group and dimension value, and one per group and combination, the
+   * latter two naming their group by position (from 1). `combinations.columns` holds each
+   * column's values and `combinations.visitor` each combination's first visitor; `moreVisitors`
+   * lists the others, one entry each, naming their combination by position (from 1).
    */
   toArrays() {
-    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[] };
+    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[], visitors: [] as string[] };
     const values = { group: [] as number[], dimension: [] as string[], value: [] as string[], clicks: [] as number[] };
     const columns = COMBINATION_COLUMNS.map(() => [] as string[]);
     const combinations = {
@@ -208,6 +220,7 @@ export class RollupRows {
         groups.links.push(linkId);
         groups.hours.push(bucket / HOUR_MS);
         groups.clicks.push(group.clicks);
+        groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
         for (let i = 0; i < DIMENSION_NAMES.length; i++) {
           const dimension = DIMENSION_NAMES[i]!;
@@ -218,17 +231,19 @@ export class RollupRows {
             values.clicks.push(clicks);
           }
         }
-        for (const combination of group.combinations.values()) {
+        const { keys, clicks, visitors } = group.combinations;
+        for (let at = 0; at < keys.length; at++) {
           combinations.group.push(position);
-          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(combination.values[i]!);
-          combinations.clicks.push(combination.clicks);
-          const { visitors } = combination;
-          if (typeof visitors === 'string') {
-            combinations.visitor.push(visitors);
+          const values = keys[at]!.split(SEPARATOR);
+          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(values[i]!);
+          combinations.clicks.push(clicks[at]!);
+          const seen = visitors[at]!;
+          if (typeof seen === 'string') {
+            combinations.visitor.push(seen);
             continue;
           }
           let first = true;
-          for (const visitor of visitors) {
+          for (const visitor of seen) {
             if (first) combinations.visitor.push(visitor);
             else {
               moreVisitors.combination.push(combinations.clicks.length);
@@ -330,6 +345,9 @@ export const pgArray = {
   },
 };
 
+/** work_mem of a rollup transaction (see `settings` in rollupsRepository). */
+const ROLLUP_WORK_MEM = '16MB';
+
 /** PostgreSQL's answer to a row for which the partitioned table has no partition. */
 const isMissingPartition = (error: unknown): boolean =>
   (error as { code?: string }).code === '23514' && /no partition of relation/.test((error as Error).message);
@@ -383,12 +401,22 @@ export const isRollupTimeout = (error: unknown): boolean => {
  * the server's settings.
  */
 export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTimeouts } = {}) {
-  /** Sends the limits ahead of the transaction's first statement, in the same round trip. */
-  const limit = (tx: TransactionSql) =>
-    timeouts &&
-    tx`SELECT set_config('idle_in_transaction_session_timeout', ${String(timeouts.idleInTransaction)}, true),
+  /**
+   * Sends the transaction's settings ahead of its first statement, in the same round trip: the
+   * limits, and two settings the statement runs better with. Without `jit = off`, its estimated
+   * cost makes PostgreSQL compile it every time (0.15 s for a transaction of 64,000 clicks, more
+   * than the compiled code saved). With the default work_mem (4 MB) its sorts of tens of thousands
+   * of combination rows spill to disk; ROLLUP_WORK_MEM holds them. Each sort of the statement may
+   * use that much and each hash twice it (hash_mem_multiplier), a few of them at a time.
+   */
+  const settings = (tx: TransactionSql) =>
+    tx`SELECT set_config('jit', 'off', true), set_config('work_mem', ${ROLLUP_WORK_MEM}, true)${
+      timeouts
+        ? tx`, set_config('idle_in_transaction_session_timeout', ${String(timeouts.idleInTransaction)}, true),
               set_config('lock_timeout', ${String(timeouts.lock)}, true),
-              set_config('statement_timeout', ${String(timeouts.statement)}, true)`.execute();
+              set_config('statement_timeout', ${String(timeouts.statement)}, true)`
+        : tx``
+    }`.execute();
 
   /**
    * One statement: records the ids of `claim`, then, only if every one of them was new, adds
@@ -470,17 +498,28 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ON CONFLICT (token_hash) DO NOTHING
       )`;
     const column = (name: CombinationColumn) => pgArray.strings(combinations.columns[name], true);
-    // The referrer bound of the combination rows (COMBINATION_REFERRERS_PER_HOUR, docs/analytics.md,
-    // "Filters"). The hosts a link-hour names already are read from their own small table, on its
-    // key, rather than from the hour's combination rows (every combination of a busy hour). Hosts
-    // new to the hour take the free places, those with the most clicks in this transaction first;
-    // the rest are counted under OTHER in the combination rows (and so is a value that is OTHER
-    // already). The names read are the statement's snapshot: two transactions writing the same
-    // hour at once can each take the last free places, so an hour can name a few hosts more than
-    // the bound, never lose a click.
-    const referrerBound = tx`, hour_hosts AS (
-        SELECT link_id, bucket, referrer, sum(clicks) AS clicks FROM combinations
-        WHERE referrer NOT IN ('direct', ${OTHER}::text) GROUP BY link_id, bucket, referrer
+    // The combination rows, and their referrer bound (COMBINATION_REFERRERS_PER_HOUR,
+    // docs/analytics.md, "Filters"). The hosts a link-hour names already are read from their own
+    // small table, on its key, rather than from the hour's combination rows (every combination of
+    // a busy hour). Hosts new to the hour take its free places, those with the most clicks in this
+    // transaction first; the clicks of the others are counted under OTHER (and so are those of a
+    // value that is OTHER already). The names read are the statement's snapshot: two transactions
+    // writing the same hour at once can each take its last free places, so an hour can name a few
+    // hosts more than the bound; no click is lost.
+    const combinationRows = tx`, combination_input AS (
+        SELECT * FROM unnest(${pgArray.numbers(combinations.group)}::int[],
+                    ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
+                    ${column('browser')}::text[], ${column('os')}::text[], ${column('referrer')}::text[],
+                    ${pgArray.numbers(combinations.clicks)}::bigint[], ${pgArray.strings(combinations.visitor)}::text[])
+          WITH ORDINALITY AS c(n, platform, device, country, browser, os, referrer, clicks, visitor, i)
+      ), more_visitors AS (
+        SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
+        FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
+        GROUP BY m.i
+      ), hour_hosts AS (
+        SELECT g.link_id, g.bucket, c.referrer, sum(c.clicks) AS clicks
+        FROM combination_input c JOIN groups g ON g.n = c.n
+        WHERE c.referrer NOT IN ('direct', ${OTHER}::text) GROUP BY g.link_id, g.bucket, c.referrer
       ), named_before AS (
         SELECT h.link_id, h.bucket, coalesce(k.referrers, '{}') AS referrers
         FROM (SELECT DISTINCT link_id, bucket FROM hour_hosts) h
@@ -497,17 +536,45 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         INSERT INTO click_hourly_combination_referrers (link_id, bucket, referrer)
         SELECT link_id, bucket, referrer FROM new_hosts WHERE place <= ${COMBINATION_REFERRERS_PER_HOUR}::int ORDER BY 1, 2, 3
         ON CONFLICT (link_id, bucket, referrer) DO NOTHING
-      ), folded AS (
-        SELECT c.link_id, c.bucket, c.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks, c.visitors,
-               c.referrer = ${OTHER}::text OR h.referrer IS NOT NULL AS fold
-        FROM combinations c
-        LEFT JOIN new_hosts h
-          ON h.link_id = c.link_id AND h.bucket = c.bucket AND h.referrer = c.referrer AND h.place > ${COMBINATION_REFERRERS_PER_HOUR}::int
-      ), combination_rows AS (
-        SELECT link_id, bucket, day, platform, device, country, browser, os, referrer, clicks, visitors FROM folded WHERE NOT fold
+      ), combinations AS (
+        -- Each combination's sketch is its first visitor added to the sketch of the others, if
+        -- any: most have one visitor, and an aggregate's state per row would cost ten times more.
+        SELECT g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
+               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors,
+               c.referrer = ${OTHER}::text
+                 OR (g.link_id, g.bucket, c.referrer) IN (
+                      SELECT link_id, bucket, referrer FROM new_hosts WHERE place > ${COMBINATION_REFERRERS_PER_HOUR}::int) AS fold
+        FROM combination_input c
+        JOIN groups g ON g.n = c.n
+        LEFT JOIN more_visitors m ON m.i = c.i
+      ), combination_rows AS NOT MATERIALIZED (
+        SELECT link_id, bucket, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combinations WHERE NOT fold
         UNION ALL
         SELECT link_id, bucket, day, platform, device, country, browser, os, ${OTHER}::text, sum(clicks), hll_union_agg(visitors)
-        FROM folded WHERE fold GROUP BY link_id, bucket, day, platform, device, country, browser, os
+        FROM combinations WHERE fold GROUP BY link_id, bucket, day, platform, device, country, browser, os
+      ), multi_hour_days AS (
+        -- The link-days this transaction writes more than one hour of: only their daily
+        -- combination rows need summing (an aggregate's state per row costs more than its upsert).
+        SELECT link_id, day FROM groups GROUP BY link_id, day HAVING count(*) > 1
+      ), hourly_combinations AS (
+        INSERT INTO click_hourly_combinations AS t (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
+        SELECT link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
+        ORDER BY link_id, bucket, platform, device, country, browser, os, referrer
+        ON CONFLICT (link_id, bucket, platform, device, country, browser, os, referrer) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), daily_combinations AS (
+        INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
+        SELECT * FROM (
+          SELECT link_id, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
+          WHERE (link_id, day) NOT IN (SELECT link_id, day FROM multi_hour_days)
+          UNION ALL
+          SELECT link_id, day, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors) FROM combination_rows
+          WHERE (link_id, day) IN (SELECT link_id, day FROM multi_hour_days)
+          GROUP BY link_id, day, platform, device, country, browser, os, referrer
+        ) d
+        ORDER BY link_id, day, platform, device, country, browser, os, referrer
+        ON CONFLICT (link_id, day, platform, device, country, browser, os, referrer) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       )`;
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
@@ -526,48 +593,29 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- removes its rows too.
         SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links, ...installs.links])}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
-        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks
+        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
+               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
         FROM (
-          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks
-          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[])
-            WITH ORDINALITY AS u(link_id, hour, clicks, n)
+          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
+          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[],
+                      ${pgArray.strings(groups.visitors)}::text[])
+            WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
         ) g
         WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
-      ), combinations AS (
-        -- Each combination's sketch: its first visitor added to the sketch of the others, if any.
-        -- Most combinations have one visitor, and an aggregate per row would cost ten times more
-        -- than hll_add; the others are summed by one hash aggregate.
-        SELECT g.n, g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
-               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors
-        FROM unnest(${pgArray.numbers(combinations.group)}::int[],
-                    ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
-                    ${column('browser')}::text[], ${column('os')}::text[], ${column('referrer')}::text[],
-                    ${pgArray.numbers(combinations.clicks)}::bigint[], ${pgArray.strings(combinations.visitor)}::text[])
-          WITH ORDINALITY AS c(n, platform, device, country, browser, os, referrer, clicks, visitor, i)
-        JOIN groups g ON g.n = c.n
-        LEFT JOIN (
-          SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
-          FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
-          GROUP BY m.i
-        ) m ON m.i = c.i
-      ), group_rows AS (
-        -- An hour's visitors are those of its combinations.
-        SELECT g.link_id, g.bucket, g.day, g.clicks, v.visitors
-        FROM groups g JOIN (SELECT n, hll_union_agg(visitors) AS visitors FROM combinations GROUP BY n) v ON v.n = g.n
-      ), dimension_rows AS (
+      )${combinationRows}, dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
         FROM unnest(${pgArray.numbers(values.group)}::int[], ${pgArray.strings(values.dimension, true)}::text[],
                     ${pgArray.strings(values.value, true)}::text[], ${pgArray.numbers(values.clicks)}::bigint[])
           AS d(n, dimension, value, clicks)
         JOIN groups g ON g.n = d.n
-      )${referrerBound}, hourly AS (
+      ), hourly AS (
         INSERT INTO click_hourly AS t (link_id, bucket, clicks, visitors)
-        SELECT link_id, bucket, clicks, visitors FROM group_rows ORDER BY link_id, bucket
+        SELECT link_id, bucket, clicks, visitors FROM groups ORDER BY link_id, bucket
         ON CONFLICT (link_id, bucket) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       ), daily AS (
         INSERT INTO click_daily AS t (link_id, day, clicks, visitors)
-        SELECT link_id, day, sum(clicks), hll_union_agg(visitors) FROM group_rows GROUP BY link_id, day ORDER BY link_id, day
+        SELECT link_id, day, sum(clicks), hll_union_agg(visitors) FROM groups GROUP BY link_id, day ORDER BY link_id, day
         ON CONFLICT (link_id, day) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       ), hourly_dimensions AS (
@@ -579,19 +627,6 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
         GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
-      ), hourly_combinations AS (
-        INSERT INTO click_hourly_combinations AS t (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
-        SELECT link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
-        ORDER BY link_id, bucket, platform, device, country, browser, os, referrer
-        ON CONFLICT (link_id, bucket, platform, device, country, browser, os, referrer) DO UPDATE
-          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
-      ), daily_combinations AS (
-        INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
-        SELECT link_id, day, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors) FROM combination_rows
-        GROUP BY link_id, day, platform, device, country, browser, os, referrer
-        ORDER BY link_id, day, platform, device, country, browser, os, referrer
-        ON CONFLICT (link_id, day, platform, device, country, browser, os, referrer) DO UPDATE
-          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       )${previewRows}${eventRows}${installRows}
       SELECT batch_id AS "batchId" FROM claimed`;
     return claimed.map((row) => row.batchId);
@@ -623,7 +658,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
 
   const write = (unique: RollupBatch[], all: RollupRows, summedByCaller: boolean): Promise<Set<string>> =>
     sql.begin(async (tx) => {
-      const [, claimedIds] = await Promise.all([limit(tx), claimAndAdd(tx, unique, all)]);
+      const [, claimedIds] = await Promise.all([settings(tx), claimAndAdd(tx, unique, all)]);
       const claimed = new Set(claimedIds);
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
       // rows were not added, and the batches claimed now are added on their own, from their clicks.

@@ -27,7 +27,10 @@ export async function queueDurabilityProblems(client: RedisClient): Promise<stri
 }
 
 /** The settings that decide whether a service may start on a queue Redis that could lose batches. */
-export type QueueDurabilitySettings = Pick<Config, 'NODE_ENV' | 'REQUIRE_DURABLE_REDIS' | 'ALLOW_VOLATILE_REDIS'>;
+export type QueueDurabilitySettings = Pick<
+  Config,
+  'NODE_ENV' | 'REQUIRE_DURABLE_REDIS' | 'ALLOW_VOLATILE_REDIS' | 'QUEUE_DURABILITY_NOTED'
+>;
 
 /**
  * The one rule: a durable queue Redis is required in production, and anywhere with
@@ -39,8 +42,9 @@ export const requiresDurableRedis = (config: QueueDurabilitySettings): boolean =
 /**
  * Checks the queue's Redis at start-up (a restart without AOF loses every waiting batch; an
  * eviction policy drops them under memory pressure): throws when it could lose batches and
- * requiresDurableRedis says so, logs a warning otherwise. The ALLOW_VOLATILE_REDIS opt-out is
- * logged at every start, so it cannot be forgotten.
+ * requiresDurableRedis says so, logs a warning otherwise (at debug when QUEUE_DURABILITY_NOTED: the
+ * launcher said it once already). The ALLOW_VOLATILE_REDIS opt-out is logged at every start, so it
+ * cannot be forgotten.
  */
 export async function checkQueueDurability(
   client: RedisClient,
@@ -52,7 +56,7 @@ export async function checkQueueDurability(
   }
   if (problems === undefined) {
     // Managed services often refuse CONFIG: what cannot be read is not held against them.
-    const level = requiresDurableRedis(config) ? 'warn' : 'info';
+    const level = requiresDurableRedis(config) ? 'warn' : config.QUEUE_DURABILITY_NOTED ? 'debug' : 'info';
     logger[level](
       'cannot read the Redis configuration (CONFIG GET refused); make sure it runs with appendonly yes and maxmemory-policy noeviction',
     );
@@ -64,5 +68,5 @@ export async function checkQueueDurability(
     const why = config.NODE_ENV === 'production' ? 'NODE_ENV is production' : 'REQUIRE_DURABLE_REDIS is set';
     throw new Error(`${message} (${why}; ALLOW_VOLATILE_REDIS=1 starts anyway)`);
   }
-  if (!config.ALLOW_VOLATILE_REDIS) logger.warn({ problems }, message);
+  if (!config.ALLOW_VOLATILE_REDIS) logger[config.QUEUE_DURABILITY_NOTED ? 'debug' : 'warn']({ problems }, message);
 }

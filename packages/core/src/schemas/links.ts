@@ -174,6 +174,31 @@ export const createLinkBodySchema = linkFieldsSchema
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBodySchema>;
+
+/** GET /links/slug-availability: whether a new link could take `slug` on `domain` now. */
+export const slugAvailabilityQuerySchema = z
+  .object({
+    slug: slugSchema.meta({ description: 'The back-half to check: 3-64 letters, digits, "-" or "_"', example: 'spring-sale' }),
+    domain: hostnameSchema
+      .optional()
+      .meta({ description: 'One of your active custom domains; the default domain when omitted', example: 'go.example.com' }),
+  })
+  .strict();
+export type SlugAvailabilityQuery = z.infer<typeof slugAvailabilityQuerySchema>;
+
+export const slugAvailabilitySchema = z
+  .object({
+    slug: z.string(),
+    domain: z.string().optional().meta({ description: 'The custom domain asked about; absent for the default domain' }),
+    available: z
+      .boolean()
+      .meta({ description: 'true: no link has this slug on this domain now (a link made meanwhile can still take it)' }),
+    url: z
+      .string()
+      .meta({ description: 'The short URL a link with this slug on this domain has', example: 'https://go.example.com/spring-sale' }),
+  })
+  .meta({ id: 'SlugAvailability' });
+export const slugAvailabilityResponseSchema = successEnvelope(slugAvailabilitySchema);
 export type CreateLinkInput = z.output<typeof createLinkBodySchema>;
 
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -258,7 +283,7 @@ export const linkSummarySchema = linkSchema
   .meta({ id: 'LinkSummary' });
 export type LinkSummary = z.infer<typeof linkSummarySchema>;
 
-export const LINK_SORT_FIELDS = ['createdAt', 'updatedAt', 'title', 'defaultUrl'] as const;
+export const LINK_SORT_FIELDS = ['createdAt', 'updatedAt', 'title', 'defaultUrl', 'clicks'] as const;
 export type LinkSortField = (typeof LINK_SORT_FIELDS)[number];
 
 /** A query parameter given once or repeated (`?tag=a&tag=b`), each value also comma-separated: always a list. */
@@ -271,7 +296,7 @@ const listParameter = <T extends z.ZodType<unknown, string>>(item: T) =>
     .pipe(z.array(item));
 
 /** What `include` can add to each item of the link list. */
-export const LINK_LIST_EXTRAS = ['clicks', 'tags'] as const;
+export const LINK_LIST_EXTRAS = ['clicks', 'tags', 'expiry'] as const;
 export type LinkListExtra = (typeof LINK_LIST_EXTRAS)[number];
 
 export const listLinksQuerySchema = z
@@ -329,7 +354,7 @@ export const paginationSchema = z
 export type Pagination = z.infer<typeof paginationSchema>;
 
 export const linkResponseSchema = successEnvelope(z.object({ link: linkSchema }));
-/** A list item: SPEC's six fields, plus `clicks` and `tags` when `include` asks for them. */
+/** A list item: SPEC's six fields, plus `clicks`, `tags` and `expirationDate` when `include` asks for them. */
 export const linkListItemSchema = linkSummarySchema
   .extend({
     clicks: z.number().int().optional().meta({ description: 'All-time clicks (with include=clicks)', example: 320 }),
@@ -337,6 +362,9 @@ export const linkListItemSchema = linkSummarySchema
       .array(z.string())
       .optional()
       .meta({ description: "The link's tags, [] when none (with include=tags)", example: ['spring'] }),
+    expirationDate: timestampSchema
+      .optional()
+      .meta({ description: 'When the link expires, for links with an expiry (with include=expiry)', example: '2026-12-31T23:59:00.000Z' }),
   })
   .meta({ id: 'LinkListItem' });
 export type LinkListItem = z.infer<typeof linkListItemSchema>;

@@ -101,6 +101,15 @@ export function linksService(deps: {
   };
 
   return {
+    /**
+     * Whether `slug` is free on the caller's domain `domain` (or the default one), with the short
+     * URL a link there would have; 400 naming `domain` for a domain not theirs or not active.
+     */
+    async slugAvailability(principal: Principal, slug: string, domain?: string): Promise<{ available: boolean; url: string }> {
+      const domainId = await domainIdOf(principal, domain, 'domain');
+      return { available: (await links.findByCodes(domainId, [slug])).length === 0, url: shortUrlOf(slug, domain ?? null) };
+    },
+
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
       const { slug, domain, ...fields } = body;
       assertDestinationSizes(fields);
@@ -206,6 +215,7 @@ export function linksService(deps: {
           ...toSummary(link),
           ...(include.has('clicks') && { clicks: link.clicks ?? 0 }),
           ...(include.has('tags') && { tags: link.tags }),
+          ...(include.has('expiry') && link.expiresAt && { expirationDate: link.expiresAt.toISOString() }),
         })),
         pagination: { total: page.total, page: query.page, limit: query.limit, pages: Math.ceil(page.total / query.limit) },
       };

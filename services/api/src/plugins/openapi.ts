@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { REFERENCE_CSS, renderReferencePage } from '../docs/reference-page.js';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { isFirebaseRestPath } from './error-handler.js';
@@ -132,11 +132,19 @@ export const openApi = fp<{ serverUrl: string; bodyLimit: number }>(
       transform: jsonSchemaTransform,
       transformObject: (input) => completeDocument(jsonSchemaTransformObject(input) as Document, bodyLimit),
     });
-    // The docs page runs on the dashboard's origin: it gets the dashboard's strict headers (its
-    // scripts and styles are files of its own, so the same CSP fits), and cannot be framed.
+    // The reference runs on the dashboard's origin: it gets the dashboard's strict headers (no
+    // script at all, one style sheet of its own), and cannot be framed. The document is complete
+    // once every route is registered, so both are built at the first request and kept.
     await app.register(async (docs) => {
       docs.addHook('onSend', setPageHeaders);
-      await docs.register(swaggerUi, { routePrefix: '/api/docs' });
+      let page: string | undefined;
+      const hide = { schema: { hide: true } };
+      docs.get('/api/docs/json', hide, async () => app.swagger());
+      docs.get('/api/docs', hide, async (_request, reply) => {
+        page ??= renderReferencePage(app.swagger() as Parameters<typeof renderReferencePage>[0], '/api/docs/reference.css');
+        return reply.type('text/html; charset=utf-8').send(page);
+      });
+      docs.get('/api/docs/reference.css', hide, async (_request, reply) => reply.type('text/css; charset=utf-8').send(REFERENCE_CSS));
     });
   },
   { name: 'openapi' },

@@ -9,6 +9,8 @@ import {
   linkResponseSchema,
   listLinksQuerySchema,
   nullDataSchema,
+  slugAvailabilityQuerySchema,
+  slugAvailabilityResponseSchema,
   tagListResponseSchema,
   updateLinkBodySchema,
 } from '@deeplink/core';
@@ -100,6 +102,24 @@ export const linkRoutes: FastifyPluginAsyncZod<{ links: LinksService }> = async 
       },
     },
     async (request) => ({ success: true, data: { deleted: await links.deleteMany(principalOf(request), request.body.ids) } }) as const,
+  );
+
+  app.get(
+    '/links/slug-availability',
+    {
+      schema: {
+        operationId: 'getSlugAvailability',
+        tags,
+        summary: 'Whether a back-half (slug) is free on the default domain or one of your domains, for forms that check as you type',
+        querystring: slugAvailabilityQuerySchema,
+        response: { 200: slugAvailabilityResponseSchema, ...authenticatedErrors },
+      },
+    },
+    async (request) => {
+      const { slug, domain } = request.query;
+      const { available, url } = await links.slugAvailability(principalOf(request), slug, domain);
+      return { success: true, data: { slug, ...(domain !== undefined && { domain }), available, url } } as const;
+    },
   );
 
   app.get(

@@ -1,4 +1,5 @@
-import { idParamsSchema, linkQrQuerySchema } from '@deeplink/core';
+import { idParamsSchema, linkQrQuerySchema, linkQrRenderSchema, type LinkQrQuery } from '@deeplink/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { LinksService } from '../domain/links-service.js';
@@ -31,34 +32,55 @@ export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService; renders: QrR
 ) => {
   app.addHook('onRequest', requirePrincipal);
 
+  /** The image of the caller's link `id` with `style` (and `logo`), as a download-ready answer. */
+  async function answer(request: FastifyRequest, reply: FastifyReply, id: string, style: LinkQrQuery, logo?: Buffer) {
+    // The same ownership check as GET /links/:id: 404 for no such link, 403 for another account's.
+    const principal = principalOf(request);
+    const link = await links.get(principal, id);
+    // One account's PNGs cannot take every render thread: the rest of its requests wait their turn.
+    const release = style.format === 'png' ? pngLimit.acquire(principal.userId) : undefined;
+    const image = await renderQrCode(link.url, style, renders, logo).finally(release);
+    const code = new URL(link.url).pathname.slice(1) || link.id;
+    return (
+      reply
+        .type(image.contentType)
+        // Private: the image names a link of this account. no-cache: a changed short URL base shows at once.
+        .header('cache-control', 'private, no-cache')
+        .header('content-disposition', `inline; filename="qr-${code.replace(/[^A-Za-z0-9_-]/g, '')}.${style.format}"`)
+        .send(image.body)
+    );
+  }
+
   app.get(
     '/links/:id/qr',
     {
       schema: {
         operationId: 'getLinkQrCode',
         tags: ['Links'],
-        summary: "The link's short URL as a QR code (SVG or PNG)",
+        summary: "The link's short URL as a QR code (SVG or PNG), in the given colours",
         params: idParamsSchema,
         querystring: linkQrQuerySchema,
         response: { 200: qrImageSchema, ...authenticatedErrors },
       },
     },
+    async (request, reply) => answer(request, reply, request.params.id, request.query),
+  );
+
+  app.post(
+    '/links/:id/qr',
+    {
+      schema: {
+        operationId: 'renderLinkQrCode',
+        tags: ['Links'],
+        summary: "The link's short URL as a QR code with a logo in its centre: the same options as the GET, in a JSON body",
+        params: idParamsSchema,
+        body: linkQrRenderSchema,
+        response: { 200: qrImageSchema, ...authenticatedErrors },
+      },
+    },
     async (request, reply) => {
-      // The same ownership check as GET /links/:id: 404 for no such link, 403 for another account's.
-      const principal = principalOf(request);
-      const link = await links.get(principal, request.params.id);
-      // One account's PNGs cannot take every render thread: the rest of its requests wait their turn.
-      const release = request.query.format === 'png' ? pngLimit.acquire(principal.userId) : undefined;
-      const image = await renderQrCode(link.url, request.query, renders).finally(release);
-      const code = new URL(link.url).pathname.slice(1) || link.id;
-      return (
-        reply
-          .type(image.contentType)
-          // Private: the image names a link of this account. no-cache: a changed short URL base shows at once.
-          .header('cache-control', 'private, no-cache')
-          .header('content-disposition', `inline; filename="qr-${code.replace(/[^A-Za-z0-9_-]/g, '')}.${request.query.format}"`)
-          .send(image.body)
-      );
+      const { logo, ...style } = request.body;
+      return answer(request, reply, request.params.id, style, logo === undefined ? undefined : Buffer.from(logo, 'base64'));
     },
   );
 };

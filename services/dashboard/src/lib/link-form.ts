@@ -2,6 +2,10 @@ import type { CreateLinkInput, Link, UpdateLinkInput } from '@deeplink/client';
 
 /** The link form's values: every field as the text its input holds. */
 export interface LinkFormValues {
+  /** The back-half of a new link ('' for a random code); fixed once the link exists. */
+  slug: string;
+  /** A custom domain of the account ('' for the default domain); fixed once the link exists. */
+  domain: string;
   title: string;
   defaultUrl: string;
   desktopUrl: string;
@@ -40,6 +44,8 @@ export function fromLocalInput(value: string): string {
 /** The form's values for a link, or an empty form. */
 export function formValues(link?: Link): LinkFormValues {
   return {
+    slug: '',
+    domain: link?.domain ?? '',
     title: link?.title ?? '',
     defaultUrl: link?.defaultUrl ?? '',
     desktopUrl: link?.desktopUrl ?? '',
@@ -66,6 +72,34 @@ export function formValues(link?: Link): LinkFormValues {
     tags: (link?.tags ?? []).join(', '),
   };
 }
+
+/** The UTM parameters' keys, which the form shows in fields of their own rather than as rows. */
+export const UTM_KEYS = new Set(UTM_FIELDS.map((field) => `utm_${field}`));
+
+/**
+ * A web address as people type it: `example.com/x` gets `https://` in front (what a browser's
+ * address bar does); anything with a scheme already, and '', stay as they are.
+ */
+export function withScheme(text: string): string {
+  const url = text.trim();
+  return url === '' || /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`;
+}
+
+/** The values with `https://` added to every web address typed without a scheme (app links keep theirs). */
+export function withSchemes(values: LinkFormValues): LinkFormValues {
+  return {
+    ...values,
+    defaultUrl: withScheme(values.defaultUrl),
+    desktopUrl: withScheme(values.desktopUrl),
+    expiredUrl: withScheme(values.expiredUrl),
+    android: { ...values.android, fallbackUrl: withScheme(values.android.fallbackUrl) },
+    ios: { ...values.ios, fallbackUrl: withScheme(values.ios.fallbackUrl) },
+    preview: { ...values.preview, imageUrl: withScheme(values.preview.imageUrl) },
+  };
+}
+
+/** True when a datetime-local value names a moment already past: the link would be expired at once. */
+export const isPast = (value: string, now = Date.now()): boolean => value !== '' && new Date(value).getTime() <= now;
 
 /** The tags of the form's text: lower-cased, split on commas and spaces, without repeats. */
 export function parseTags(text: string): string[] {
@@ -96,6 +130,8 @@ function section<T extends Record<string, string>>(fields: T): Partial<T> | unde
  */
 export function createInput(values: LinkFormValues): CreateLinkInput {
   const input: CreateLinkInput = { title: values.title.trim(), defaultUrl: values.defaultUrl.trim() };
+  if (values.slug.trim()) input.slug = values.slug.trim();
+  if (values.domain) input.domain = values.domain;
   if (values.desktopUrl.trim()) input.desktopUrl = values.desktopUrl.trim();
   if (values.expirationDate) input.expirationDate = fromLocalInput(values.expirationDate);
   if (values.expiredUrl.trim()) input.expiredUrl = values.expiredUrl.trim();

@@ -1,5 +1,6 @@
 import type { App, AppWithKey } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
+import { AddAppForm } from '../components/add-app-form.js';
 import { CopyButton, errorText, Notice } from '../components/common.js';
 import { api } from '../lib/session.js';
 
@@ -7,6 +8,12 @@ const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyl
 
 /** What tells an app apart in the list: its name, else its bundle id or package name. */
 const appLabel = (app: App) => app.name ?? app.bundleId ?? app.packageName ?? app.id;
+
+/** What the app puts in the domains' association files: Apple's app ID, or Android's package and certificates. */
+const associationOf = (app: App) =>
+  app.platform === 'ios'
+    ? `${app.teamId}.${app.bundleId}`
+    : `${app.packageName} (${app.sha256CertFingerprints?.length ?? 0} certificate${app.sha256CertFingerprints?.length === 1 ? '' : 's'})`;
 
 /** The windows offered for the probabilistic install match, in minutes (the API takes 5 to 1440). */
 const WINDOW_CHOICES = [30, 60, 120, 240, 720, 1440];
@@ -73,9 +80,9 @@ export function AppsPage() {
       </p>
       {rotated && (
         <div class="card new-key" role="status">
-          <h2>The new key of “{appLabel(rotated)}”</h2>
+          <h2>The key of “{appLabel(rotated)}”</h2>
           <p class="warning">
-            <strong>Copy it now: it is shown only this once.</strong> The previous key no longer works.
+            <strong>Copy it now: it is shown only this once.</strong> Any previous key no longer works.
           </p>
           <p>
             <code data-testid="new-app-key">{rotated.key}</code> <CopyButton text={rotated.key} label="Copy key" />
@@ -86,7 +93,14 @@ export function AppsPage() {
         </div>
       )}
       {error && <Notice>{error}</Notice>}
-      {apps && apps.length === 0 && <p class="muted">No apps yet. Register your iOS and Android apps through the API (POST /api/apps).</p>}
+      <AddAppForm
+        onAdded={(app) => {
+          setRotated(app);
+          void load();
+        }}
+      />
+      {apps === undefined && !error && <p aria-busy="true">Loading apps…</p>}
+      {apps && apps.length === 0 && <p class="muted">No apps yet: add your iOS and Android apps above.</p>}
       {apps && apps.length > 0 && (
         <div class="table-scroll">
           <table>
@@ -94,6 +108,7 @@ export function AppsPage() {
               <tr>
                 <th scope="col">App</th>
                 <th scope="col">Platform</th>
+                <th scope="col">In the association files</th>
                 <th scope="col">App key</th>
                 <th scope="col">Key created</th>
                 <th scope="col">Fingerprint match</th>
@@ -107,7 +122,12 @@ export function AppsPage() {
                 <tr key={app.id}>
                   <th scope="row">{appLabel(app)}</th>
                   <td>{app.platform === 'ios' ? 'iOS' : 'Android'}</td>
-                  <td class="nowrap">{app.keyPrefix ? <code>{app.keyPrefix}…</code> : <span class="muted">None</span>}</td>
+                  <td>
+                    <code>{associationOf(app)}</code>
+                  </td>
+                  <td class="nowrap">
+                    {app.keyPrefix ? <code data-testid="key-prefix">{app.keyPrefix}…</code> : <span class="muted">None</span>}
+                  </td>
                   <td class="nowrap">{app.keyCreatedAt ? dateFormat.format(new Date(app.keyCreatedAt)) : '—'}</td>
                   <td class="nowrap">
                     <label>
@@ -139,7 +159,7 @@ export function AppsPage() {
                     <button
                       type="button"
                       class="secondary small"
-                      aria-label={`Rotate the key of ${appLabel(app)}`}
+                      aria-label={`${app.keyPrefix ? 'Rotate key' : 'Create key'} of ${appLabel(app)}`}
                       onClick={() => rotate(app)}
                     >
                       {app.keyPrefix ? 'Rotate key' : 'Create key'}

@@ -1,7 +1,17 @@
-import { ServiceValidationError, type Link } from '@deeplink/client';
+import { ServiceValidationError, type Domain, type Link, type SlugAvailability } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { AppLink, errorText, Notice } from '../components/common.js';
-import { createInput, fieldErrors, formValues, updateInput, UTM_FIELDS, type LinkFormValues } from '../lib/link-form.js';
+import {
+  createInput,
+  fieldErrors,
+  formValues,
+  isPast,
+  updateInput,
+  UTM_FIELDS,
+  UTM_KEYS,
+  withSchemes,
+  type LinkFormValues,
+} from '../lib/link-form.js';
 import { navigate } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
@@ -17,6 +27,7 @@ function Field({
   type = 'text',
   hint,
   required,
+  warning,
 }: {
   name: string;
   label: string;
@@ -26,10 +37,12 @@ function Field({
   type?: string;
   hint?: string;
   required?: boolean;
+  /** Something to know about the value that is not an error (a date in the past). */
+  warning?: string;
 }) {
   const id = `field-${name.replace(/\./g, '-')}`;
   const error = errors[name];
-  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const described = [hint && `${id}-hint`, warning && `${id}-warning`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field">
       <label for={id}>
@@ -51,11 +64,119 @@ function Field({
           {hint}
         </p>
       )}
+      {warning && (
+        <p class="warning" id={`${id}-warning`}>
+          {warning}
+        </p>
+      )}
       {error && (
         <p class="field-error" id={`${id}-error`}>
           {error}
         </p>
       )}
+    </div>
+  );
+}
+
+/** What the back-half field says as it is typed: checking, free (with the short URL), taken, or why not. */
+type SlugState =
+  | { kind: 'idle' }
+  | { kind: 'checking' }
+  | { kind: 'answer'; answer: SlugAvailability }
+  | { kind: 'invalid'; message: string };
+
+/**
+ * Where a new link lives: a domain (the default one or an active custom domain) and a back-half,
+ * checked as it is typed, with the short URL it gives.
+ */
+function PlaceFields({
+  values,
+  set,
+  errors,
+}: {
+  values: LinkFormValues;
+  set: (key: 'slug' | 'domain', value: string) => void;
+  errors: Errors;
+}) {
+  const [domains, setDomains] = useState<Domain[]>([]);
+  const [state, setState] = useState<SlugState>({ kind: 'idle' });
+  useEffect(() => {
+    api.domains
+      .list()
+      .then((all) => setDomains(all.filter((domain) => domain.status === 'active')))
+      .catch(() => setDomains([]));
+  }, []);
+  useEffect(() => {
+    const slug = values.slug.trim();
+    if (slug === '') return setState({ kind: 'idle' });
+    setState({ kind: 'checking' });
+    // Asked once typing pauses; an answer to an older value is dropped.
+    let current = true;
+    const timer = setTimeout(() => {
+      api.links
+        .slugAvailability(slug, values.domain || undefined)
+        .then((answer) => current && setState({ kind: 'answer', answer }))
+        .catch((caught) => {
+          if (!current) return;
+          const detail = caught instanceof ServiceValidationError ? caught.details[0] : undefined;
+          setState({
+            kind: 'invalid',
+            message: detail ? `${detail.field === 'slug' ? 'The back-half' : 'The domain'} ${detail.message}` : errorText(caught),
+          });
+        });
+    }, 300);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [values.slug, values.domain]);
+
+  const status =
+    state.kind === 'checking'
+      ? 'Checking…'
+      : state.kind === 'invalid'
+        ? state.message
+        : state.kind === 'answer'
+          ? state.answer.available
+            ? `Free. The short link: ${state.answer.url}`
+            : `Taken on this domain: pick another back-half.`
+          : 'Leave empty for a random code.';
+  const bad = state.kind === 'invalid' || (state.kind === 'answer' && !state.answer.available);
+  return (
+    <div class="place">
+      <div class="field">
+        <label for="field-domain">Domain</label>
+        <select id="field-domain" name="domain" value={values.domain} onChange={(event) => set('domain', event.currentTarget.value)}>
+          <option value="">The default domain</option>
+          {domains.map((domain) => (
+            <option key={domain.id} value={domain.hostname}>
+              {domain.hostname}
+            </option>
+          ))}
+        </select>
+        {errors.domain && (
+          <p class="field-error" id="field-domain-error">
+            {errors.domain}
+          </p>
+        )}
+      </div>
+      <div class="field">
+        <label for="field-slug">Back-half</label>
+        <input
+          id="field-slug"
+          name="slug"
+          value={values.slug}
+          autocomplete="off"
+          spellcheck={false}
+          placeholder="spring-sale"
+          aria-invalid={errors.slug || bad ? true : undefined}
+          aria-describedby="field-slug-status"
+          onInput={(event) => set('slug', event.currentTarget.value)}
+        />
+        <p id="field-slug-status" class={bad || errors.slug ? 'field-error' : 'hint'} aria-live="polite">
+          {errors.slug ? `The back-half ${errors.slug}` : status}
+        </p>
+      </div>
     </div>
   );
 }
@@ -102,24 +223,41 @@ export function LinkFormPage({ id }: { id?: string }) {
     );
   };
 
+  /** A field's error goes as soon as the field is edited (inputs are named after the API's fields). */
+  const clearErrorOf = (event: Event) => {
+    const { name } = event.target as HTMLInputElement;
+    if (!name) return;
+    const key = name.startsWith('customParameters') ? 'customParameters' : name;
+    setErrors((current) => {
+      if (!(key in current)) return current;
+      const { [key]: _, ...rest } = current;
+      return rest;
+    });
+  };
+
   const submit = async (event: SubmitEvent) => {
     event.preventDefault();
     setBusy(true);
     setErrors({});
     setError(undefined);
+    // Addresses typed without a scheme get https://, and the form shows what is sent.
+    const sent = withSchemes(values);
+    setValues(sent);
     try {
       let saved: Link;
       if (link) {
-        const changes = updateInput(link, values);
+        const changes = updateInput(link, sent);
         saved = Object.keys(changes).length === 0 ? link : await api.links.update(link.id, changes);
       } else {
-        saved = await api.links.create(createInput(values));
+        saved = await api.links.create(createInput(sent));
       }
       navigate(`/links/${saved.id}`);
     } catch (caught) {
       if (caught instanceof ServiceValidationError && caught.details.length > 0) {
         setErrors(fieldErrors(caught.details));
         setError('Some fields need attention: see the messages next to them.');
+        // Once they are drawn: the first field in error gets the focus, so the keyboard is there.
+        requestAnimationFrame(() => document.querySelector<HTMLElement>('.link-form [aria-invalid="true"]')?.focus());
       } else {
         setError(errorText(caught));
       }
@@ -136,9 +274,16 @@ export function LinkFormPage({ id }: { id?: string }) {
         <h1>{link ? `Edit “${link.title}”` : 'New link'}</h1>
         {link && <AppLink href={`/links/${link.id}`}>Back to the link</AppLink>}
       </div>
-      <form class="link-form" onSubmit={submit} noValidate>
+      <form class="link-form" onSubmit={submit} onInput={clearErrorOf} onChange={clearErrorOf} noValidate>
         <fieldset class="card">
           <legend>Link</legend>
+          {link ? (
+            <p class="hint">
+              Short link: <code>{link.url}</code> (its domain and back-half stay as they are)
+            </p>
+          ) : (
+            <PlaceFields values={values} set={set} errors={errors} />
+          )}
           <Field name="title" label="Title" value={values.title} onInput={(value) => set('title', value)} errors={errors} required />
           <Field
             name="defaultUrl"
@@ -166,6 +311,7 @@ export function LinkFormPage({ id }: { id?: string }) {
             onInput={(value) => set('expirationDate', value)}
             errors={errors}
             hint="In your time zone. Leave empty for a link that never expires."
+            warning={isPast(values.expirationDate) ? 'This moment has passed: the link will be expired as soon as it is saved.' : undefined}
           />
           <Field
             name="expiredUrl"
@@ -300,39 +446,41 @@ export function LinkFormPage({ id }: { id?: string }) {
               </tr>
             </thead>
             <tbody>
-              {values.parameters.map((row, index) => (
-                <tr key={index}>
-                  <td>
-                    <input
-                      aria-label={`Parameter ${index + 1} key`}
-                      value={row.key}
-                      onInput={(event) => setParameter(index, { ...row, key: event.currentTarget.value })}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      aria-label={`Parameter ${index + 1} value`}
-                      value={row.value}
-                      onInput={(event) => setParameter(index, { ...row, value: event.currentTarget.value })}
-                    />
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary small"
-                      aria-label={`Remove parameter ${row.key || index + 1}`}
-                      onClick={() =>
-                        set(
-                          'parameters',
-                          values.parameters.filter((_, at) => at !== index),
-                        )
-                      }
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
+              {values.parameters.map((row, index) =>
+                UTM_KEYS.has(row.key.trim()) ? null : (
+                  <tr key={index}>
+                    <td>
+                      <input
+                        aria-label={`Parameter ${index + 1} key`}
+                        value={row.key}
+                        onInput={(event) => setParameter(index, { ...row, key: event.currentTarget.value })}
+                      />
+                    </td>
+                    <td>
+                      <input
+                        aria-label={`Parameter ${index + 1} value`}
+                        value={row.value}
+                        onInput={(event) => setParameter(index, { ...row, value: event.currentTarget.value })}
+                      />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-label={`Remove parameter ${row.key || index + 1}`}
+                        onClick={() =>
+                          set(
+                            'parameters',
+                            values.parameters.filter((_, at) => at !== index),
+                          )
+                        }
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                ),
+              )}
             </tbody>
           </table>
           <button type="button" class="secondary small" onClick={() => set('parameters', [...values.parameters, { key: '', value: '' }])}>
@@ -365,6 +513,8 @@ export function LinkFormPage({ id }: { id?: string }) {
 
 /** Fields with a place of their own in the form; errors for any other go above the buttons. */
 const KNOWN_FIELDS = new Set([
+  'slug',
+  'domain',
   'title',
   'defaultUrl',
   'desktopUrl',

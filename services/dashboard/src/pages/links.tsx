@@ -9,19 +9,42 @@ const COLUMNS: { field?: LinkSortField; label: string; optional?: boolean }[] = 
   { field: 'title', label: 'Title' },
   { label: 'Short URL' },
   { field: 'defaultUrl', label: 'Default URL', optional: true },
-  { label: 'Clicks' },
+  { field: 'clicks', label: 'Clicks' },
   { label: 'Tags', optional: true },
   { field: 'createdAt', label: 'Created', optional: true },
 ];
 const PAGE_SIZE = 20;
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
 
-/** The list state lives in the address (?q=&tag=&sort=&dir=&page=), so a view can be bookmarked and Back works. */
+/** A short URL with a line break allowed after its host only: a code never breaks in the middle on a phone. */
+function ShortUrl({ url }: { url: string }) {
+  const text = url.replace(/^https?:\/\//, '');
+  const slash = text.indexOf('/');
+  return (
+    <code class="short-code">
+      {slash === -1 ? (
+        text
+      ) : (
+        <>
+          {text.slice(0, slash + 1)}
+          <wbr />
+          {text.slice(slash + 1)}
+        </>
+      )}
+    </code>
+  );
+}
+
+/** True when a link's expiry has passed: it answers "expired" (or its after-expiry URL) now. */
+const hasExpired = (expirationDate: string | undefined, now: number) => expirationDate !== undefined && Date.parse(expirationDate) <= now;
+
+/** The list state lives in the address (?q=&tag=a,b&sort=&dir=&page=), so a view can be bookmarked and Back works. */
 function useListQuery() {
   const { query } = useLocation();
   const state = {
     q: query.get('q') ?? '',
-    tag: query.get('tag') ?? '',
+    /** Every tag a link must carry. */
+    tags: (query.get('tag') ?? '').split(',').filter(Boolean),
     sortBy: (query.get('sort') as LinkSortField | null) ?? 'createdAt',
     sortDirection: (query.get('dir') as 'asc' | 'desc' | null) ?? 'desc',
     page: Number(query.get('page') ?? 1) || 1,
@@ -30,7 +53,7 @@ function useListQuery() {
     const next = { ...state, page: 1, ...changes };
     const params = new URLSearchParams();
     if (next.q) params.set('q', next.q);
-    if (next.tag) params.set('tag', next.tag);
+    if (next.tags.length > 0) params.set('tag', next.tags.join(','));
     if (next.sortBy !== 'createdAt') params.set('sort', next.sortBy);
     if (next.sortDirection !== 'desc') params.set('dir', next.sortDirection);
     if (next.page > 1) params.set('page', String(next.page));
@@ -60,8 +83,8 @@ export function LinksPage() {
           sortBy: state.sortBy,
           sortDirection: state.sortDirection,
           q: state.q || undefined,
-          tag: state.tag || undefined,
-          include: ['clicks', 'tags'],
+          tag: state.tags.length > 0 ? state.tags : undefined,
+          include: ['clicks', 'tags', 'expiry'],
         },
         { signal: controller.signal },
       )
@@ -73,7 +96,7 @@ export function LinksPage() {
       })
       .catch((caught) => controller.signal.aborted || setError(errorText(caught)));
     return () => controller.abort();
-  }, [state.page, state.sortBy, state.sortDirection, state.q, state.tag, reload]);
+  }, [state.page, state.sortBy, state.sortDirection, state.q, state.tags.join(','), reload]);
   useEffect(() => {
     api.tags
       .list()
@@ -103,7 +126,8 @@ export function LinksPage() {
   };
 
   const links = data?.links ?? [];
-  const filtered = Boolean(state.q || state.tag);
+  const filtered = Boolean(state.q || state.tags.length > 0);
+  const now = Date.now();
   return (
     <section>
       <div class="page-head">
@@ -132,14 +156,23 @@ export function LinksPage() {
           />
         </div>
         <div class="field inline">
-          <label for="links-tag">Tag</label>
-          <select id="links-tag" value={state.tag} onChange={(event) => update({ tag: event.currentTarget.value })}>
-            <option value="">All tags</option>
-            {tags.map((tag) => (
-              <option key={tag.name} value={tag.name}>
-                {tag.name} ({tag.links})
-              </option>
-            ))}
+          <label for="links-tag">Only links tagged</label>
+          <select
+            id="links-tag"
+            value=""
+            onChange={(event) => {
+              const tag = event.currentTarget.value;
+              if (tag) update({ tags: [...state.tags, tag] });
+            }}
+          >
+            <option value="">{state.tags.length === 0 ? 'Any tag' : 'And also…'}</option>
+            {tags
+              .filter((tag) => !state.tags.includes(tag.name))
+              .map((tag) => (
+                <option key={tag.name} value={tag.name}>
+                  {tag.name} ({tag.links})
+                </option>
+              ))}
           </select>
         </div>
         <button type="submit" class="secondary">
@@ -151,6 +184,22 @@ export function LinksPage() {
           </button>
         )}
       </form>
+      {state.tags.length > 0 && (
+        <ul class="chips" aria-label="Tags every link shown carries">
+          {state.tags.map((tag) => (
+            <li key={tag}>
+              <button
+                type="button"
+                class="chip"
+                aria-label={`Remove the tag filter ${tag}`}
+                onClick={() => update({ tags: state.tags.filter((each) => each !== tag) })}
+              >
+                {tag} <span aria-hidden="true">×</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {error && <Notice>{error}</Notice>}
       {data &&
         data.pagination.total === 0 &&
@@ -162,7 +211,7 @@ export function LinksPage() {
               class="link"
               onClick={() => {
                 setSearch('');
-                update({ q: '', tag: '' });
+                update({ q: '', tags: [] });
               }}
             >
               Clear the search
@@ -181,7 +230,7 @@ export function LinksPage() {
           </div>
         ))}
       {links.length > 0 && (
-        <div class="table-scroll">
+        <div class="links-scroll">
           <table class="links">
             <caption class="visually-hidden">Your links, {data!.pagination.total} in all</caption>
             <thead>
@@ -227,9 +276,10 @@ export function LinksPage() {
                   </td>
                   <td>
                     <AppLink href={`/links/${link.id}`}>{link.title}</AppLink>
+                    {hasExpired(link.expirationDate, now) && <span class="badge expired">Expired</span>}
                   </td>
                   <td>
-                    <code>{link.url.replace(/^https?:\/\//, '')}</code> <CopyButton text={link.url} />
+                    <ShortUrl url={link.url} /> <CopyButton text={link.url} />
                   </td>
                   <td class="url optional">{link.defaultUrl}</td>
                   <td class="num">{link.clicks ?? 0}</td>

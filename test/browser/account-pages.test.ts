@@ -1,0 +1,150 @@
+/// <reference lib="dom" />
+// What a marketer sets up once, in Debian's Chromium at a phone's and a laptop's width, against the
+// whole stack: a custom domain verified against a local DNS server, an app registered, a link with
+// a back-half on that domain made through the form, a new password, and signing out everywhere.
+// axe-core checks every page and state on the way.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../packages/client/src/index.js';
+import { axeViolations } from '@deeplink/test-kit/axe';
+import { launchChromium, openPage } from '@deeplink/test-kit/browser';
+import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
+import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { startStack, type Stack } from '@deeplink/test-kit/stack';
+
+const screenshots = join(import.meta.dirname, '../../.screenshots');
+
+let dns: DnsServer;
+let env: TestEnvironment;
+let stack: Stack;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  env = await createTestEnvironment({ DNS_SERVERS: dns.address, RATE_LIMIT_AUTH_MAX: '1000' });
+  stack = await startStack(env.env);
+  browser = await launchChromium();
+  mkdirSync(screenshots, { recursive: true });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await env?.close();
+  await dns?.close();
+});
+
+/** No axe violation on the page as it is now; a screenshot after checking it fits its width. */
+async function check(page: Page, width: number, name: string): Promise<void> {
+  expect(await axeViolations(page), name).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
+  await page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
+}
+
+describe.each([1280, 390])('setting up at %i px', (width) => {
+  let page: Page;
+  let problems: string[];
+  const email = `setup-${width}-${Date.now()}@example.com`;
+  const hostname = `go-${width}.setup.test`;
+  const password = 'a long enough password';
+
+  beforeAll(async () => {
+    await createClient({ baseUrl: `${stack.apiUrl}/api` }).auth.register({ name: 'Sam Setup', email, password });
+    ({ page, problems } = await openPage(browser.context, width));
+    await page.goto(`${stack.apiUrl}/`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+  afterAll(async () => {
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('adds a domain, shows the TXT record to publish, and verifies it once DNS has it', async () => {
+    await page.getByRole('link', { name: 'Domains', exact: true }).click();
+    await expect.poll(() => page.getByText('No domains yet').isVisible()).toBe(true);
+    await check(page, width, 'domains-empty');
+    // A typo first: the API's message under the field, which has the focus.
+    await page.getByLabel('Domain', { exact: true }).fill('not a host');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await expect.poll(() => page.getByLabel('Domain', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await check(page, width, 'domains-error');
+
+    await page.getByLabel('Domain', { exact: true }).fill(hostname);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const card = page.getByRole('region', { name: hostname });
+    await expect.poll(() => card.getByText('Pending').first().isVisible()).toBe(true);
+    const [, name, value] = await card.locator('.record dd code').allTextContents();
+    expect(name).toBe(`_deeplink-challenge.${hostname}`);
+    await check(page, width, 'domains-pending');
+
+    dns.records.set(name!, [value!]);
+    await card.getByRole('button', { name: 'Verify now' }).click();
+    await expect.poll(() => card.getByText('Active: links can use it').isVisible()).toBe(true);
+    await check(page, width, 'domains-active');
+  });
+
+  it('registers an iOS app and shows its key once, with what it puts in the association files', async () => {
+    await page.getByRole('link', { name: 'Apps', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Add an app' }).isVisible()).toBe(true);
+    await page.getByLabel('Team ID').fill('ABCDE12345');
+    await page.getByLabel('Bundle ID').fill(`com.example.setup${width}`);
+    await page.getByRole('button', { name: 'Add app' }).click();
+    await expect.poll(() => page.getByTestId('new-app-key').textContent()).toMatch(/^dla_/);
+    expect(await page.locator('tbody').textContent()).toContain(`ABCDE12345.com.example.setup${width}`);
+    await check(page, width, 'apps-added');
+  });
+
+  it('makes a link with a back-half on the domain, checked as it is typed, from an address typed without https://', async () => {
+    await page.getByRole('link', { name: 'Links', exact: true }).click();
+    await page.goto(`${stack.apiUrl}/links/new`);
+    await page.getByLabel('Domain').selectOption(hostname);
+    await page.getByLabel('Back-half').fill(`spring-${width}`);
+    await expect
+      .poll(() => page.locator('#field-slug-status').textContent())
+      .toBe(`Free. The short link: http://${hostname}/spring-${width}`);
+    await page.getByLabel(/^Title/).fill('Spring on our domain');
+    await page.getByLabel('Default URL').fill('example.com/spring');
+    await page.getByLabel('UTM campaign').fill('spring');
+    // The UTM value is shown once: in its field, not again as a parameter row.
+    expect(await page.locator('table.parameters tbody tr').count()).toBe(0);
+    await check(page, width, 'link-form-place');
+    await page.getByRole('button', { name: 'Create link', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Spring on our domain' }).isVisible()).toBe(true);
+    expect(await page.getByTestId('short-url').textContent()).toBe(`http://${hostname}/spring-${width}`);
+    expect(await page.locator('.destinations').textContent()).toContain('https://example.com/spring');
+
+    // The same back-half again is taken, and said so before anything is sent.
+    await page.goto(`${stack.apiUrl}/links/new`);
+    await page.getByLabel('Domain').selectOption(hostname);
+    await page.getByLabel('Back-half').fill(`spring-${width}`);
+    await expect.poll(() => page.locator('#field-slug-status').textContent()).toBe('Taken on this domain: pick another back-half.');
+    await check(page, width, 'link-form-taken');
+  });
+
+  it('changes the password, then signs out everywhere: the old session is refused', async () => {
+    await page.getByRole('link', { name: 'Account', exact: true }).click();
+    await page.getByLabel('Current password').fill('not my password');
+    await page.getByLabel('New password').fill('an even longer password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('current-password');
+    await check(page, width, 'account-error');
+
+    await page.getByLabel('Current password').fill(password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect.poll(() => page.getByText('Password changed.').isVisible()).toBe(true);
+    await check(page, width, 'account-changed');
+
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
+    const me = () => fetch(`${stack.apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await me()).status).toBe(200);
+    // The confirmation dialog is accepted (openPage accepts dialogs).
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect((await me()).status).toBe(401);
+  });
+});
