@@ -1,5 +1,7 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readMessage } from '../src/lib/live-stream.js';
+import { followLiveStream, readMessage } from '../src/lib/live-stream.js';
 import { addMessage, currentRate, EMPTY_TALLY, RECENT_CLICKS } from '../src/lib/live-tally.js';
 import { createSseParser, MAX_SSE_LINE, type SseEvent } from '../src/lib/sse.js';
 
@@ -81,5 +83,98 @@ describe('the live tally', () => {
     expect(tally.recent[10]).toEqual(older[0]);
     expect(currentRate(tally, 2_500)).toBe(2.5);
     expect(currentRate(tally, 12_000)).toBe(0);
+  });
+});
+
+describe('following the live stream', () => {
+  /** An HTTP server speaking the stream's protocol: each connection answered by `answer`, the Last-Event-ID of each recorded. */
+  async function serve(answer: (connection: number, response: ServerResponse) => void) {
+    const lastEventIds: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      lastEventIds.push(request.headers['last-event-id'] as string | undefined);
+      answer(lastEventIds.length, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/live`,
+      lastEventIds,
+      close: () =>
+        new Promise((resolve) => {
+          server.close(resolve);
+          server.closeAllConnections();
+        }),
+    };
+  }
+  const data = (clicks: number) => JSON.stringify({ at: new Date().toISOString(), clicks, perSecond: clicks / 10, recent: [] });
+
+  it('reconnects after a dropped connection with Last-Event-ID, waits out a 429, and stops on a 404', async () => {
+    const server = await serve((connection, response) => {
+      if (connection === 2) {
+        response.writeHead(429, { 'retry-after': '0.2', 'content-type': 'application/json' });
+        return response.end(
+          JSON.stringify({ success: false, error: { code: 'RATE_LIMITED', message: 'Too many live views', details: [] } }),
+        );
+      }
+      if (connection === 4) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        return response.end(JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: 'Link not found', details: [] } }));
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const message = `: ping\n\nid: ${connection}-0\nevent: clicks\ndata: ${data(connection)}\n\n`;
+      // Cut mid-message, then closed: the reader joins the halves, then reconnects.
+      response.write(message.slice(0, 20));
+      setTimeout(() => response.end(message.slice(20)), 20);
+    });
+    const states: string[] = [];
+    const clicks: number[] = [];
+    await followLiveStream({
+      url: server.url,
+      token: () => 'token',
+      signal: new AbortController().signal,
+      onMessage: (message) => clicks.push(message.clicks),
+      onState: (state) => states.push('reason' in state ? `${state.kind}: ${state.reason}` : state.kind),
+      onUnauthorized: () => states.push('unauthorized'),
+      timing: { firstRetryMs: 10 },
+    });
+    await server.close();
+    expect(clicks).toEqual([1, 3]);
+    expect(server.lastEventIds).toEqual([undefined, '1-0', '1-0', '3-0']);
+    expect(states).toEqual([
+      'connecting',
+      'live',
+      'waiting: The live view was closed.',
+      'connecting',
+      'waiting: Too many live views',
+      'connecting',
+      'live',
+      'waiting: The live view was closed.',
+      'connecting',
+      'stopped: Link not found',
+    ]);
+  });
+
+  it('drops a connection that falls silent and makes it again; stops at once when told to', async () => {
+    const server = await serve((_connection, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(': ping\n\n');
+    });
+    const controller = new AbortController();
+    const states: string[] = [];
+    const following = followLiveStream({
+      url: server.url,
+      token: () => undefined,
+      signal: controller.signal,
+      onMessage: () => {},
+      onState: (state) => {
+        states.push('reason' in state ? `${state.kind}: ${state.reason}` : state.kind);
+        if (states.length === 4) controller.abort();
+      },
+      onUnauthorized: () => {},
+      timing: { silenceMs: 100, firstRetryMs: 10 },
+    });
+    await following;
+    await server.close();
+    expect(states).toEqual(['connecting', 'live', 'waiting: The live view went silent.', 'connecting']);
   });
 });

@@ -101,6 +101,8 @@ async function readOnce(
   const connection = new AbortController();
   const stop = () => connection.abort();
   options.signal.addEventListener('abort', stop, { once: true });
+  // Told to stop before this connection began (the page hidden meanwhile): it never opens.
+  if (options.signal.aborted) stop();
   let silence = setTimeout(stop, silenceMs);
   const heard = () => {
     clearTimeout(silence);
