@@ -26,7 +26,8 @@ import { createAppKey, installRequests, measureAppSdk, openRequests } from './me
 import { accountLoss, sendLossTraffic } from './measure/loss.js';
 import { cpuParts } from './measure/cpu-cost.js';
 import { humanRotation, measurePipeline } from './measure/pipeline.js';
-import { measureYearQuery } from './measure/query.js';
+import { measureYearQuery, YEAR_QUERY_FILTERS } from './measure/query.js';
+import { countryAddresses, yearVisitors } from './year-traffic.js';
 import {
   clickBatches,
   fillClickQueue,
@@ -221,7 +222,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     // worker writes, exactly as production traffic would.
     const yearClicks = YEAR_HOURS * settings.yearClicksPerHour;
     phase(2, `worker: rolling up a year of clicks for the query link (${yearClicks.toLocaleString('en-US')} clicks)`);
-    await fillClickQueue(world.redisUrl, workerPrefix, yearOfClickBatches(yearLink!.id, settings.yearClicksPerHour));
+    // Realistic combinations of countries, agents and referrers, for the filtered query.
+    const visits = yearVisitors(await countryAddresses());
+    await fillClickQueue(world.redisUrl, workerPrefix, yearOfClickBatches(yearLink!.id, settings.yearClicksPerHour, Date.now(), visits));
     const year = await watchWorker(world.sql, [yearLink!.id], settings.workerClicks + yearClicks, (done) =>
       progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`),
     );
@@ -463,6 +466,13 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const yearQuery = await measureYearQuery(account, yearLink!.id, settings.queryRequests, (n) =>
     progress.update(`${n}/${settings.queryRequests} calls`),
   );
+  const filteredQuery = await measureYearQuery(
+    account,
+    yearLink!.id,
+    settings.queryRequests,
+    (n) => progress.update(`${n}/${settings.queryRequests} calls with two filters`),
+    YEAR_QUERY_FILTERS,
+  );
 
   phase(10, 'API: authenticated reads and App SDK calls, the API on one core');
   // A second API pinned like the redirector, so its figure is one core's; the first serves the bench's own calls.
@@ -490,6 +500,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
 
   const freshSummary = summarize(freshness.delaysMs);
   const yearSummary = summarize(yearQuery.durationsMs);
+  const filteredSummary = summarize(filteredQuery.durationsMs);
   const { output: _output, ...recorded } = settings;
   const result: Omit<BenchResult, 'targets'> = {
     startedAt,
@@ -522,6 +533,15 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
     },
     loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
     yearQuery: { requests: yearSummary.count, buckets: yearQuery.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },
+    yearQueryFiltered: {
+      filters: new URLSearchParams([...YEAR_QUERY_FILTERS]).toString(),
+      requests: filteredSummary.count,
+      buckets: filteredQuery.buckets,
+      totalClicks: filteredQuery.totalClicks,
+      yearClicks: yearQuery.totalClicks,
+      p50Ms: filteredSummary.p50,
+      p99Ms: filteredSummary.p99,
+    },
     pipeline,
     hotLink: { stepMs: settings.hotLinkMs, step: hotLinkStep },
     insertPeer: { ...insertPeerFigure, rows: insertedRow!.n },

@@ -85,6 +85,11 @@ describe('npm run bench (smoke run)', () => {
     expect(result.yearQuery.requests).toBe(5);
     expect(result.yearQuery.buckets).toBeGreaterThanOrEqual(365 * 24);
     expect(result.yearQuery.p99Ms).toBeGreaterThan(0);
+    // The same year under two filters: a share of its clicks, every hour still a bucket.
+    expect(result.yearQueryFiltered).toMatchObject({ requests: 5, buckets: result.yearQuery.buckets, filters: 'platform=iOS&country=US' });
+    expect(result.yearQueryFiltered.totalClicks).toBeGreaterThan(0);
+    expect(result.yearQueryFiltered.totalClicks).toBeLessThan(result.yearQueryFiltered.yearClicks);
+    expect(result.yearQueryFiltered.p99Ms).toBeGreaterThan(0);
 
     // The pipeline row at a tiny rate: every step holds, and every redirect is in the rollups.
     expect(result.pipeline.steps.length).toBeGreaterThanOrEqual(1);
@@ -139,7 +144,7 @@ describe('npm run bench (smoke run)', () => {
     ]) {
       expect(result.peakRssMB[name], name).toBeGreaterThan(10);
     }
-    expect(result.targets).toHaveLength(15);
+    expect(result.targets).toHaveLength(16);
     expect(log).toContain('targets');
   });
 });

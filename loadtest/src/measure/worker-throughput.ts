@@ -32,6 +32,9 @@ const HOUR_MS = 3_600_000;
 /** The Android phones of the mix: who a link sends to the Play Store. */
 const ANDROID_AGENTS = HUMAN_AGENTS.filter((agent) => / Android .* Mobile/.test(agent.userAgent));
 
+/** Address, agent and referrer of a visit, from a random number source. */
+export type VisitMaker = (random: () => number) => Pick<ClickEvent, 'ip' | 'userAgent' | 'referrer'>;
+
 /** Address, agent and referrer of a synthetic human visit from one of 4,000 client addresses (`address`). */
 function visitor(random: () => number, address: number): Pick<ClickEvent, 'ip' | 'userAgent' | 'referrer'> {
   return {
@@ -79,15 +82,20 @@ export function* clickBatches(
 /** Hours of the year that yearOfClickBatches covers: the current one and the 365 days before it. */
 export const YEAR_HOURS = 365 * 24 + 1;
 
+/** The present mix's visits: its human agents and few referrers, from 4,000 client addresses. */
+const mixVisit: VisitMaker = (random) => visitor(random, Math.floor(random() * 4000));
+
 /**
  * A year of one link's traffic, `clicksPerHour` human clicks in every hour up to now, in
- * redirector-sized batches. Rolled up by a real worker, it fills every rollup table the way
- * production traffic does, whatever tables the worker writes.
+ * redirector-sized batches, each visit made by `visits` (the present mix by default). Rolled up
+ * by a real worker, it fills every rollup table the way production traffic does, whatever tables
+ * the worker writes.
  */
 export function* yearOfClickBatches(
   linkId: string,
   clicksPerHour: number,
   now = Date.now(),
+  visits: VisitMaker = mixVisit,
   batchSize = REDIRECTOR_BATCH_SIZE,
 ): Generator<ClickBatch> {
   const random = seededRandom(11);
@@ -96,8 +104,7 @@ export function* yearOfClickBatches(
   for (let hour = last - (YEAR_HOURS - 1) * HOUR_MS; hour <= last; hour += HOUR_MS) {
     const span = Math.min(HOUR_MS, now - hour + 1);
     for (let i = 0; i < clicksPerHour; i++) {
-      const address = Math.floor(random() * 4000);
-      batch.push({ linkId, ts: hour + Math.floor(random() * span), ...visitor(random, address) });
+      batch.push({ linkId, ts: hour + Math.floor(random() * span), ...visits(random) });
       if (batch.length === batchSize) {
         yield { batchId: randomUUID(), clicks: batch };
         batch = [];

@@ -11,6 +11,8 @@ export * from './schemas/common.js';
 export * from './schemas/auth.js';
 export * from './schemas/links.js';
 export * from './analytics/dimensions.js';
+export * from './analytics/filters.js';
+export * from './analytics/combinations.js';
 export * from './schemas/analytics.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';

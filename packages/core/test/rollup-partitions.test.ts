@@ -13,8 +13,8 @@ const HOUR = 3_600_000;
 const DIMENSIONS = { platform: 'ios', country: 'US', browser: 'Chrome', os: 'iOS', device: 'Mobile', referrer: 'direct' };
 
 /** One click per hour on a link, from `from` (inclusive) to `to` (exclusive), each by a new visitor. */
-const hourlyClicks = (linkId: string, from: number, to: number): RollupClick[] =>
-  Array.from({ length: (to - from) / HOUR }, (_, i) => ({ linkId, bucket: from + i * HOUR, visitor: `v${i}`, dimensions: DIMENSIONS }));
+const hourlyClicks = (linkId: string, from: number, to: number, dimensions = DIMENSIONS): RollupClick[] =>
+  Array.from({ length: (to - from) / HOUR }, (_, i) => ({ linkId, bucket: from + i * HOUR, visitor: `v${i}`, dimensions }));
 
 async function createLink(sql: Sql): Promise<string> {
   // Plain SQL: this runs on the schema of earlier migrations too, which the repository's columns outgrew.
@@ -73,6 +73,9 @@ describe('rollup partitions', () => {
       'click_daily_dimensions_p2032',
       'click_daily_p2031',
       'click_daily_p2032',
+      'click_hourly_combination_referrers_p2031_11',
+      'click_hourly_combination_referrers_p2031_12',
+      'click_hourly_combination_referrers_p2032_01',
       'click_hourly_combinations_p2031_11',
       'click_hourly_combinations_p2031_12',
       'click_hourly_combinations_p2032_01',
@@ -126,12 +129,16 @@ describe('rollup partitions', () => {
 
   it('drops whole partitions past the retention, and daily rows past the daily retention, as the clock moves on', async () => {
     const linkId = await createLink(env.sql);
-    // An hourly click from March 2023 through the end of February 2024.
+    const combinationRows = async (table: string) =>
+      (await env.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM ${env.sql(table)} WHERE link_id = ${linkId}`)[0]!.n;
+    // An hourly click from March 2023 through the end of February 2024, each from t.co (a named referrer host of its hour).
     await rollupsRepository(env.sql).recordBatch({
       batchId: 'year',
       receivedClicks: 0,
-      clicks: hourlyClicks(linkId, Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1)),
+      clicks: hourlyClicks(linkId, Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1), { ...DIMENSIONS, referrer: 't.co' }),
     });
+    expect(await combinationRows('click_hourly_combinations')).toBe(366 * 24);
+    expect(await combinationRows('click_hourly_combination_referrers')).toBe(366 * 24);
     const hourlyOf = async () => (await partitions.list()).filter((name) => /^click_hourly_p(2023_|2024_0[12])/.test(name));
     expect(await hourlyOf()).toHaveLength(12);
     const analytics = analyticsRepository(env.sql);
@@ -143,6 +150,18 @@ describe('rollup partitions', () => {
     const droppedHourly = result.dropped.filter((name) => name.startsWith('click_hourly_p'));
     expect(droppedHourly).toEqual(expect.arrayContaining(['click_hourly_p2023_03', 'click_hourly_p2024_02']));
     expect(await hourlyOf()).toEqual([]);
+    // The combination rows and their named referrers go with the other hourly rollups.
+    expect(result.dropped).toEqual(
+      expect.arrayContaining([
+        'click_hourly_combinations_p2023_03',
+        'click_hourly_combinations_p2024_02',
+        'click_hourly_combination_referrers_p2023_03',
+        'click_hourly_combination_referrers_p2024_02',
+      ]),
+    );
+    expect(await combinationRows('click_hourly_combinations')).toBe(0);
+    expect(await combinationRows('click_hourly_combination_referrers')).toBe(0);
+    expect(await combinationRows('click_daily_combinations')).toBe(366);
     expect(result.dropped).not.toContain('click_daily_p2023');
     expect(result.deletedDailyRows).toBe(0);
     // The hours are gone (an hourly series is empty); the days are all there, so totals are unchanged.
@@ -151,13 +170,17 @@ describe('rollup partitions', () => {
 
     // In July, 15 months of daily rollups reach back to April 2023: the days of March 2023 go.
     result = await partitions.maintain(new Date('2024-07-02T00:00:00Z'), { hourlyMonths: 3, dailyMonths: 15 });
-    // 2023-03-01 .. 2023-03-31: 31 days, each with one total row and six dimension rows.
-    expect(result.deletedDailyRows).toBe(31 * 7);
+    // 2023-03-01 .. 2023-03-31: 31 days, each with one total row, six dimension rows and one combination row.
+    expect(result.deletedDailyRows).toBe(31 * 8);
+    expect(await combinationRows('click_daily_combinations')).toBe(366 - 31);
     expect((await report(Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1))).totalClicks).toBe((366 - 31) * 24);
 
     // Once every day of 2023 is older than the cutoff, its daily partitions are dropped whole.
     result = await partitions.maintain(new Date('2025-04-15T00:00:00Z'), { hourlyMonths: 3, dailyMonths: 15 });
-    expect(result.dropped).toEqual(expect.arrayContaining(['click_daily_p2023', 'click_daily_dimensions_p2023']));
+    expect(result.dropped).toEqual(
+      expect.arrayContaining(['click_daily_p2023', 'click_daily_dimensions_p2023', 'click_daily_combinations_p2023']),
+    );
+    expect(await combinationRows('click_daily_combinations')).toBe(31 + 29);
     expect(result.dropped).not.toContain('click_daily_p2024');
     expect((await report(Date.UTC(2023, 2, 1), Date.UTC(2024, 2, 1))).totalClicks).toBe((31 + 29) * 24);
   });
@@ -181,14 +204,27 @@ describe('migration 003 with rollups present', () => {
   it('moves every hourly and daily row into partitions, numbers unchanged', async () => {
     expect(await migrate(sql, undefined, '002')).toBe(2);
     const linkId = await createLink(sql);
-    // Rows written by the previous schema's own statement, across a year boundary; the session's
-    // time zone is not UTC, so partition bounds must not depend on it.
+    // Rows as the previous schema's writer left them (one click an hour, its six dimension rows,
+    // the days' sums), across a year boundary; the session's time zone is not UTC, so partition
+    // bounds must not depend on it. Written in SQL: today's writer also fills tables of later migrations.
     await sql`SET TimeZone = 'America/New_York'`;
-    await rollupsRepository(sql).recordBatch({
-      batchId: 'before',
-      receivedClicks: 0,
-      clicks: hourlyClicks(linkId, Date.UTC(2025, 11, 30, 20), Date.UTC(2026, 1, 1, 4)),
-    });
+    await sql`
+      WITH hours AS (
+        SELECT i, ${new Date(Date.UTC(2025, 11, 30, 20)).toISOString()}::timestamptz + i * interval '1 hour' AS bucket
+        FROM generate_series(0, 775) AS i
+      ), hourly AS (
+        INSERT INTO click_hourly (link_id, bucket, clicks, visitors)
+        SELECT ${linkId}, bucket, 1, hll_add(hll_empty(), hll_hash_text('v' || i)) FROM hours
+      ), hourly_dimensions AS (
+        INSERT INTO click_hourly_dimensions (link_id, bucket, dimension, value, clicks)
+        SELECT ${linkId}, bucket, d.key, d.value, 1 FROM hours, unnest(${Object.keys(DIMENSIONS)}::text[], ${Object.values(DIMENSIONS)}::text[]) AS d(key, value)
+      ), daily AS (
+        INSERT INTO click_daily (link_id, day, clicks, visitors)
+        SELECT ${linkId}, (bucket AT TIME ZONE 'UTC')::date, count(*), hll_add_agg(hll_hash_text('v' || i)) FROM hours GROUP BY 2
+      )
+      INSERT INTO click_daily_dimensions (link_id, dimension, day, value, clicks)
+      SELECT ${linkId}, d.key, (bucket AT TIME ZONE 'UTC')::date, d.value, count(*)
+      FROM hours, unnest(${Object.keys(DIMENSIONS)}::text[], ${Object.values(DIMENSIONS)}::text[]) AS d(key, value) GROUP BY 2, 3, 4`;
     const snapshot = () =>
       sql.unsafe(`SELECT 'h' AS t, link_id::text, bucket::text AS k, clicks::text, hll_cardinality(visitors)::text AS u FROM click_hourly
                   UNION ALL SELECT 'hd', link_id::text, bucket::text || dimension || value, clicks::text, '' FROM click_hourly_dimensions
@@ -211,6 +247,7 @@ describe('migration 003 with rollups present', () => {
       'click_daily_combinations',
       'click_daily_dimensions',
       'click_hourly',
+      'click_hourly_combination_referrers',
       'click_hourly_combinations',
       'click_hourly_dimensions',
     ]);

@@ -65,9 +65,16 @@ describe('GET /analytics/summary with tag and range', () => {
         counts: expect.objectContaining({ CLICK: { ANDROID: 1, IOS: 1, DESKTOP: 1, OTHER: 0 } }),
         conversion: expect.objectContaining({ redirectPerClick: 0 }),
       }),
+      appEventsFiltered: true,
     });
     expect((await summary({ tag: 'Email' })).totalClicks).toBe(5);
-    expect(await summary({ tag: 'autumn' })).toEqual({ totalLinks: 0, activeLinks: 0, totalClicks: 0, topLinks: [] });
+    expect(await summary({ tag: 'autumn' })).toEqual({
+      totalLinks: 0,
+      activeLinks: 0,
+      totalClicks: 0,
+      topLinks: [],
+      appEventsFiltered: true,
+    });
     expect((await summary({ tag: 'autumn', breakdowns: 'true' })).os).toEqual({});
     // Without filters: SPEC's all-time summary of every link.
     expect((await summary()).totalClicks).toBe(6);

@@ -81,6 +81,7 @@ describe('GET /api/analytics/links/:id', () => {
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
       appEvents: clicksOnlyFunnel({}),
+      appEventsFiltered: true,
     });
   });
 
@@ -109,6 +110,7 @@ describe('GET /api/analytics/links/:id', () => {
       ],
       range: { startDate: '2026-03-01T00:00:00.000Z', endDate: '2026-03-04T00:00:00.000Z', timeBucket: 'day' },
       appEvents: clicksOnlyFunnel({ ANDROID: 1 }),
+      appEventsFiltered: true,
     });
     const outside = await report(id, { startDate: '2026-03-03', endDate: '2026-03-05' });
     expect(outside.totalClicks).toBe(0);
@@ -333,12 +335,14 @@ describe('GET /api/analytics/summary', () => {
 
   it('follows links as they are created, clicked, expire and are deleted, for the caller only', async () => {
     const user = await api.registerUser('Summary');
-    expect(await summary(user.token)).toEqual({ totalLinks: 0, totalClicks: 0, activeLinks: 0, topLinks: [] });
+    // appEventsFiltered: no filters, so the app events are the clicks' own.
+    expect(await summary(user.token)).toEqual({ totalLinks: 0, totalClicks: 0, activeLinks: 0, topLinks: [], appEventsFiltered: true });
     expect(await summary(user.token, 'true')).toEqual({
       totalLinks: 0,
       totalClicks: 0,
       activeLinks: 0,
       topLinks: [],
+      appEventsFiltered: true,
       platforms: { android: 0, ios: 0, desktop: 0 },
       countries: {},
       browsers: {},
@@ -379,6 +383,7 @@ describe('GET /api/analytics/summary', () => {
       devices: { Mobile: 0, Desktop: 21 },
       referrers: { direct: 21 },
       appEvents: clicksOnlyFunnel({ DESKTOP: 21 }),
+      appEventsFiltered: true,
     });
 
     await setExpiry(user.token, ids.bravo!, '2020-01-01');

@@ -223,7 +223,7 @@ describe('click enrichment', () => {
     expect(enrich({ linkId: LINK, ts: 1 } as never)).toMatchObject({ dimensions: { country: 'Unknown', referrer: 'direct' } });
   });
 
-  it('sums clicks into one row per link and hour and per dimension value', () => {
+  it('sums clicks into one row per link and hour, per dimension value and per combination of values', () => {
     const hour = Date.UTC(2026, 0, 1, 0);
     const clicks = [
       click(LINK, { ts: hour, ip: '8.8.8.8' }),
@@ -231,10 +231,15 @@ describe('click enrichment', () => {
       click(LINK, { ts: hour + 20, ip: '81.2.69.142', userAgent: UA.androidChrome }),
       click(LINK, { ts: hour + HOUR, ip: '8.8.8.8' }),
     ].map((c) => enrich(c)!);
-    const { groups, values } = new RollupRows().add(clicks).toArrays();
+    const { groups, values, combinations } = new RollupRows().add(clicks).toArrays();
     expect(groups.hours).toEqual([hour / HOUR, hour / HOUR + 1]);
     expect(groups.clicks).toEqual([3, 1]);
-    expect(groups.visitors.map((list) => list.split(' ').length)).toEqual([2, 1]);
+    // Hour one: the two US Windows clicks (one visitor) and the GB Android one; hour two: one click.
+    expect(combinations.group).toEqual([1, 1, 2]);
+    expect(combinations.clicks).toEqual([2, 1, 1]);
+    expect(combinations.visitor).toHaveLength(3);
+    expect(combinations.columns.country).toEqual(['US', 'GB', 'US']);
+    expect(combinations.columns.platform).toEqual(['desktop', 'android', 'desktop']);
     const countries = values.dimension.flatMap((dimension, i) =>
       dimension === 'country' && values.group[i] === 1 ? [[values.value[i], values.clicks[i]]] : [],
     );

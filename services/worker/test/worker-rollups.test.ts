@@ -3,6 +3,7 @@ import {
   type AppEvent,
   CLICK_BATCH_JOB,
   type ClickEvent,
+  DIMENSION_NAMES,
   packClickBatch,
   type PackedClickBatch,
   PREVIEW_CRAWLERS,
@@ -119,6 +120,47 @@ describe('click batch worker', () => {
     });
     const [batch] = await env.sql`SELECT clicks FROM processed_batches WHERE batch_id = 'dims-1'`;
     expect(batch?.clicks).toBe(clicks.length);
+  });
+
+  it('writes the combination of values of each click, as the per-dimension rows store them, hourly and daily', async () => {
+    const [link] = await createLinks(env.sql, 1);
+    const hour = Date.UTC(2026, 2, 3, 23);
+    await start();
+    await producer.add({
+      batchId: 'combinations-1',
+      clicks: [
+        click(link!, { ts: hour + 1, userAgent: UA.androidChrome, ip: '8.8.8.8', referrer: 'https://WWW.Google.com/search?q=x' }),
+        click(link!, { ts: hour + 2, userAgent: UA.androidChrome, ip: '8.8.8.8', referrer: 'https://www.google.com/' }),
+        click(link!, { ts: hour + 3, userAgent: UA.iphoneSafari, ip: '81.2.69.142', referrer: 'android-app://com.google.android.gm/' }),
+        click(link!, { ts: hour + 4, userAgent: UA.ipadSafari, ip: '2001:4860:4860::8888' }),
+        click(link!, { ts: hour + HOUR, userAgent: UA.windowsChrome, ip: '133.242.0.1', referrer: 'https://t.co/x' }),
+        click(link!, { ts: hour + HOUR + 1, userAgent: UA.macSafari, ip: '192.168.1.20' }),
+        click(link!, { ts: hour + 5, userAgent: UA.googlebot, ip: '66.249.66.1' }),
+      ],
+    });
+    await waitForIdle(producer.queue);
+
+    for (const table of ['click_hourly_combinations', 'click_daily_combinations']) {
+      for (const name of DIMENSION_NAMES) {
+        const rows = await env.sql<{ value: string; n: number }[]>`
+          SELECT ${env.sql(name)} AS value, sum(clicks)::int AS n FROM ${env.sql(table)} WHERE link_id = ${link!} GROUP BY 1`;
+        expect(Object.fromEntries(rows.map((row) => [row.value, row.n])), `${table}.${name}`).toEqual(
+          await dimensionTotals(env.sql, link!, name),
+        );
+      }
+    }
+    const [iphone] = await env.sql`
+      SELECT platform, device, country, browser, os, referrer, clicks::int FROM click_hourly_combinations
+      WHERE link_id = ${link!} AND browser = 'Mobile Safari' AND country = 'GB'`;
+    expect(iphone).toEqual({
+      platform: 'ios',
+      device: 'Mobile',
+      country: 'GB',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+      referrer: 'com.google.android.gm',
+      clicks: 1,
+    });
   });
 
   it('counts unique visitors by address and agent, across batches and hours', async () => {

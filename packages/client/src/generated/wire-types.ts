@@ -280,6 +280,78 @@ export interface LinkAnalyticsQuery {
    * @default "UTC"
    */
   timezone?: string;
+  /**
+   * Only clicks whose platform is one of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (platform=a&platform=b), at most 20 values of at most 200 characters; Other
+   * is refused. Different filter parameters must all match
+   */
+  platform?: string | string[];
+  /**
+   * Only clicks whose platform is none of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (notPlatform=a&notPlatform=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notPlatform?: string | string[];
+  /**
+   * Only clicks whose country is one of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (country=a&country=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  country?: string | string[];
+  /**
+   * Only clicks whose country is none of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (notCountry=a&notCountry=b), at most 20 values of at most 200 characters; Other is refused.
+   * Different filter parameters must all match
+   */
+  notCountry?: string | string[];
+  /**
+   * Only clicks whose browser is one of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (browser=a&browser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  browser?: string | string[];
+  /**
+   * Only clicks whose browser is none of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (notBrowser=a&notBrowser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notBrowser?: string | string[];
+  /**
+   * Only clicks whose os is one of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (os=a&os=b), at most 20 values of at most 200 characters; Other is
+   * refused. Different filter parameters must all match
+   */
+  os?: string | string[];
+  /**
+   * Only clicks whose os is none of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (notOs=a&notOs=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notOs?: string | string[];
+  /**
+   * Only clicks whose device is one of these: Mobile or Desktop (any case). Repeat it for several
+   * (device=a&device=b), at most 20 values of at most 200 characters; Other is refused. Different filter
+   * parameters must all match
+   */
+  device?: string | string[];
+  /**
+   * Only clicks whose device is none of these: Mobile or Desktop (any case). Repeat it for several
+   * (notDevice=a&notDevice=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  notDevice?: string | string[];
+  /**
+   * Only clicks whose referrer is one of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (referrer=a&referrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  referrer?: string | string[];
+  /**
+   * Only clicks whose referrer is none of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (notReferrer=a&notReferrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notReferrer?: string | string[];
 }
 
 /** Query of GET /analytics/summary. */
@@ -307,6 +379,78 @@ export interface SummaryAnalyticsQuery {
    * @default "false"
    */
   breakdowns?: 'true' | 'false';
+  /**
+   * Only clicks whose platform is one of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (platform=a&platform=b), at most 20 values of at most 200 characters; Other
+   * is refused. Different filter parameters must all match
+   */
+  platform?: string | string[];
+  /**
+   * Only clicks whose platform is none of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (notPlatform=a&notPlatform=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notPlatform?: string | string[];
+  /**
+   * Only clicks whose country is one of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (country=a&country=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  country?: string | string[];
+  /**
+   * Only clicks whose country is none of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (notCountry=a&notCountry=b), at most 20 values of at most 200 characters; Other is refused.
+   * Different filter parameters must all match
+   */
+  notCountry?: string | string[];
+  /**
+   * Only clicks whose browser is one of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (browser=a&browser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  browser?: string | string[];
+  /**
+   * Only clicks whose browser is none of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (notBrowser=a&notBrowser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notBrowser?: string | string[];
+  /**
+   * Only clicks whose os is one of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (os=a&os=b), at most 20 values of at most 200 characters; Other is
+   * refused. Different filter parameters must all match
+   */
+  os?: string | string[];
+  /**
+   * Only clicks whose os is none of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (notOs=a&notOs=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notOs?: string | string[];
+  /**
+   * Only clicks whose device is one of these: Mobile or Desktop (any case). Repeat it for several
+   * (device=a&device=b), at most 20 values of at most 200 characters; Other is refused. Different filter
+   * parameters must all match
+   */
+  device?: string | string[];
+  /**
+   * Only clicks whose device is none of these: Mobile or Desktop (any case). Repeat it for several
+   * (notDevice=a&notDevice=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  notDevice?: string | string[];
+  /**
+   * Only clicks whose referrer is one of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (referrer=a&referrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  referrer?: string | string[];
+  /**
+   * Only clicks whose referrer is none of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (notReferrer=a&notReferrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notReferrer?: string | string[];
 }
 
 /** Format of an analytics export. */
@@ -337,6 +481,78 @@ export interface AnalyticsExportQuery {
    * @default "UTC"
    */
   timezone?: string;
+  /**
+   * Only clicks whose platform is one of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (platform=a&platform=b), at most 20 values of at most 200 characters; Other
+   * is refused. Different filter parameters must all match
+   */
+  platform?: string | string[];
+  /**
+   * Only clicks whose platform is none of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (notPlatform=a&notPlatform=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notPlatform?: string | string[];
+  /**
+   * Only clicks whose country is one of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (country=a&country=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  country?: string | string[];
+  /**
+   * Only clicks whose country is none of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (notCountry=a&notCountry=b), at most 20 values of at most 200 characters; Other is refused.
+   * Different filter parameters must all match
+   */
+  notCountry?: string | string[];
+  /**
+   * Only clicks whose browser is one of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (browser=a&browser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  browser?: string | string[];
+  /**
+   * Only clicks whose browser is none of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (notBrowser=a&notBrowser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notBrowser?: string | string[];
+  /**
+   * Only clicks whose os is one of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (os=a&os=b), at most 20 values of at most 200 characters; Other is
+   * refused. Different filter parameters must all match
+   */
+  os?: string | string[];
+  /**
+   * Only clicks whose os is none of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (notOs=a&notOs=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notOs?: string | string[];
+  /**
+   * Only clicks whose device is one of these: Mobile or Desktop (any case). Repeat it for several
+   * (device=a&device=b), at most 20 values of at most 200 characters; Other is refused. Different filter
+   * parameters must all match
+   */
+  device?: string | string[];
+  /**
+   * Only clicks whose device is none of these: Mobile or Desktop (any case). Repeat it for several
+   * (notDevice=a&notDevice=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  notDevice?: string | string[];
+  /**
+   * Only clicks whose referrer is one of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (referrer=a&referrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  referrer?: string | string[];
+  /**
+   * Only clicks whose referrer is none of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (notReferrer=a&notReferrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notReferrer?: string | string[];
   /**
    * csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)
    * @default "csv"
@@ -377,6 +593,78 @@ export interface AccountExportQuery {
    */
   timezone?: string;
   /**
+   * Only clicks whose platform is one of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (platform=a&platform=b), at most 20 values of at most 200 characters; Other
+   * is refused. Different filter parameters must all match
+   */
+  platform?: string | string[];
+  /**
+   * Only clicks whose platform is none of these: Android, iOS or Desktop (android, ios, desktop too; any
+   * case). Repeat it for several (notPlatform=a&notPlatform=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notPlatform?: string | string[];
+  /**
+   * Only clicks whose country is one of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (country=a&country=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  country?: string | string[];
+  /**
+   * Only clicks whose country is none of these: an ISO country code (any case) or Unknown. Repeat it for
+   * several (notCountry=a&notCountry=b), at most 20 values of at most 200 characters; Other is refused.
+   * Different filter parameters must all match
+   */
+  notCountry?: string | string[];
+  /**
+   * Only clicks whose browser is one of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (browser=a&browser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  browser?: string | string[];
+  /**
+   * Only clicks whose browser is none of these: a browser name as the browsers breakdown shows it (Chrome,
+   * Mobile Safari…). Repeat it for several (notBrowser=a&notBrowser=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notBrowser?: string | string[];
+  /**
+   * Only clicks whose os is one of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (os=a&os=b), at most 20 values of at most 200 characters; Other is
+   * refused. Different filter parameters must all match
+   */
+  os?: string | string[];
+  /**
+   * Only clicks whose os is none of these: an operating system name as the os breakdown shows it (Android,
+   * iOS, Windows…). Repeat it for several (notOs=a&notOs=b), at most 20 values of at most 200 characters;
+   * Other is refused. Different filter parameters must all match
+   */
+  notOs?: string | string[];
+  /**
+   * Only clicks whose device is one of these: Mobile or Desktop (any case). Repeat it for several
+   * (device=a&device=b), at most 20 values of at most 200 characters; Other is refused. Different filter
+   * parameters must all match
+   */
+  device?: string | string[];
+  /**
+   * Only clicks whose device is none of these: Mobile or Desktop (any case). Repeat it for several
+   * (notDevice=a&notDevice=b), at most 20 values of at most 200 characters; Other is refused. Different
+   * filter parameters must all match
+   */
+  notDevice?: string | string[];
+  /**
+   * Only clicks whose referrer is one of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (referrer=a&referrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  referrer?: string | string[];
+  /**
+   * Only clicks whose referrer is none of these: a referring host as the referrers breakdown shows it (any
+   * case), or direct. Repeat it for several (notReferrer=a&notReferrer=b), at most 20 values of at most 200
+   * characters; Other is refused. Different filter parameters must all match
+   */
+  notReferrer?: string | string[];
+  /**
    * csv (RFC 4180, CRLF, a header row) or json (an array of objects keyed by the same column names)
    * @default "csv"
    */
@@ -397,7 +685,7 @@ export interface AccountExportQuery {
 
 /** Clicks of one link over a range. */
 export interface LinkAnalytics {
-  /** Non-bot clicks in the range */
+  /** Non-bot clicks in the range; under filters, those that match them all */
   totalClicks: number;
   /** Distinct visitors in the range (HyperLogLog estimate, merged over the whole range) */
   uniqueClicks: number;
@@ -574,11 +862,18 @@ export interface LinkAnalytics {
       };
     };
   };
+  /**
+   * true when the app events (appEvents and each bucket's) count only what the filters select: without
+   * filters, or with filters on the platform alone (app events carry a platform and nothing else). false when
+   * a filter names another dimension: the app events are then those of every click, unfiltered
+   */
+  appEventsFiltered: boolean;
 }
 
 /** Totals over the whole account. */
 export interface SummaryAnalytics {
   totalLinks: number;
+  /** Clicks on those links (all time or in the range); under filters, those that match them all */
   totalClicks: number;
   /** Links without an expiry, or whose expiry is in the future */
   activeLinks: number;
@@ -728,6 +1023,12 @@ export interface SummaryAnalytics {
       };
     };
   };
+  /**
+   * true when the app events (appEvents and each bucket's) count only what the filters select: without
+   * filters, or with filters on the platform alone (app events carry a platform and nothing else). false when
+   * a filter names another dimension: the app events are then those of every click, unfiltered
+   */
+  appEventsFiltered: boolean;
 }
 
 /** One row of a long export. */

@@ -1,7 +1,10 @@
 import type postgres from 'postgres';
 import type { TimeBucket } from '../schemas/analytics.js';
 import { DIMENSION_NAMES, type DimensionName } from '../analytics/dimensions.js';
+import { COMBINATION_COLUMNS } from '../analytics/combinations.js';
+import type { AnalyticsFilter } from '../analytics/filters.js';
 import { APP_EVENT_NAMES, type AppEventName } from '../queue/app-events.js';
+import { appEventConditions, combinationConditions } from './click-filter-sql.js';
 import type { Sql } from './client.js';
 
 /** A report range: whole UTC hours, start inclusive, end exclusive, grouped by `timeBucket`. */
@@ -187,6 +190,7 @@ export function analyticsRepository(sql: Sql) {
 
   const TOTALS = { hourly: 'click_hourly', daily: 'click_daily' };
   const DIMENSIONS = { hourly: 'click_hourly_dimensions', daily: 'click_daily_dimensions' };
+  const COMBINATIONS = { hourly: 'click_hourly_combinations', daily: 'click_daily_combinations' };
   const APP_EVENTS = { hourly: 'app_event_hourly', daily: 'app_event_daily' };
 
   /**
@@ -209,9 +213,9 @@ export function analyticsRepository(sql: Sql) {
    * clicks: hourly rows for hour buckets and for days of a zone off UTC, daily rows for whole UTC
    * days otherwise. An hourly row's bucket is already its hour bucket: no truncation per row.
    */
-  const appEventRows = (linkId: string, range: ReportRange) => sql`
+  const appEventRows = (linkId: string, range: ReportRange, filter: AnalyticsFilter) => sql`
     SELECT ${range.timeBucket === 'hour' ? sql`bucket` : bucketOf(range)} AS bucket, event, platform, count
-    FROM (${rangeRows(APP_EVENTS, ['event', 'platform', 'count'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range))}) r`;
+    FROM (${rangeRows(APP_EVENTS, ['event', 'platform', 'count'], appEventsOf(linkId, filter), range, bucketedDaysOf(range))}) r`;
 
   /**
    * One link's app events per bucket of the range, a column per event (all platforms together),
@@ -220,10 +224,10 @@ export function analyticsRepository(sql: Sql) {
    * truncation to a bucket runs once per hour, not once per event row. A bucket's unique count is
    * the cardinality of its merged sketches, never a sum of its hours' counts.
    */
-  const appEventsPerBucket = (linkId: string, range: ReportRange) => {
+  const appEventsPerBucket = (linkId: string, range: ReportRange, filter: AnalyticsFilter) => {
     const cardinality = (sketch: postgres.Fragment) => sql`coalesce(round(hll_cardinality(${sketch})), 0)::bigint`;
     const merged = (name: AppEventName) => sql`hll_union_agg(visitors) FILTER (WHERE event = ${name})`;
-    const stored = rangeRows(APP_EVENTS, ['event', 'count', 'visitors'], sql`link_id = ${linkId}`, range, bucketedDaysOf(range));
+    const stored = rangeRows(APP_EVENTS, ['event', 'count', 'visitors'], appEventsOf(linkId, filter), range, bucketedDaysOf(range));
     // An hourly row's bucket is already its hour bucket.
     if (range.timeBucket === 'hour') {
       return sql`
@@ -245,26 +249,76 @@ export function analyticsRepository(sql: Sql) {
   };
 
   /** One link's app events per bucket, event and platform (the exports' rows). */
-  const appEventBuckets = (linkId: string, range: ReportRange) => sql`
-    SELECT bucket, event, platform, sum(count)::bigint AS count FROM (${appEventRows(linkId, range)}) r GROUP BY 1, 2, 3`;
+  const appEventBuckets = (linkId: string, range: ReportRange, filter: AnalyticsFilter) => sql`
+    SELECT bucket, event, platform, sum(count)::bigint AS count FROM (${appEventRows(linkId, range, filter)}) r GROUP BY 1, 2, 3`;
 
-  /** Clicks (and visitor sketches) of one link in the range. */
-  const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays) =>
-    rangeRows(TOTALS, columns, sql`link_id = ${linkId}`, range, days);
+  /** The condition on one link's app event rows: under platform filters, those platforms' events only. */
+  const appEventsOf = (linkId: string, filter: AnalyticsFilter) => sql`link_id = ${linkId} ${appEventConditions(sql, filter)}`;
 
-  /** Dimension counts of one link in the range; the dimension is a key column, so it is part of every scan's condition. */
-  const dimensionRows = (linkId: string, dimensions: readonly DimensionName[], range: ReportRange, days: WholeDays) =>
-    rangeRows(
-      DIMENSIONS,
-      ['dimension', 'value', 'clicks'],
-      sql`link_id = ${linkId} AND dimension = ANY(${dimensions as string[]}::text[])`,
-      range,
-      days,
-    );
+  /**
+   * Clicks (and visitor sketches) of one link in the range: all of them from the totals rollups, or
+   * under a filter the matching ones from the combination rollups.
+   */
+  const totalRows = (linkId: string, columns: string[], range: ReportRange, days: WholeDays, filter: AnalyticsFilter) =>
+    filter.length === 0
+      ? rangeRows(TOTALS, columns, sql`link_id = ${linkId}`, range, days)
+      : rangeRows(COMBINATIONS, columns, sql`link_id = ${linkId} ${combinationConditions(sql, filter)}`, range, days);
+
+  /**
+   * Clicks per value of `dimensions` (`dimension`, `value`, `clicks`), of the links `where` names,
+   * over `range` (whole UTC days from daily rows) or, without one, all time (daily rows); grouped
+   * by `bucket` too when it is given (an expression of the rows' `bucket`), as the first column.
+   *
+   * Without a filter they come from the per-dimension rollups, where the dimension is a key column
+   * and so part of every scan's condition. Under a filter, from the matching combination rows:
+   * summed per combination (and bucket) first, so that a year of daily rows folds into the
+   * combinations the links had before each is counted once per dimension.
+   */
+  const valueCounts = ({
+    where,
+    dimensions,
+    filter,
+    range,
+    bucket,
+  }: {
+    where: postgres.Fragment;
+    dimensions: readonly DimensionName[];
+    filter: AnalyticsFilter;
+    range?: ReportRange;
+    bucket?: postgres.Fragment;
+  }) => {
+    const days = range && (bucket ? bucketedDaysOf(range) : wholeDaysOf(range));
+    const byBucket = bucket ? sql`1,` : sql``;
+    const read = (tables: { hourly: string; daily: string }, columns: string[], condition: postgres.Fragment) =>
+      range
+        ? rangeRows(tables, columns, condition, range, days!)
+        : sql`SELECT ${sql(columns)} FROM ${sql(tables.daily)} WHERE ${condition}`;
+    if (filter.length === 0) {
+      const rows = read(DIMENSIONS, ['dimension', 'value', 'clicks'], sql`${where} AND dimension = ANY(${dimensions as string[]}::text[])`);
+      return sql`
+        SELECT ${bucket ? sql`${bucket} AS bucket,` : sql``} dimension, value, sum(clicks)::bigint AS clicks
+        FROM (${rows}) r GROUP BY ${byBucket} dimension, value`;
+    }
+    const rows = read(COMBINATIONS, [...COMBINATION_COLUMNS, 'clicks'], sql`${where} ${combinationConditions(sql, filter)}`);
+    const perDimension = dimensions.map((name, i) => sql`${i === 0 ? sql`` : sql`,`} (${name}::text, c.${sql(name)})`);
+    return sql`
+      SELECT ${bucket ? sql`c.bucket,` : sql``} d.dimension, d.value, sum(c.clicks)::bigint AS clicks
+      FROM (
+        SELECT ${bucket ? sql`${bucket} AS bucket,` : sql``} ${sql(COMBINATION_COLUMNS)}, sum(clicks) AS clicks
+        FROM (${rows}) r GROUP BY ${byBucket} ${sql(COMBINATION_COLUMNS)}
+      ) c
+      CROSS JOIN LATERAL (VALUES ${perDimension}) d(dimension, value)
+      GROUP BY ${byBucket} d.dimension, d.value`;
+  };
 
   return {
     /** Totals, merged unique visitors, clicks per bucket and per value of `dimensions`. */
-    async linkReport(linkId: string, range: ReportRange, dimensions: readonly DimensionName[]): Promise<LinkReportData> {
+    async linkReport(
+      linkId: string,
+      range: ReportRange,
+      dimensions: readonly DimensionName[],
+      filter: AnalyticsFilter = [],
+    ): Promise<LinkReportData> {
       const { start, end, timeBucket } = range;
       const days = wholeDaysOf(range);
       // One read-only snapshot, so the totals, the series and the breakdowns always agree even
@@ -281,32 +335,35 @@ export function analyticsRepository(sql: Sql) {
                    coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS "uniqueClicks",
                    (SELECT coalesce(sum(previews), 0)::bigint FROM link_previews_hourly
                     WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}) AS previews
-            FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r`,
+            FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days, filter)}) r`,
           // Arrays instead of a row per bucket: a year by hour is 8760 buckets, and decoding rows
           // one by one costs more than the query itself. Hours come from the hourly rows only, and
           // so do the days of a zone other than UTC. Unique visitors: the bucket's sketches merged.
           tx<{ starts: number[] | null; clicks: number[] | null; uniques: number[] | null }[]>`
             SELECT array_agg(date_part('epoch', bucket)::bigint) AS starts, array_agg(clicks) AS clicks, array_agg(uniques) AS uniques
             FROM (${
-              timeBucket === 'hour'
+              timeBucket === 'hour' && filter.length === 0
                 ? sql`SELECT bucket, clicks, round(hll_cardinality(visitors))::bigint AS uniques
                     FROM click_hourly WHERE link_id = ${linkId} AND bucket >= ${start} AND bucket < ${end}`
-                : sql`SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks,
+                : timeBucket === 'hour'
+                  ? // An hour's matching combinations, summed and their sketches merged.
+                    sql`SELECT bucket, sum(clicks)::bigint AS clicks, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
+                      FROM click_hourly_combinations
+                      WHERE link_id = ${linkId} ${combinationConditions(sql, filter)} AND bucket >= ${start} AND bucket < ${end}
+                      GROUP BY bucket`
+                  : sql`SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks,
                            coalesce(round(hll_cardinality(hll_union_agg(visitors))), 0)::bigint AS uniques
-                    FROM (${totalRows(linkId, ['clicks', 'visitors'], range, bucketedDaysOf(range))}) r GROUP BY 1`
+                    FROM (${totalRows(linkId, ['clicks', 'visitors'], range, bucketedDaysOf(range), filter)}) r GROUP BY 1`
             }) b`,
-          tx<DimensionTotal[]>`
-            SELECT dimension, value, sum(clicks)::bigint AS clicks
-            FROM (${dimensionRows(linkId, dimensions, range, days)}) r
-            GROUP BY dimension, value`,
-          appEventTotals(tx, sql`link_id = ${linkId}`, range),
+          tx<DimensionTotal[]>`${valueCounts({ where: sql`link_id = ${linkId}`, dimensions, filter, range })}`,
+          appEventTotals(tx, appEventsOf(linkId, filter), range),
           // Arrays again, as for the clicks, one per event: a row per bucket, its events side by side
           // (a year by hour with every event is 8,760 rows, not 35,040 to decode and match up).
           tx<Record<string, number[] | null>[]>`
             SELECT array_agg(date_part('epoch', bucket)::bigint * 1000) AS starts
                    ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(name)}) AS ${sql(name)}`)}
                    ${APP_EVENT_NAMES.map((name) => sql`, array_agg(${sql(uniqueColumn(name))}) AS ${sql(uniqueColumn(name))}`)}
-            FROM (${appEventsPerBucket(linkId, range)}) b`,
+            FROM (${appEventsPerBucket(linkId, range, filter)}) b`,
         ]);
         return {
           totalClicks: totals!.totalClicks,
@@ -331,7 +388,7 @@ export function analyticsRepository(sql: Sql) {
      * value), read through a cursor `batchSize` rows at a time. Hour buckets are read from hourly
      * rows only; coarser ones from daily rows for whole days.
      */
-    exportRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<BucketCount[]> {
+    exportRows(linkId: string, range: ReportRange, filter: AnalyticsFilter = [], batchSize = 1000): AsyncIterable<BucketCount[]> {
       const days = bucketedDaysOf(range);
       return sql<BucketCount[]>`
         SELECT bucket, dimension, value, clicks FROM (
@@ -339,16 +396,15 @@ export function analyticsRepository(sql: Sql) {
           FROM (${bucketSeries(range)}) s
           LEFT JOIN (
             SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks
-            FROM (${totalRows(linkId, ['clicks'], range, days)}) r GROUP BY 1
+            FROM (${totalRows(linkId, ['clicks'], range, days, filter)}) r GROUP BY 1
           ) t USING (bucket)
           UNION ALL
-          SELECT ${bucketOf(range)}, 1, dimension, value, sum(clicks)::bigint
-          FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r
-          GROUP BY 1, 3, 4
+          SELECT bucket, 1, dimension, value, clicks
+          FROM (${valueCounts({ where: sql`link_id = ${linkId}`, dimensions: DIMENSION_NAMES, filter, range, bucket: bucketOf(range) })}) v
           UNION ALL
           -- The events after the clicks, in the funnel's order (APP_EVENT_NAMES).
           SELECT bucket, 1 + array_position(${[...APP_EVENT_NAMES]}::text[], event), event, platform, count
-          FROM (${appEventBuckets(linkId, range)}) e
+          FROM (${appEventBuckets(linkId, range, filter)}) e
         ) rows
         -- Byte order (COLLATE "C"), so the file is the same whatever the database's locale.
         ORDER BY bucket, part, dimension COLLATE "C", value COLLATE "C"`.cursor(batchSize);
@@ -358,7 +414,7 @@ export function analyticsRepository(sql: Sql) {
      * Every bucket of the range (zero-filled), in order, with its clicks, merged unique visitors and
      * counts per dimension value, read through a cursor `batchSize` buckets at a time.
      */
-    wideRows(linkId: string, range: ReportRange, batchSize = 1000): AsyncIterable<WideBucket[]> {
+    wideRows(linkId: string, range: ReportRange, filter: AnalyticsFilter = [], batchSize = 1000): AsyncIterable<WideBucket[]> {
       const days = bucketedDaysOf(range);
       return sql<WideBucket[]>`
         SELECT s.bucket, coalesce(t.clicks, 0)::bigint AS clicks, coalesce(t.uniques, 0)::bigint AS "uniqueClicks",
@@ -367,18 +423,16 @@ export function analyticsRepository(sql: Sql) {
         FROM (${bucketSeries(range)}) s
         LEFT JOIN (
           SELECT ${bucketOf(range)} AS bucket, sum(clicks)::bigint AS clicks, round(hll_cardinality(hll_union_agg(visitors)))::bigint AS uniques
-          FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days)}) r GROUP BY 1
+          FROM (${totalRows(linkId, ['clicks', 'visitors'], range, days, filter)}) r GROUP BY 1
         ) t USING (bucket)
         LEFT JOIN (
           SELECT bucket, array_agg(dimension) AS dimensions, array_agg(value) AS values, array_agg(clicks) AS counts
-          FROM (
-            SELECT ${bucketOf(range)} AS bucket, dimension, value, sum(clicks)::bigint AS clicks
-            FROM (${dimensionRows(linkId, DIMENSION_NAMES, range, days)}) r GROUP BY 1, 2, 3
-          ) v GROUP BY bucket
+          FROM (${valueCounts({ where: sql`link_id = ${linkId}`, dimensions: DIMENSION_NAMES, filter, range, bucket: bucketOf(range) })}) v
+          GROUP BY bucket
         ) d USING (bucket)
         LEFT JOIN (
           SELECT bucket, array_agg(event) AS events, array_agg(platform) AS platforms, array_agg(count) AS counts
-          FROM (${appEventBuckets(linkId, range)}) a GROUP BY bucket
+          FROM (${appEventBuckets(linkId, range, filter)}) a GROUP BY bucket
         ) e USING (bucket)
         ORDER BY s.bucket`.cursor(batchSize);
     },
@@ -388,40 +442,43 @@ export function analyticsRepository(sql: Sql) {
       linkIds: readonly string[],
       range: Pick<ReportRange, 'start' | 'end'>,
       dimensions: readonly DimensionName[],
+      filter: AnalyticsFilter = [],
     ): Promise<DimensionTotal[]> {
       if (linkIds.length === 0) return [];
-      return sql<DimensionTotal[]>`
-        SELECT dimension, value, sum(clicks)::bigint AS clicks
-        FROM (${rangeRows(
-          DIMENSIONS,
-          ['dimension', 'value', 'clicks'],
-          sql`link_id = ANY(${linkIds as string[]}::uuid[]) AND dimension = ANY(${dimensions as string[]}::text[])`,
-          { ...range, timeBucket: 'day' },
-          wholeDaysOf(range),
-        )}) r
-        GROUP BY dimension, value`;
+      return sql<DimensionTotal[]>`${valueCounts({
+        where: sql`link_id = ANY(${linkIds as string[]}::uuid[])`,
+        dimensions,
+        filter,
+        range: { ...range, timeBucket: 'day' },
+      })}`;
     },
 
     /**
      * Link counts, clicks, the five most-clicked links and the clicks per value of `dimensions` of
      * one user (with the app events of the same links when `dimensions` are asked for), from one snapshot: of the links carrying `filter.tag` when given, clicks within
-     * `filter.range` when given (else all time, from the daily rows).
+     * `filter.range` when given (else all time, from the daily rows), and only the clicks matching
+     * `filter.clicks` when it has filters (from the combination rollups).
      */
     async accountSummary(
       userId: string,
-      filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'> } = {},
+      filter: { tag?: string; range?: Pick<ReportRange, 'start' | 'end'>; clicks?: AnalyticsFilter } = {},
       dimensions: readonly DimensionName[] = [],
     ): Promise<AccountSummaryData> {
-      const { tag, range } = filter;
+      const { tag, range, clicks: clickFilter = [] } = filter;
       const ownLinks = sql`l.user_id = ${userId} ${tag === undefined ? sql`` : sql`AND l.tags @> ARRAY[${tag}]::text[]`}`;
+      const [tables, matching] =
+        clickFilter.length === 0 ? [TOTALS, sql``] : [COMBINATIONS, sql`${combinationConditions(sql, clickFilter)}`];
       const clicks = range
-        ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(TOTALS, ['clicks'], sql`link_id = l.id`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`
-        : sql`(SELECT sum(d.clicks) FROM click_daily d WHERE d.link_id = l.id)`;
+        ? sql`(SELECT sum(r.clicks) FROM (${rangeRows(tables, ['clicks'], sql`link_id = l.id ${matching}`, { ...range, timeBucket: 'day' }, wholeDaysOf(range))}) r)`
+        : sql`(SELECT sum(d.clicks) FROM ${sql(tables.daily)} d WHERE d.link_id = l.id ${matching})`;
       // The links as an array, not a join, so every scan stays on the primary key (link_id first).
-      const perValue = sql`link_id = ANY(ARRAY(SELECT l.id FROM links l WHERE ${ownLinks})) AND dimension = ANY(${dimensions as string[]}::text[])`;
-      const dimensionCounts = range
-        ? rangeRows(DIMENSIONS, ['dimension', 'value', 'clicks'], perValue, { ...range, timeBucket: 'day' }, wholeDaysOf(range))
-        : sql`SELECT dimension, value, clicks FROM click_daily_dimensions WHERE ${perValue}`;
+      const linkIds = sql`link_id = ANY(ARRAY(SELECT l.id FROM links l WHERE ${ownLinks}))`;
+      const dimensionCounts = valueCounts({
+        where: linkIds,
+        dimensions,
+        filter: clickFilter,
+        range: range && { ...range, timeBucket: 'day' },
+      });
       // One read-only snapshot, so the breakdowns add up to totalClicks even while the worker writes.
       return sql.begin('isolation level repeatable read read only', async (tx) => {
         const [[row], counts, appEvents] = await Promise.all([
@@ -441,12 +498,8 @@ export function analyticsRepository(sql: Sql) {
                                              ORDER BY clicks DESC, title, id), '[]')
                     FROM top) AS "topLinks"
             FROM per_link`,
-          dimensions.length === 0
-            ? []
-            : tx<
-                DimensionTotal[]
-              >`SELECT dimension, value, sum(clicks)::bigint AS clicks FROM (${dimensionCounts}) r GROUP BY dimension, value`,
-          dimensions.length === 0 ? [] : appEventTotals(tx, sql`link_id = ANY(ARRAY(SELECT l.id FROM links l WHERE ${ownLinks}))`, range),
+          dimensions.length === 0 ? [] : tx<DimensionTotal[]>`${dimensionCounts}`,
+          dimensions.length === 0 ? [] : appEventTotals(tx, sql`${linkIds} ${appEventConditions(sql, clickFilter)}`, range),
         ]);
         return { ...row!, dimensions: [...counts], appEvents: [...appEvents] };
       });

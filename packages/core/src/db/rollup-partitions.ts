@@ -1,7 +1,7 @@
 import type { Sql } from './client.js';
 
 /**
- * The partitioned rollup tables (migrations 003, 010 and 016) and the period each partition holds: hourly rows
+ * The partitioned rollup tables (migrations 003, 010, 016 and 017) and the period each partition holds: hourly rows
  * by UTC month, daily rows by UTC year. A partition is named after its parent and period,
  * `click_hourly_p2026_03` or `click_daily_p2026`; the SQL function ensure_rollup_partition
  * creates them.
@@ -15,6 +15,7 @@ export const ROLLUP_PARTITIONING = [
   { table: 'app_event_daily', period: 'year', column: 'day' },
   { table: 'click_hourly_combinations', period: 'month', column: 'bucket' },
   { table: 'click_daily_combinations', period: 'year', column: 'day' },
+  { table: 'click_hourly_combination_referrers', period: 'month', column: 'bucket' },
 ] as const;
 
 type PartitionedTable = (typeof ROLLUP_PARTITIONING)[number];

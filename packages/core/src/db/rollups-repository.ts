@@ -1,4 +1,5 @@
-import { DIMENSION_NAMES, type DimensionValues } from '../analytics/dimensions.js';
+import { COMBINATION_COLUMNS, COMBINATION_REFERRERS_PER_HOUR, type CombinationColumn } from '../analytics/combinations.js';
+import { DIMENSION_NAMES, type DimensionValues, OTHER } from '../analytics/dimensions.js';
 import type { AppEventName, AppEventPlatform } from '../queue/app-events.js';
 import type { Sql, TransactionSql } from './client.js';
 import { monthStart, rollupPartitions } from './rollup-partitions.js';
@@ -80,20 +81,37 @@ export interface RollupBatch {
 
 type Counts = Map<string, number>;
 
+/** The clicks of one combination of dimension values in a link's hour, and who they were. */
+interface Combination {
+  /** Its values, in COMBINATION_COLUMNS order. */
+  values: string[];
+  clicks: number;
+  /** Its one visitor, as most combinations have, or a set once a second one comes. */
+  visitors: string | Set<string>;
+}
+
 interface HourGroup {
   clicks: number;
-  visitors: Set<string>;
   /** Per dimension, in DIMENSION_NAMES order: value → clicks. */
   counts: Counts[];
+  /**
+   * By their values joined with NUL (which no value holds: PostgreSQL text cannot store it). The
+   * hour's visitors are the union of its combinations' visitors, so they are not kept twice.
+   */
+  combinations: Map<string, Combination>;
 }
 
 const count = (counts: Counts, value: string) => {
   counts.set(value, (counts.get(value) ?? 0) + 1);
 };
 
+/** The values of a click in COMBINATION_COLUMNS order. */
+const combinationValues = (dimensions: DimensionValues): string[] => COMBINATION_COLUMNS.map((column) => dimensions[column]);
+
 /**
- * Clicks summed by link and UTC hour, and by link, hour and dimension value, so the database
- * receives one row per group instead of one per click. The worker adds each batch's clicks as the
+ * Clicks summed by link and UTC hour, by link, hour and dimension value, and by link, hour and
+ * combination of all the dimensions' values, so the database receives one row per group instead
+ * of one per click. The worker adds each batch's clicks as the
  * batch arrives, so the sums of the next transaction are built while the current one is written.
  */
 export class RollupRows {
@@ -139,13 +157,22 @@ export class RollupRows {
       if (!hours) this.#links.set(linkId, (hours = new Map()));
       let group = hours.get(bucket);
       if (!group) {
-        group = { clicks: 0, visitors: new Set(), counts: DIMENSION_NAMES.map(() => new Map()) };
+        group = { clicks: 0, counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Map() };
         hours.set(bucket, group);
       }
       group.clicks++;
-      group.visitors.add(visitor);
       const { counts } = group;
       for (let i = 0; i < DIMENSION_NAMES.length; i++) count(counts[i]!, dimensions[DIMENSION_NAMES[i]!]);
+      const values = combinationValues(dimensions);
+      const key = values.join('\0');
+      const combination = group.combinations.get(key);
+      if (!combination) {
+        group.combinations.set(key, { values, clicks: 1, visitors: visitor });
+      } else {
+        combination.clicks++;
+        if (typeof combination.visitors !== 'string') combination.visitors.add(visitor);
+        else if (combination.visitors !== visitor) combination.visitors = new Set([combination.visitors, visitor]);
+      }
     }
     return this;
   }
@@ -159,18 +186,28 @@ export class RollupRows {
   }
 
   /**
-   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
-   * joined by spaces, and one per group and dimension value, naming its group by position (from 1).
+   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, one per group and
+   * dimension value, and one per group and combination, the latter two naming their group by
+   * position (from 1). `combinations.columns` holds each column's values and `combinations.visitor`
+   * each combination's first visitor; `moreVisitors` lists the others, one entry each, naming
+   * their combination by position (from 1).
    */
   toArrays() {
-    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[], visitors: [] as string[] };
+    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[] };
     const values = { group: [] as number[], dimension: [] as string[], value: [] as string[], clicks: [] as number[] };
+    const columns = COMBINATION_COLUMNS.map(() => [] as string[]);
+    const combinations = {
+      group: [] as number[],
+      columns: Object.fromEntries(COMBINATION_COLUMNS.map((column, i) => [column, columns[i]!])) as Record<CombinationColumn, string[]>,
+      clicks: [] as number[],
+      visitor: [] as string[],
+    };
+    const moreVisitors = { combination: [] as number[], visitor: [] as string[] };
     for (const [linkId, hours] of this.#links) {
       for (const [bucket, group] of hours) {
         groups.links.push(linkId);
         groups.hours.push(bucket / HOUR_MS);
         groups.clicks.push(group.clicks);
-        groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
         for (let i = 0; i < DIMENSION_NAMES.length; i++) {
           const dimension = DIMENSION_NAMES[i]!;
@@ -179,6 +216,25 @@ export class RollupRows {
             values.dimension.push(dimension);
             values.value.push(value);
             values.clicks.push(clicks);
+          }
+        }
+        for (const combination of group.combinations.values()) {
+          combinations.group.push(position);
+          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(combination.values[i]!);
+          combinations.clicks.push(combination.clicks);
+          const { visitors } = combination;
+          if (typeof visitors === 'string') {
+            combinations.visitor.push(visitors);
+            continue;
+          }
+          let first = true;
+          for (const visitor of visitors) {
+            if (first) combinations.visitor.push(visitor);
+            else {
+              moreVisitors.combination.push(combinations.clicks.length);
+              moreVisitors.visitor.push(visitor);
+            }
+            first = false;
           }
         }
       }
@@ -211,7 +267,7 @@ export class RollupRows {
     };
     for (const { event, count, visitors } of this.#eventCounts.values()) addEvent(event, count, [...visitors].join(' '));
     for (const event of this.#identifiedEvents.values()) addEvent(event, 1, event.visitor);
-    return { groups, values, previews, events, installs: this.#installArrays() };
+    return { groups, values, combinations, moreVisitors, previews, events, installs: this.#installArrays() };
   }
 
   /** The install clicks as the insert unnests them, '' for an absent fact. */
@@ -320,7 +376,7 @@ export const isRollupTimeout = (error: unknown): boolean => {
 
 /**
  * Click rollups and the record of batches already rolled up. SQL for click_hourly, click_daily,
- * their _dimensions tables, link_previews_hourly, app_event_hourly, app_event_daily,
+ * their _dimensions and _combinations tables, click_hourly_combination_referrers, link_previews_hourly, app_event_hourly, app_event_daily,
  * processed_batches and processed_app_events is written here and nowhere else, and so are the
  * worker's writes to install_clicks (the rows of store visits, and their pruning).
  * With `timeouts`, each rollup transaction is bounded by them (the worker's writes); without, by
@@ -339,7 +395,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
   const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
-    const { groups, values, previews, events, installs } = rows.toArrays();
+    const { groups, values, combinations, moreVisitors, previews, events, installs } = rows.toArrays();
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
     // Only batches with crawler visits add the statement for them (most have none).
@@ -413,6 +469,46 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ORDER BY 1
         ON CONFLICT (token_hash) DO NOTHING
       )`;
+    const column = (name: CombinationColumn) => pgArray.strings(combinations.columns[name], true);
+    // The referrer bound of the combination rows (COMBINATION_REFERRERS_PER_HOUR, docs/analytics.md,
+    // "Filters"). The hosts a link-hour names already are read from their own small table, on its
+    // key, rather than from the hour's combination rows (every combination of a busy hour). Hosts
+    // new to the hour take the free places, those with the most clicks in this transaction first;
+    // the rest are counted under OTHER in the combination rows (and so is a value that is OTHER
+    // already). The names read are the statement's snapshot: two transactions writing the same
+    // hour at once can each take the last free places, so an hour can name a few hosts more than
+    // the bound, never lose a click.
+    const referrerBound = tx`, hour_hosts AS (
+        SELECT link_id, bucket, referrer, sum(clicks) AS clicks FROM combinations
+        WHERE referrer NOT IN ('direct', ${OTHER}::text) GROUP BY link_id, bucket, referrer
+      ), named_before AS (
+        SELECT h.link_id, h.bucket, coalesce(k.referrers, '{}') AS referrers
+        FROM (SELECT DISTINCT link_id, bucket FROM hour_hosts) h
+        CROSS JOIN LATERAL (
+          SELECT array_agg(r.referrer) AS referrers FROM click_hourly_combination_referrers r
+          WHERE r.link_id = h.link_id AND r.bucket = h.bucket
+        ) k
+      ), new_hosts AS (
+        SELECT h.link_id, h.bucket, h.referrer,
+               cardinality(n.referrers) + row_number() OVER (PARTITION BY h.link_id, h.bucket ORDER BY h.clicks DESC, h.referrer) AS place
+        FROM hour_hosts h JOIN named_before n ON n.link_id = h.link_id AND n.bucket = h.bucket
+        WHERE h.referrer <> ALL(n.referrers)
+      ), named_now AS (
+        INSERT INTO click_hourly_combination_referrers (link_id, bucket, referrer)
+        SELECT link_id, bucket, referrer FROM new_hosts WHERE place <= ${COMBINATION_REFERRERS_PER_HOUR}::int ORDER BY 1, 2, 3
+        ON CONFLICT (link_id, bucket, referrer) DO NOTHING
+      ), folded AS (
+        SELECT c.link_id, c.bucket, c.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks, c.visitors,
+               c.referrer = ${OTHER}::text OR h.referrer IS NOT NULL AS fold
+        FROM combinations c
+        LEFT JOIN new_hosts h
+          ON h.link_id = c.link_id AND h.bucket = c.bucket AND h.referrer = c.referrer AND h.place > ${COMBINATION_REFERRERS_PER_HOUR}::int
+      ), combination_rows AS (
+        SELECT link_id, bucket, day, platform, device, country, browser, os, referrer, clicks, visitors FROM folded WHERE NOT fold
+        UNION ALL
+        SELECT link_id, bucket, day, platform, device, country, browser, os, ${OTHER}::text, sum(clicks), hll_union_agg(visitors)
+        FROM folded WHERE fold GROUP BY link_id, bucket, day, platform, device, country, browser, os
+      )`;
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
@@ -430,29 +526,48 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- removes its rows too.
         SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links, ...installs.links])}::uuid[]) ORDER BY id FOR KEY SHARE
       ), groups AS (
-        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
-               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
+        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks
         FROM (
-          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
-          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[],
-                      ${pgArray.strings(groups.visitors)}::text[])
-            WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
+          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks
+          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[])
+            WITH ORDINALITY AS u(link_id, hour, clicks, n)
         ) g
         WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
+      ), combinations AS (
+        -- Each combination's sketch: its first visitor added to the sketch of the others, if any.
+        -- Most combinations have one visitor, and an aggregate per row would cost ten times more
+        -- than hll_add; the others are summed by one hash aggregate.
+        SELECT g.n, g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
+               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors
+        FROM unnest(${pgArray.numbers(combinations.group)}::int[],
+                    ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
+                    ${column('browser')}::text[], ${column('os')}::text[], ${column('referrer')}::text[],
+                    ${pgArray.numbers(combinations.clicks)}::bigint[], ${pgArray.strings(combinations.visitor)}::text[])
+          WITH ORDINALITY AS c(n, platform, device, country, browser, os, referrer, clicks, visitor, i)
+        JOIN groups g ON g.n = c.n
+        LEFT JOIN (
+          SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
+          FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
+          GROUP BY m.i
+        ) m ON m.i = c.i
+      ), group_rows AS (
+        -- An hour's visitors are those of its combinations.
+        SELECT g.link_id, g.bucket, g.day, g.clicks, v.visitors
+        FROM groups g JOIN (SELECT n, hll_union_agg(visitors) AS visitors FROM combinations GROUP BY n) v ON v.n = g.n
       ), dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
         FROM unnest(${pgArray.numbers(values.group)}::int[], ${pgArray.strings(values.dimension, true)}::text[],
                     ${pgArray.strings(values.value, true)}::text[], ${pgArray.numbers(values.clicks)}::bigint[])
           AS d(n, dimension, value, clicks)
         JOIN groups g ON g.n = d.n
-      ), hourly AS (
+      )${referrerBound}, hourly AS (
         INSERT INTO click_hourly AS t (link_id, bucket, clicks, visitors)
-        SELECT link_id, bucket, clicks, visitors FROM groups ORDER BY link_id, bucket
+        SELECT link_id, bucket, clicks, visitors FROM group_rows ORDER BY link_id, bucket
         ON CONFLICT (link_id, bucket) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       ), daily AS (
         INSERT INTO click_daily AS t (link_id, day, clicks, visitors)
-        SELECT link_id, day, sum(clicks), hll_union_agg(visitors) FROM groups GROUP BY link_id, day ORDER BY link_id, day
+        SELECT link_id, day, sum(clicks), hll_union_agg(visitors) FROM group_rows GROUP BY link_id, day ORDER BY link_id, day
         ON CONFLICT (link_id, day) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       ), hourly_dimensions AS (
@@ -464,6 +579,19 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, dimension, day, value, sum(clicks) FROM dimension_rows
         GROUP BY link_id, dimension, day, value ORDER BY link_id, dimension, day, value
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
+      ), hourly_combinations AS (
+        INSERT INTO click_hourly_combinations AS t (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
+        SELECT link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
+        ORDER BY link_id, bucket, platform, device, country, browser, os, referrer
+        ON CONFLICT (link_id, bucket, platform, device, country, browser, os, referrer) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), daily_combinations AS (
+        INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
+        SELECT link_id, day, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors) FROM combination_rows
+        GROUP BY link_id, day, platform, device, country, browser, os, referrer
+        ORDER BY link_id, day, platform, device, country, browser, os, referrer
+        ON CONFLICT (link_id, day, platform, device, country, browser, os, referrer) DO UPDATE
+          SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
       )${previewRows}${eventRows}${installRows}
       SELECT batch_id AS "batchId" FROM claimed`;
     return claimed.map((row) => row.batchId);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { type BreakdownKey, DIMENSION_NAMES, DIMENSIONS, type DimensionSpec, TOP_DIMENSION_NAMES } from '../analytics/dimensions.js';
+import {
+  FILTER_PARAMETERS,
+  type FilterParameter,
+  MAX_FILTER_VALUE_LENGTH,
+  MAX_FILTER_VALUES,
+  parseFilterValues,
+} from '../analytics/filters.js';
 import { APP_EVENT_NAMES, APP_EVENT_PLATFORMS } from '../queue/app-events.js';
 import { isoDateTimeOrDate, successEnvelope, timestampSchema } from './common.js';
 import { tagSchema } from './links.js';
@@ -50,12 +57,64 @@ const rangeParams = {
   timezone: timezoneParam,
 };
 
+/** What each dimension's filter values look like, for the parameters' descriptions and examples. */
+const FILTER_EXAMPLES: Record<(typeof DIMENSION_NAMES)[number], { values: string; example: string; negatedExample: string }> = {
+  platform: { values: 'Android, iOS or Desktop (android, ios, desktop too; any case)', example: 'iOS', negatedExample: 'Desktop' },
+  device: { values: 'Mobile or Desktop (any case)', example: 'Mobile', negatedExample: 'Desktop' },
+  country: { values: 'an ISO country code (any case) or Unknown', example: 'DE', negatedExample: 'US' },
+  browser: {
+    values: 'a browser name as the browsers breakdown shows it (Chrome, Mobile Safari…)',
+    example: 'Chrome',
+    negatedExample: 'Firefox',
+  },
+  os: {
+    values: 'an operating system name as the os breakdown shows it (Android, iOS, Windows…)',
+    example: 'iOS',
+    negatedExample: 'Windows',
+  },
+  referrer: {
+    values: 'a referring host as the referrers breakdown shows it (any case), or direct',
+    example: 't.co',
+    negatedExample: 'direct',
+  },
+};
+
+/** One filter parameter: given once or repeated, each value checked and turned into its stored form. */
+const filterParam = (parameter: FilterParameter, dimension: (typeof DIMENSION_NAMES)[number], negated: boolean) => {
+  const { values, example, negatedExample } = FILTER_EXAMPLES[dimension];
+  return z
+    .union([z.string(), z.array(z.string())])
+    .transform((given, ctx) => {
+      const parsed = parseFilterValues(dimension, given);
+      if ('values' in parsed) return parsed.values;
+      ctx.issues.push({ code: 'custom', message: parsed.error, input: given });
+      return z.NEVER;
+    })
+    .optional()
+    .meta({
+      description:
+        `Only clicks whose ${dimension} is ${negated ? 'none' : 'one'} of these: ${values}. ` +
+        `Repeat it for several (${parameter}=a&${parameter}=b), at most ${MAX_FILTER_VALUES} values of at most ${MAX_FILTER_VALUE_LENGTH} characters; ` +
+        'Other is refused. Different filter parameters must all match',
+      example: negated ? negatedExample : example,
+    });
+};
+
+/**
+ * The filter parameters every analytics read takes: `<dimension>` (any of its values) and
+ * `not<Dimension>` (none of them) for each dimension of the registry. Parsed values are in stored
+ * form; `filterOf` gathers them into a filter.
+ */
+const filterParams = Object.fromEntries(
+  FILTER_PARAMETERS.map(({ parameter, dimension, negated }) => [parameter, filterParam(parameter, dimension, negated)]),
+) as Record<FilterParameter, ReturnType<typeof filterParam>>;
+
 /**
  * Range and granularity of a link report. A bare date means the whole day in `timezone` (UTC by
  * default); endDate is inclusive. Defaults: the last 30 days, by day. Semantic checks (start after
  * end, too many buckets, a zone off the whole hour) happen where the range is resolved.
  */
-export const linkAnalyticsQuerySchema = z.object(rangeParams).strict();
+export const linkAnalyticsQuerySchema = z.object({ ...rangeParams, ...filterParams }).strict();
 export type LinkAnalyticsQuery = z.infer<typeof linkAnalyticsQuerySchema>;
 
 /**
@@ -83,6 +142,7 @@ export const summaryAnalyticsQuerySchema = z
           'than the totals on a large account',
         example: 'true',
       }),
+    ...filterParams,
   })
   .strict();
 export type SummaryAnalyticsQuery = z.infer<typeof summaryAnalyticsQuerySchema>;
@@ -189,6 +249,15 @@ const rateSchema = (description: string) =>
     .nullable()
     .meta({ description: `${description}; null when there is nothing to divide by` });
 
+/** Whether a report's app events follow its filters. */
+const appEventsFilteredSchema = z.boolean().meta({
+  description:
+    "true when the app events (appEvents and each bucket's) count only what the filters select: without filters, or with filters on " +
+    'the platform alone (app events carry a platform and nothing else). false when a filter names another dimension: the app ' +
+    'events are then those of every click, unfiltered',
+  example: true,
+});
+
 /** The app funnel of a report: clicks, store redirects, installs and opens, per platform, and the rates between them. */
 export const appEventsSchema = z
   .object({
@@ -256,7 +325,7 @@ const bucketAppEventsSchema = z
 
 export const linkAnalyticsSchema = z
   .object({
-    totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range' }),
+    totalClicks: z.number().int().meta({ description: 'Non-bot clicks in the range; under filters, those that match them all' }),
     uniqueClicks: z
       .number()
       .int()
@@ -285,6 +354,7 @@ export const linkAnalyticsSchema = z
       .object({ startDate: timestampSchema, endDate: timestampSchema, timeBucket: z.enum(TIME_BUCKETS) })
       .meta({ description: 'The resolved range: startDate inclusive, endDate exclusive' }),
     appEvents: appEventsSchema,
+    appEventsFiltered: appEventsFilteredSchema,
   })
   .meta({ id: 'LinkAnalytics' });
 export type LinkAnalytics = z.infer<typeof linkAnalyticsSchema>;
@@ -292,13 +362,17 @@ export type LinkAnalytics = z.infer<typeof linkAnalyticsSchema>;
 export const summaryAnalyticsSchema = z
   .object({
     totalLinks: z.number().int(),
-    totalClicks: z.number().int(),
+    totalClicks: z
+      .number()
+      .int()
+      .meta({ description: 'Clicks on those links (all time or in the range); under filters, those that match them all' }),
     activeLinks: z.number().int().meta({ description: 'Links without an expiry, or whose expiry is in the future' }),
     topLinks: z
       .array(z.object({ id: z.string(), title: z.string(), clicks: z.number().int() }))
       .meta({ description: 'The 5 most-clicked links' }),
     ...optionalBreakdownSchemas(),
     appEvents: appEventsSchema.optional().meta({ description: 'The app funnel of the same links and range; only with breakdowns=true' }),
+    appEventsFiltered: appEventsFilteredSchema,
   })
   .meta({ id: 'SummaryAnalytics' });
 export type SummaryAnalytics = z.infer<typeof summaryAnalyticsSchema>;

@@ -7,7 +7,17 @@ import type {
   SummaryAnalytics,
   SummaryAnalyticsQuery,
 } from '@deeplink/core';
-import { APP_EVENT_NAMES, DIMENSION_NAMES, DIMENSIONS, shortUrls, TOP_DIMENSION_NAMES, type TopDimensionName } from '@deeplink/core';
+import {
+  type AnalyticsFilter,
+  APP_EVENT_NAMES,
+  appEventsFollow,
+  DIMENSION_NAMES,
+  DIMENSIONS,
+  filterOf,
+  shortUrls,
+  TOP_DIMENSION_NAMES,
+  type TopDimensionName,
+} from '@deeplink/core';
 import type { AnalyticsRepository, LinkReportData, LinksRepository } from '@deeplink/core/db';
 import {
   ACCOUNT_LONG_COLUMNS,
@@ -105,10 +115,14 @@ export function analyticsService(deps: {
   });
 
   const service = {
-    /** SPEC's Link analytics for one link, plus previews, every dimension's breakdown and the resolved range. */
+    /**
+     * SPEC's Link analytics for one link, plus previews, every dimension's breakdown and the
+     * resolved range; under filters, of the matching clicks only.
+     */
     async linkReport(principal: Principal, id: string, query: LinkAnalyticsQuery): Promise<LinkAnalytics> {
       const { range, link } = await prepare(principal, id, query);
-      const report = await deps.analytics.linkReport(link.id, range, DIMENSION_NAMES);
+      const filter = filterOf(query);
+      const report = await deps.analytics.linkReport(link.id, range, DIMENSION_NAMES, filter);
       return {
         totalClicks: report.totalClicks,
         uniqueClicks: report.uniqueClicks,
@@ -117,16 +131,19 @@ export function analyticsService(deps: {
         timeSeries: timeSeries(range, report),
         range: rangeOf(range),
         appEvents: appFunnel(report.dimensions, report.appEvents),
+        appEventsFiltered: appEventsFollow(filter),
       };
     },
 
     /**
      * The caller's link counts, clicks and five most-clicked links, and every dimension's breakdown
      * when `breakdowns` is 'true': of one tag's links when `tag` is given, over a range when
-     * startDate or endDate is (else all time).
+     * startDate or endDate is (else all time), of the clicks matching the filters when there are any.
      */
     async summary(principal: Principal, query: Partial<SummaryAnalyticsQuery> = {}): Promise<SummaryAnalytics> {
       const { tag, startDate, endDate, timezone, breakdowns: withBreakdowns } = query;
+      const clicks = filterOf(query);
+      const appEventsFiltered = appEventsFollow(clicks);
       // Month buckets only so that any range resolves: the summary has no series.
       const range =
         startDate === undefined && endDate === undefined
@@ -138,11 +155,15 @@ export function analyticsService(deps: {
           dimensions: _none,
           appEvents: _noEvents,
           ...summary
-        } = await deps.analytics.accountSummary(principal.userId, { tag, range });
-        return summary;
+        } = await deps.analytics.accountSummary(principal.userId, { tag, range, clicks });
+        return { ...summary, appEventsFiltered };
       }
-      const { dimensions, appEvents, ...summary } = await deps.analytics.accountSummary(principal.userId, { tag, range }, DIMENSION_NAMES);
-      return { ...summary, ...breakdowns(dimensions), appEvents: appFunnel(dimensions, appEvents) };
+      const { dimensions, appEvents, ...summary } = await deps.analytics.accountSummary(
+        principal.userId,
+        { tag, range, clicks },
+        DIMENSION_NAMES,
+      );
+      return { ...summary, ...breakdowns(dimensions), appEvents: appFunnel(dimensions, appEvents), appEventsFiltered };
     },
 
     /**
@@ -151,12 +172,13 @@ export function analyticsService(deps: {
      */
     async export(principal: Principal, id: string, query: AnalyticsExportQuery): Promise<AnalyticsExport> {
       const { range, link } = await prepare(principal, id, query);
+      const filter = filterOf(query);
       return deps.exportBudget.open(principal.userId, async () => {
         if (query.layout === 'wide') {
           const name = `analytics-${link.title}-${rangeName(range)}-wide.${query.format}`;
-          return wideExport([link], range, query.format, name);
+          return wideExport([link], range, filter, query.format, name);
         }
-        const rows = await startReading(deps.exportAnalytics.exportRows(link.id, range));
+        const rows = await startReading(deps.exportAnalytics.exportRows(link.id, range, filter));
         return {
           filename: `analytics-${link.title}-${rangeName(range)}.${query.format}`,
           contentType: EXPORT_CONTENT_TYPES[query.format],
@@ -168,12 +190,13 @@ export function analyticsService(deps: {
     /** Every link of the caller (or of one tag) in one download, long or wide, read one link at a time. */
     async accountExport(principal: Principal, query: AccountExportQuery): Promise<AnalyticsExport> {
       const range = resolveRange(query, now());
+      const filter = filterOf(query);
       return deps.exportBudget.open(principal.userId, async () => {
         const targets = await deps.links.exportTargets(principal.userId, query.tag);
         const name = `analytics-${query.tag ?? 'all-links'}-${rangeName(range)}-${query.layout}.${query.format}`;
-        if (query.layout === 'wide') return wideExport(targets, range, query.format, name);
+        if (query.layout === 'wide') return wideExport(targets, range, filter, query.format, name);
         const rows = accountLongRecords(
-          targets.map((target) => ({ id: target.id, rows: () => deps.exportAnalytics.exportRows(target.id, range) })),
+          targets.map((target) => ({ id: target.id, rows: () => deps.exportAnalytics.exportRows(target.id, range, filter) })),
         );
         return {
           filename: name,
@@ -201,6 +224,7 @@ export function analyticsService(deps: {
   async function wideExport(
     targets: { id: string; title: string; code: string; domain: string | null }[],
     range: AnalyticsRange,
+    filter: AnalyticsFilter,
     format: ExportFormat,
     filename: string,
   ): Promise<AnalyticsExport> {
@@ -208,6 +232,7 @@ export function analyticsService(deps: {
       targets.map((target) => target.id),
       range,
       TOP_DIMENSION_NAMES,
+      filter,
     );
     // The values each column group names, in order of clicks, its rest label last (always present).
     const top = Object.fromEntries(
@@ -221,7 +246,9 @@ export function analyticsService(deps: {
     async function* records() {
       for (const target of targets) {
         const link = { id: target.id, title: target.title, shortUrl: shortUrlOf(target.code, target.domain) };
-        for await (const batch of deps.exportAnalytics.wideRows(target.id, range)) yield batch.map((bucket) => layout.record(link, bucket));
+        for await (const batch of deps.exportAnalytics.wideRows(target.id, range, filter)) {
+          yield batch.map((bucket) => layout.record(link, bucket));
+        }
       }
     }
     return {
