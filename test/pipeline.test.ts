@@ -2,6 +2,7 @@
 // real Redis, BullMQ and PostgreSQL. A link made through the API, visited through the redirector,
 // must show up in the rollups exactly as often as it answered a redirect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEventStream } from '@deeplink/core';
 import { clickProducer, dimensionTotals, rolledUpClicks, uniqueVisitors, waitForIdle, type ClickProducer } from '@deeplink/test-kit/clicks';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { freePort, healthy, startProcess } from '@deeplink/test-kit/processes';
@@ -75,6 +76,31 @@ describe('the click pipeline', () => {
     expect(await settledClicks(link.id, 1)).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await dimensionTotals(env.sql, link.id, 'platform')).toEqual({ android: 1 });
+  });
+
+  it("streams a visit through the redirector to its link's live stream, without the visitor's address", async () => {
+    const link = await createLink({ title: 'Live', defaultUrl: 'https://example.com/live' });
+    const controller = new AbortController();
+    const stream = await fetch(`${apiUrl}/api/analytics/links/${link.id}/live`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect((await visit(link.url, UA.iphoneSafari, ADDRESSES.GB)).status).toBe(302);
+    let data = '';
+    for await (const item of readEventStream(stream.body as unknown as AsyncIterable<Uint8Array>)) {
+      if ('event' in item) {
+        data = item.data;
+        break;
+      }
+    }
+    controller.abort();
+    expect(JSON.parse(data)).toMatchObject({
+      clicks: 1,
+      recent: [{ linkId: link.id, platform: 'ios', country: 'GB', browser: 'Mobile Safari', os: 'iOS', referrer: 'direct' }],
+    });
+    expect(data).not.toContain(ADDRESSES.GB);
+    expect(data).not.toContain('Mozilla');
   });
 
   it('counts 1,000 visits exactly, with their platforms, devices, browsers, countries and operating systems, and no bots', async () => {

@@ -360,7 +360,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   const freshVisitor = createVisitor(shortUrlBase, 1);
   const [tally, freshness] = await Promise.all([
     sendLossTraffic(lossVisitor, lossLinks, settings.lossRequests),
-    measureFreshness(freshVisitor, world.sql, freshLinks, (n) => progress.update(`${n}/${freshLinks.length} freshness samples`)),
+    measureFreshness(freshVisitor, world.sql, { apiUrl, token: account.token }, freshLinks, (n) =>
+      progress.update(`${n}/${freshLinks.length} freshness samples`),
+    ),
   ]);
   lossVisitor.close();
   freshVisitor.close();
@@ -499,6 +501,7 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
   progress.end();
 
   const freshSummary = summarize(freshness.delaysMs);
+  const liveSummary = summarize(freshness.liveDelaysMs);
   const yearSummary = summarize(yearQuery.durationsMs);
   const filteredSummary = summarize(filteredQuery.durationsMs);
   const { output: _output, ...recorded } = settings;
@@ -530,6 +533,13 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       p99Ms: freshSummary.p99,
       maxMs: freshSummary.max,
       timeouts: freshness.timeouts,
+    },
+    liveFreshness: {
+      samples: liveSummary.count,
+      p50Ms: liveSummary.p50,
+      p99Ms: liveSummary.p99,
+      maxMs: liveSummary.max,
+      timeouts: freshness.liveTimeouts,
     },
     loss: { ...tally, ...accountLoss(tally, reported), failedJobs, droppedByRedirector: dropped ?? null },
     yearQuery: { requests: yearSummary.count, buckets: yearQuery.buckets, p50Ms: yearSummary.p50, p99Ms: yearSummary.p99 },

@@ -51,6 +51,8 @@ export interface BenchResult {
   /** The same row with a share of Android store visits carrying install tokens (absent with BENCH_INSTALL_PERCENT=0). */
   workerInstalls?: { clicks: number; installPercent: number; seconds: number; clicksPerSecond: number; installRows: number };
   freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
+  /** From the redirect's answer to the message on the link's live stream (the same samples). */
+  liveFreshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number; timeouts: number };
   loss: LossTally & LossAccount & { failedJobs: number; droppedByRedirector: number | null };
   yearQuery: { requests: number; buckets: number; p50Ms: number; p99Ms: number };
   /**
@@ -119,6 +121,12 @@ export function evaluateTargets(r: Omit<BenchResult, 'targets'>): TargetCheck[] 
     ),
     check('worker throughput', '≥ 50,000 clicks/s', `${fmt(r.worker.clicksPerSecond)} clicks/s`, r.worker.clicksPerSecond >= 50_000),
     check('freshness p99', '≤ 2 s', `${fmt(r.freshness.p99Ms)} ms`, r.freshness.timeouts === 0 && r.freshness.p99Ms <= 2000),
+    check(
+      'live stream freshness p99 (302 → SSE message)',
+      '≤ 1 s',
+      `${fmt(r.liveFreshness.p99Ms)} ms`,
+      r.liveFreshness.timeouts === 0 && r.liveFreshness.samples > 0 && r.liveFreshness.p99Ms <= 1000,
+    ),
     check('click loss', 'exactly 0', fmt(r.loss.loss), r.loss.loss === 0 && r.loss.expected > 0),
     check('redirector peak RSS under load', '≤ 150 MB', `${fmt(redirectorRss, 1)} MB`, redirectorRss <= 150),
     check('worker peak RSS, pre-filled queue', '≤ 256 MB', `${fmt(workerRss, 1)} MB`, workerRss <= 256),
@@ -274,6 +282,10 @@ export function formatReport(r: BenchResult): string {
       [
         'freshness (302 → rollup)',
         `p50 ${fmt(r.freshness.p50Ms)} ms, p99 ${fmt(r.freshness.p99Ms)} ms, max ${fmt(r.freshness.maxMs)} ms (${r.freshness.samples} samples, ${r.freshness.timeouts} timed out)`,
+      ],
+      [
+        'live stream freshness (302 → SSE message)',
+        `p50 ${fmt(r.liveFreshness.p50Ms)} ms, p99 ${fmt(r.liveFreshness.p99Ms)} ms, max ${fmt(r.liveFreshness.maxMs)} ms (${r.liveFreshness.samples} samples, ${r.liveFreshness.timeouts} timed out)`,
       ],
       [
         'click loss',

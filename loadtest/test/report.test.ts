@@ -90,6 +90,7 @@ function result(overrides: Partial<Omit<BenchResult, 'targets'>> = {}): Omit<Ben
     ratios: { toLimit: 0.8, toPeer: 4, pipelineToInsertPeer: 24 },
     worker: { clicks: 300_000, jobs: 600, seconds: 5, clicksPerSecond: 60_000, rolledUp: 300_000 },
     freshness: { samples: 50, p50Ms: 120, p99Ms: 400, maxMs: 410, timeouts: 0 },
+    liveFreshness: { samples: 50, p50Ms: 110, p99Ms: 380, maxMs: 390, timeouts: 0 },
     loss: {
       requests: 20_000,
       botRequests: 2400,
@@ -176,6 +177,10 @@ describe('evaluateTargets', () => {
         .filter((c) => !c.pass)
         .map((c) => c.name);
     expect(missed({ pipeline: { ...base.pipeline, heldRps: 34_999 } })).toEqual(['pipeline capacity (loss 0, freshness p99 ≤ 1 s)']);
+    const live = base.liveFreshness;
+    expect(missed({ liveFreshness: { ...live, p99Ms: 1000 } })).toEqual([]);
+    expect(missed({ liveFreshness: { ...live, p99Ms: 1001 } })).toEqual(['live stream freshness p99 (302 → SSE message)']);
+    expect(missed({ liveFreshness: { ...live, timeouts: 1 } })).toEqual(['live stream freshness p99 (302 → SSE message)']);
     const hot = base.hotLink.step!;
     expect(missed({ hotLink: { stepMs: 300_000, step: { ...hot, requestsPerSecond: 32_400 } } })).toEqual([]);
     expect(missed({ hotLink: { stepMs: 300_000, step: { ...hot, requestsPerSecond: 32_399 } } })).toEqual([

@@ -76,6 +76,8 @@ describe('npm run bench (smoke run)', () => {
 
     expect(result.freshness).toMatchObject({ samples: 5, timeouts: 0 });
     expect(result.freshness.p99Ms).toBeGreaterThan(0);
+    expect(result.liveFreshness).toMatchObject({ samples: 5, timeouts: 0 });
+    expect(result.liveFreshness.p99Ms).toBeGreaterThan(0);
 
     expect(result.loss.requests).toBe(600);
     expect(result.loss.botAnswered).toBeGreaterThan(0);

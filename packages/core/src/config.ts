@@ -79,6 +79,11 @@ const envSchema = z.object({
   API_METRICS_PORT: port.default(9091),
   REDIRECTOR_METRICS_PORT: port.default(9092),
   SHORT_URL_BASE: z.url().default('http://127.0.0.1:8080'),
+  /**
+   * How often each open live click stream gets a `: ping` comment, so proxies that close quiet
+   * connections leave it open; a stream's place in its account's count lasts three of these.
+   */
+  LIVE_PING_INTERVAL_MS: positiveInt.min(1_000).max(60_000).default(15_000),
   /** The longest destination (Location, intent URL, iOS page target) a link may have with its customParameters merged in. */
   MAX_DESTINATION_BYTES: positiveInt.default(2048),
   /**

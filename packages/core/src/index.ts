@@ -14,6 +14,8 @@ export * from './analytics/dimensions.js';
 export * from './analytics/filters.js';
 export * from './analytics/combinations.js';
 export * from './schemas/analytics.js';
+export * from './schemas/live.js';
+export * from './schemas/event-stream.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';
 export * from './schemas/domains.js';

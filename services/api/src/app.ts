@@ -8,6 +8,7 @@ import {
   installClicksRepository,
   linkImportsRepository,
   linksRepository,
+  type LinksRepository,
   type Sql,
   usersRepository,
 } from '@deeplink/core/db';
@@ -49,6 +50,9 @@ import { linkImportService, type LinkImportService } from './domain/link-import-
 import { importRoutes } from './routes/import-routes.js';
 import { firebaseRestService } from './domain/firebase-rest-service.js';
 import { firebaseRestRoutes } from './routes/firebase-rest-routes.js';
+import { liveFeed, type LiveFeed } from './domain/live-feed.js';
+import { liveStreamSlots } from './domain/live-stream-slots.js';
+import { liveRoutes } from './routes/live-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -68,8 +72,8 @@ export interface ApiDeps {
   exportReadSql?: Sql;
   redis: RedisClient;
   /**
-   * A connection for subscriptions only (token revocations, see accounts.ts), opened by the caller, who closes it
-   * after the app.
+   * A connection for subscriptions only (token revocations, see accounts.ts, and the live click
+   * streams, see live-feed.ts), opened by the caller, who closes it after the app.
    */
   subscriber: RedisClient;
   /** The service logger (main.ts); tests usually pass none, which logs nothing. */
@@ -91,6 +95,8 @@ export const QR_RENDER_QUEUE = 32;
 export const QR_PNG_PER_USER = 2;
 /** Imports reading their file at once in one API process, whoever asks (one per account). */
 export const IMPORTS_RUNNING = 4;
+/** Live click streams one account may have open at once, on all API instances together. */
+export const LIVE_STREAMS_PER_USER = 5;
 
 /** Builds the API without listening, so tests can inject requests or listen on a spare port. */
 export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
@@ -211,6 +217,18 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     now: deps.now,
   });
 
+  const live = liveFeed({
+    redis,
+    subscriber: deps.subscriber,
+    keys,
+    // A place not renewed for three pings (its instance is gone) frees itself.
+    slots: liveStreamSlots(redis, keys, { perUser: LIVE_STREAMS_PER_USER, ttlMs: 3 * config.LIVE_PING_INTERVAL_MS }),
+    pingIntervalMs: config.LIVE_PING_INTERVAL_MS,
+    log: app.log,
+  });
+  // Before the server stops taking connections and waits for the open ones: streams never end on their own.
+  app.addHook('preClose', () => live.close());
+
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
   app.addHook('onClose', () => renders.close());
   const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
@@ -233,6 +251,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     domains,
     imports,
     qr: { links, renders, pngLimit },
+    live: { live, links: linksRepository(sql) },
   });
   // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
   await app.register(firebaseRestRoutes, { prefix: '/v1', firebase });
@@ -260,6 +279,7 @@ export const installTokenBudgets = (redis: RedisClient, keys: RedisKeys, config:
 });
 
 type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
+type LiveRouteDeps = { live: LiveFeed; links: LinksRepository };
 
 /** Everything under /api. */
 async function apiRoutes(
@@ -274,6 +294,7 @@ async function apiRoutes(
     domains,
     imports,
     qr,
+    live,
   }: {
     auth: AuthService;
     links: LinksService;
@@ -284,6 +305,7 @@ async function apiRoutes(
     domains: DomainsService;
     imports: LinkImportService;
     qr: QrRouteDeps;
+    live: LiveRouteDeps;
   },
 ): Promise<void> {
   api.addHook('onRoute', refuseUnknownQueryParameters);
@@ -292,6 +314,7 @@ async function apiRoutes(
   await api.register(linkRoutes, { links });
   await api.register(qrRoutes, qr);
   await api.register(analyticsRoutes, { analytics });
+  await api.register(liveRoutes, live);
   await api.register(appDomainRoutes, { apps, domains });
   await api.register(appSdkRoutes, { opens, installs });
   await api.register(importRoutes, { imports });

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { UA } from '@deeplink/test-kit/user-agents';
 import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
+import { redisKeys } from '@deeplink/core';
+import { appendLiveEntry } from '@deeplink/core/redis';
 import { createApiHarness, type ApiHarness } from './harness.js';
 import { storeVisit } from './install-clicks.js';
 
@@ -378,6 +380,42 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     await call({ method: 'GET', url: `/api/analytics/links/${link.id}/export?format=xml`, token: owner.token, status: 400 });
     await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}/export`, token: owner.token, status: 403 });
     await call({ method: 'GET', url: '/api/analytics/export?layout=tall', token: owner.token, status: 400 });
+  });
+
+  it('live streams: the account and a link, as Server-Sent Events', async () => {
+    const base = `http://127.0.0.1:${new URL(await api.app.listen({ port: 0, host: '127.0.0.1' })).port}`;
+    const { id: userId } = (await api.request({ method: 'GET', url: '/api/auth/me', token: owner.token })).json().data.user;
+    const validateMessage = ajv.getSchema(pointer('components', 'schemas', 'LiveClicks'))!;
+    for (const url of ['/api/analytics/live', `/api/analytics/links/${link.id}/live`]) {
+      const controller = new AbortController();
+      const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${owner.token}` }, signal: controller.signal });
+      expect(response.status, url).toBe(200);
+      await appendLiveEntry(api.env.redis, redisKeys(api.env.config.REDIS_PREFIX), userId, {
+        at: new Date().toISOString(),
+        links: { [link.id]: 1 },
+        recent: [
+          {
+            at: new Date().toISOString(),
+            linkId: link.id,
+            platform: 'ios',
+            country: 'DE',
+            browser: 'Mobile Safari',
+            os: 'iOS',
+            referrer: 't.co',
+          },
+        ],
+      });
+      const reader = response.body!.getReader();
+      let body = '';
+      while (!body.includes('\n\n')) body += new TextDecoder().decode((await reader.read()).value);
+      controller.abort();
+      const answer = { statusCode: response.status, headers: Object.fromEntries(response.headers), body } as unknown as Answer;
+      validateAnswer('GET', url, answer);
+      const data = JSON.parse(/^data: (.*)$/m.exec(body)![1]!);
+      expect(validateMessage(data) ? [] : validateMessage.errors, `${url} message`).toEqual([]);
+    }
+    await call({ method: 'GET', url: `/api/analytics/links/${othersLink.id}/live`, token: owner.token, status: 403 });
+    await call({ method: 'GET', url: '/api/analytics/live', token: owner.token, headers: { 'last-event-id': 'x' }, status: 400 });
   });
 
   it('apps and domains', async () => {

@@ -8,14 +8,16 @@ import {
   type ClickJobData,
   type Config,
   POISON_REASON,
+  redisKeys,
   scrubClickJob,
 } from '@deeplink/core';
-import { rollupsRepository, type Sql } from '@deeplink/core/db';
+import { linksRepository, rollupsRepository, type Sql } from '@deeplink/core/db';
 import { duplicateRedis, type RedisClient } from '@deeplink/core/redis';
 import { createLogger, type Logger, type RedisOutageLog } from '@deeplink/core/runtime';
 import { createClickEnricher, createClickVisitor } from './click-enricher.js';
 import { openGeoIp, type GeoIp } from './geoip.js';
 import { createInstallClickOf } from './install-clicks.js';
+import { createLivePublisher } from './live-clicks.js';
 import { Registry } from 'prom-client';
 import { createWorkerMetrics } from './metrics.js';
 import { assertValidSchedules, maintenanceTasks, scheduleMaintenance, type Maintenance, type MaintenanceTask } from './maintenance.js';
@@ -101,6 +103,13 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   deps.outage?.watch(connection, 'queue');
   const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
   const metrics = createWorkerMetrics(deps.registry ?? new Registry(), queue);
+  const live = createLivePublisher({
+    redis: deps.redis,
+    keys: redisKeys(config.REDIS_PREFIX),
+    links: linksRepository(sql),
+    log,
+    onOutcome: metrics.live,
+  });
   const rollup = createBatchRollup({
     enrich: createClickEnricher({
       geoip: deps.geoip ?? (await openGeoIp(config.GEOIP_DB)),
@@ -113,6 +122,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       onTransaction: metrics.transaction,
       minIntervalMs: config.WORKER_WRITE_INTERVAL_MS,
     }),
+    live,
   });
 
   const processJob = async (job: Job<ClickJobData, BatchOutcome>): Promise<BatchOutcome> => {
@@ -214,6 +224,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     async close() {
       watch.stop();
       await worker.close();
+      await live.close();
       await maintenance?.stop();
       await queue.close();
       await connection.quit().catch(() => connection.disconnect());

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { LiveOutcome } from './live-clicks.js';
 import type { BatchOutcome } from './rollup-batch.js';
 
 /** Waiting and active are where a backlog shows; delayed batches wait for a retry, failed ones for a person. */
@@ -43,6 +44,12 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     help: "Click batches lost because the queue's Redis came back empty (restarted without persistence): those waiting at the last look before.",
     registers,
   });
+  const liveEntries = new Counter({
+    name: 'worker_live_entries_total',
+    help: 'Per-user entries of the live click streams after a commit: published, failed (Redis or the owner lookup erred) or dropped (too many waiting). The rollups have the clicks either way.',
+    labelNames: ['result'],
+    registers,
+  });
   new Gauge({
     name: 'worker_queue_jobs',
     help: 'Click batches in the queue by state.',
@@ -76,6 +83,7 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     transaction: (seconds: number) => transactionDuration.observe(seconds),
     failed: (final: boolean) => failures.inc({ final: String(final) }),
     lost: (batches: number) => lostBatches.inc(batches),
+    live: (result: LiveOutcome, entries: number) => liveEntries.inc({ result }, entries),
   };
 }
 

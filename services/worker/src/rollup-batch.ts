@@ -2,6 +2,7 @@ import { type ClickBatch, type ClickBatchFormats, type ClickEvent, readClickJobD
 import type { RollupAppEvent, RollupBatch, RollupInstallClick, RollupPreview } from '@deeplink/core/db';
 import { appEventOf, previewOf, type ClickEnricher, type EnrichedClick } from './click-enricher.js';
 import type { InstallClickOf } from './install-clicks.js';
+import { LiveClicks, type LivePublisher } from './live-clicks.js';
 import type { RollupWriter } from './rollup-writer.js';
 
 const MAX_BATCH_ID_LENGTH = 200;
@@ -40,8 +41,11 @@ export function createBatchRollup(deps: {
   clickVisitor: (click: ClickEvent) => string;
   installClickOf: InstallClickOf;
   writer: RollupWriter;
+  /** Given the clicks of each batch recorded now, after its commit, for the live streams. */
+  live?: LivePublisher;
 }) {
-  const enrichAll = (batch: ClickBatch): RollupBatch => {
+  /** The batch's rollup fields; its counted clicks are also added to `live` when given. */
+  const enrichAll = (batch: ClickBatch, live?: LiveClicks): RollupBatch => {
     const counted: EnrichedClick[] = [];
     const previews: RollupPreview[] = [];
     // The visitor of each counted click, by its index, kept only for a batch with app events (a
@@ -52,6 +56,7 @@ export function createBatchRollup(deps: {
       const enriched = deps.enrich(click);
       if (enriched) {
         counted.push(enriched);
+        live?.add(click.ts, enriched);
         if (visitors) visitors[i] = enriched.visitor;
       } else {
         const preview = previewOf(click);
@@ -76,9 +81,13 @@ export function createBatchRollup(deps: {
     return rolled;
   };
   return async (read: () => ClickBatch): Promise<BatchOutcome> => {
-    const batch = enrichAll(read());
+    const live = deps.live && new LiveClicks();
+    const batch = enrichAll(read(), live);
     const outcome = { received: batch.receivedClicks, counted: batch.clicks.length };
     const written = deps.writer.write(batch, () => enrichAll(read()));
-    return { recorded: await written, ...outcome };
+    const recorded = await written;
+    // Only a batch recorded now: a repeated one added nothing.
+    if (recorded && live) deps.live!.publish(live);
+    return { recorded, ...outcome };
   };
 }

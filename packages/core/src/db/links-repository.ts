@@ -274,6 +274,14 @@ export function linksRepository(sql: Sql) {
     },
 
     /** The link of a code on the default domain, or on the active custom domain `hostname`. */
+    /** The owner of each of these links that exists, by link id (a link's owner never changes). */
+    async ownersOf(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await sql<{ id: string; userId: string }[]>`
+        SELECT id, user_id AS "userId" FROM links WHERE id = ANY(${sql.array([...ids], UUID_ARRAY)})`;
+      return new Map(rows.map((row) => [row.id, row.userId]));
+    },
+
     async findByCode(code: string, hostname?: string): Promise<LinkRecord | undefined> {
       const [row] =
         hostname === undefined

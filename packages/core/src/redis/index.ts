@@ -7,3 +7,4 @@ export * from './link-cache.js';
 export * from './domain-cache.js';
 export * from './reconcile-link-cache.js';
 export * from './reconcile-domain-cache.js';
+export * from './live-clicks.js';

@@ -32,6 +32,12 @@ export const redisKeys = (prefix: string) => ({
   credentialFailures: (address: string, window: number) => `${prefix}authfail:${address}:${window}`,
   /** How many times the maintenance task retried a failed click batch (expires with the failed-batch retention). */
   failedBatchRetries: (jobId: string) => `${prefix}failed-batch-retries:${jobId}`,
+  /** A user's recent live click messages (a capped stream, see live-clicks.ts), for streams that resume. */
+  liveClicks: (userId: string) => `${prefix}live:${userId}`,
+  /** Pub/sub channel; each message announces an entry just added to the user's liveClicks stream. */
+  liveAnnouncements: (userId: string) => `${prefix}live-announce:${userId}`,
+  /** The user's open live streams on every API instance (a sorted set of stream ids, scored by expiry). */
+  liveStreams: (userId: string) => `${prefix}live-streams:${userId}`,
 });
 export type RedisKeys = ReturnType<typeof redisKeys>;
 
