@@ -32,6 +32,13 @@ let token: string;
 let page: Page;
 let problems: string[];
 let link: Link;
+let storedSession: string;
+
+/** Signs a tab in as the dashboard does: the session in the tab's own sessionStorage. */
+async function signIn(tab: Page): Promise<void> {
+  await tab.goto(`${stack.apiUrl}/`);
+  await tab.evaluate((stored) => sessionStorage.setItem('deeplink.session', stored), storedSession);
+}
 
 /** A visit through the redirector, from `address` with `userAgent` (and a referrer when given). */
 async function visit(userAgent: string, address: string, referrer?: string): Promise<void> {
@@ -99,10 +106,9 @@ beforeAll(async () => {
   });
   token = session.token;
   link = await client.links.create({ title: 'Drill-down', defaultUrl: 'https://example.com/drill' });
+  storedSession = JSON.stringify(session);
   ({ page, problems } = await openPage(browser.context, 1280));
-  // Signed in as the dashboard signs in: the session in the tab's sessionStorage.
-  await page.goto(`${stack.apiUrl}/`);
-  await page.evaluate((stored) => sessionStorage.setItem('deeplink.session', stored), JSON.stringify(session));
+  await signIn(page);
 }, 90_000);
 
 afterAll(async () => {
@@ -158,6 +164,7 @@ describe("a link's page, drilled down", () => {
 
     // The same address at phone width: the same view, and nothing wider than the window.
     const phone = await openPage(browser.context, 360);
+    await signIn(phone.page);
     await phone.page.goto(page.url());
     await expect.poll(() => phone.page.getByTestId('filter-chip').count()).toBe(1);
     await expect.poll(() => phone.page.locator('.total', { hasText: 'Total clicks' }).locator('.total-value').textContent()).toBe('2');
@@ -264,5 +271,15 @@ describe("a link's page, drilled down", () => {
     const summary = await client.analytics.summary(Object.fromEntries(new URL(response.url()).searchParams) as SummaryAnalyticsQuery);
     await expect.poll(() => card('Clicks, last 30 days').textContent()).toBe(String(summary.totalClicks));
     expect(summary.totalClicks).toBe(3);
+    // The top links are those of the matching clicks of the 30 days; the all-time total is left out.
+    const top = page.getByRole('region', { name: 'Top links, last 30 days' });
+    await top.getByRole('button', { name: 'Show as table' }).click();
+    expect(await top.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.textContent))).toEqual(['Drill-down3100%']);
+    expect(await page.locator('.total', { hasText: /^Total clicks/ }).count()).toBe(0);
+    // A top link opens its page under the same filter.
+    await top.getByRole('button', { name: 'Open Drill-down: 3 clicks' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Drill-down' }).isVisible()).toBe(true);
+    expect(new URL(page.url()).search).toBe('?country=JP');
+    await expect.poll(() => page.locator('.total', { hasText: 'Total clicks' }).locator('.total-value').textContent()).toBe('3');
   });
 });

@@ -14,8 +14,8 @@ export function LoadState({ loading, error }: { loading: boolean; error: string 
  * Under filters on anything but the platform, app events (installs, opens) are not filtered: they
  * carry only a platform. The API says so with `appEventsFiltered: false`, and so does the page.
  */
-export function AppEventsNote({ report }: { report: object }) {
-  if (!('appEventsFiltered' in report) || report.appEventsFiltered !== false) return null;
+export function AppEventsNote({ report }: { report: { appEventsFiltered?: boolean } }) {
+  if (report.appEventsFiltered !== false) return null;
   return (
     <Notice kind="info">
       The app events (store redirects, installs and opens) are not filtered: they carry only a platform, so only a filter on the platform
