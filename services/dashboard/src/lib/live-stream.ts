@@ -1,15 +1,8 @@
+import type { LiveClick } from '@deeplink/core/redis';
 import { createSseParser } from './sse.js';
 
-/** One click as the live stream shows it: never an address, agent string or visitor hash. */
-export interface LiveClick {
-  at: string;
-  linkId: string;
-  platform: string;
-  country: string;
-  browser: string;
-  os: string;
-  referrer: string;
-}
+/** One click as the live stream shows it: never an address, agent string or visitor hash (the wire format's own type). */
+export type { LiveClick };
 
 /** One `clicks` message: the clicks of the scope in one batch the worker committed. */
 export interface LiveMessage {
