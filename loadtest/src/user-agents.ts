@@ -32,13 +32,16 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Picks an agent by weight from `mix` with a random number in [0, 1). */
-export function pickAgent(mix: readonly AgentShare[], random: number): AgentShare {
-  const total = mix.reduce((sum, agent) => sum + agent.weight, 0);
+/** Picks one of `items` by weight with a random number in [0, 1). */
+export function pickWeighted<T extends { weight: number }>(items: readonly T[], random: number): T {
+  const total = items.reduce((sum, item) => sum + item.weight, 0);
   let remaining = random * total;
-  for (const agent of mix) {
-    remaining -= agent.weight;
-    if (remaining < 0) return agent;
+  for (const item of items) {
+    remaining -= item.weight;
+    if (remaining < 0) return item;
   }
-  return mix[mix.length - 1]!;
+  return items[items.length - 1]!;
 }
+
+/** Picks an agent by weight from `mix` with a random number in [0, 1). */
+export const pickAgent = (mix: readonly AgentShare[], random: number): AgentShare => pickWeighted(mix, random);

@@ -6,7 +6,7 @@
 // come from the worker's own GeoIP lookup of each visit's address, as in production.
 import type { ClickEvent } from '@deeplink/core';
 import { openGeoIp } from '../../services/worker/src/geoip.js';
-import { type AgentShare, pickAgent } from './user-agents.js';
+import { type AgentShare, pickWeighted } from './user-agents.js';
 
 /** A human visit's agent in the year's mix, with what it is for the report. */
 interface YearAgent extends AgentShare {
@@ -226,7 +226,7 @@ export const YEAR_REFERRERS: readonly string[] = [
 /** The share of visits without a referrer (direct). */
 const DIRECT_SHARE = 0.35;
 
-const REFERRER_MIX: readonly AgentShare[] = YEAR_REFERRERS.map((host, rank) => ({ userAgent: host, weight: 1 / (rank + 1), bot: false }));
+const REFERRER_MIX = YEAR_REFERRERS.map((host, rank) => ({ host, weight: 1 / (rank + 1) }));
 const APP_HOSTS = { instagram: ['l.instagram.com'], facebook: ['m.facebook.com', 'l.facebook.com', 'lm.facebook.com'] } as const;
 
 /** The agent mix of one country: its iPhones made likelier or rarer. */
@@ -260,17 +260,6 @@ export async function countryAddresses(): Promise<Map<string, string[]>> {
 
 const pick = <T>(items: readonly T[], random: number): T => items[Math.floor(random * items.length)]!;
 
-/** A weighted pick of a country. */
-function pickCountry(random: number): (typeof YEAR_COUNTRIES)[number] {
-  const total = YEAR_COUNTRIES.reduce((sum, country) => sum + country.weight, 0);
-  let remaining = random * total;
-  for (const country of YEAR_COUNTRIES) {
-    remaining -= country.weight;
-    if (remaining < 0) return country;
-  }
-  return YEAR_COUNTRIES[YEAR_COUNTRIES.length - 1]!;
-}
-
 /**
  * A visitor maker for the year's traffic: each call picks a country, then an agent as that
  * country's visitors use them, then a referrer (an in-app browser's own app most of the time).
@@ -278,11 +267,10 @@ function pickCountry(random: number): (typeof YEAR_COUNTRIES)[number] {
 export function yearVisitors(pools: ReadonlyMap<string, readonly string[]>) {
   const mixes = new Map(YEAR_COUNTRIES.map(({ code, ios }) => [code, agentsOf(ios)]));
   return (random: () => number): Pick<ClickEvent, 'ip' | 'userAgent' | 'referrer'> => {
-    const country = pickCountry(random());
-    // The mixes hold YearAgents, so the pick is one.
-    const { userAgent, app } = pickAgent(mixes.get(country.code)!, random()) as YearAgent;
+    const country = pickWeighted(YEAR_COUNTRIES, random());
+    const { userAgent, app } = pickWeighted(mixes.get(country.code)!, random());
     const referrer =
-      app && random() < 0.8 ? pick(APP_HOSTS[app], random()) : random() < DIRECT_SHARE ? '' : pickAgent(REFERRER_MIX, random()).userAgent;
+      app && random() < 0.8 ? pick(APP_HOSTS[app], random()) : random() < DIRECT_SHARE ? '' : pickWeighted(REFERRER_MIX, random()).host;
     return { ip: pick(pools.get(country.code)!, random()), userAgent, referrer: referrer && `https://${referrer}/` };
   };
 }

@@ -359,7 +359,18 @@ describe('analytics', () => {
       totalClicks: 5,
       activeLinks: 1,
       topLinks: expect.arrayContaining([{ id: clicked.id, title: 'Clicked', clicks: 5 }]),
+      appEventsFiltered: true,
     });
+  });
+
+  it('sends filters, a list as a repeated parameter', async () => {
+    const range = { startDate: '2025-03-01', endDate: '2025-03-03' };
+    const firefox = await owner.analytics.link(clicked.id, { ...range, browser: ['Firefox', 'Edge'], country: 'us' });
+    expect(firefox).toMatchObject({ totalClicks: 2, uniqueClicks: 1, browsers: { Firefox: 2 }, appEventsFiltered: false });
+    expect((await owner.analytics.summary({ ...range, notBrowser: ['Firefox'] })).totalClicks).toBe(3);
+    const error = await owner.analytics.link(clicked.id, { browser: 'Other' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceValidationError);
+    expect((error as ServiceValidationError).details[0]!.field).toBe('browser');
   });
 
   it('exports CSV text by default and rows with format json', async () => {
@@ -386,7 +397,13 @@ describe('analytics', () => {
 
   it('summarises one tag, and exports every link wide or long', async () => {
     const [tagged] = await owner.links.createMany([{ title: 'Tagged', defaultUrl: 'https://example.com/t', tags: ['spring'] }]);
-    expect(await owner.analytics.summary({ tag: 'spring' })).toEqual({ totalLinks: 1, totalClicks: 0, activeLinks: 1, topLinks: [] });
+    expect(await owner.analytics.summary({ tag: 'spring' })).toEqual({
+      totalLinks: 1,
+      totalClicks: 0,
+      activeLinks: 1,
+      topLinks: [],
+      appEventsFiltered: true,
+    });
     expect((await owner.analytics.summary({ startDate: '2025-03-02', endDate: '2025-03-02' })).totalClicks).toBe(2);
 
     const range = { startDate: '2025-03-01', endDate: '2025-03-02' };

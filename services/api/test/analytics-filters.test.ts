@@ -225,15 +225,18 @@ function eventCounts(start: number, end: number, platforms?: (platform: string) 
   return counts;
 }
 
-describe('the link report under filters', () => {
-  // Mid-day edges: whole days from the daily rollups, the hours around them from the hourly ones.
-  const start = FIRST_DAY + 10 * HOUR;
-  const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
-  const range: [string, string][] = [
-    ['startDate', new Date(start).toISOString()],
-    ['endDate', new Date(end - HOUR).toISOString()],
-  ];
+/**
+ * The range of the report and export cases, with mid-day edges: whole days from the daily rollups,
+ * the hours around them from the hourly ones.
+ */
+const start = FIRST_DAY + 10 * HOUR;
+const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
+const range: [string, string][] = [
+  ['startDate', new Date(start).toISOString()],
+  ['endDate', new Date(end - HOUR).toISOString()],
+];
 
+describe('the link report under filters', () => {
   it.each(CASES)('counts only the matching clicks: $name', async ({ params, keep, appEventsFiltered }) => {
     const set = selected([busyId], start, end, keep);
     const report = await getJson(`/analytics/links/${busyId}`, [...range, ['timeBucket', 'day'], ...params]);
@@ -363,13 +366,7 @@ describe('the summary under filters', () => {
 });
 
 describe('the exports under filters', () => {
-  const start = FIRST_DAY + 10 * HOUR;
-  const end = FIRST_DAY + 3 * DAY + 14 * HOUR;
-  const range: [string, string][] = [
-    ['startDate', new Date(start).toISOString()],
-    ['endDate', new Date(end - HOUR).toISOString()],
-    ['timeBucket', 'day'],
-  ];
+  const byDay: [string, string][] = [...range, ['timeBucket', 'day']];
   const days = [0, 1, 2, 3].map((day) => FIRST_DAY + day * DAY);
 
   async function download(path: string, params: [string, string][]) {
@@ -399,7 +396,7 @@ describe('the exports under filters', () => {
       .map((row) => `${row.bucket} ${row.dimension} ${row.value} ${row.clicks}`);
 
   it.each(CASES)('long, one link: $name', async ({ params, keep, appEventsFiltered }) => {
-    const rows = await download(`/analytics/links/${busyId}/export`, [...range, ...params]);
+    const rows = await download(`/analytics/links/${busyId}/export`, [...byDay, ...params]);
     expect(clickRows(rows).sort()).toEqual(longRows(selected([busyId], start, end, keep)));
     // The app events: filtered by platform filters only, as in the report.
     const events = rows.filter((row) => row.dimension !== row.dimension!.toLowerCase());
@@ -413,14 +410,14 @@ describe('the exports under filters', () => {
   });
 
   it.each(CASES)('long and wide, every link: $name', async ({ params, keep }) => {
-    const long = await download('/analytics/export', [...range, ...params]);
+    const long = await download('/analytics/export', [...byDay, ...params]);
     for (const linkId of [busyId, quietId]) {
       const own = long.filter((row) => row.link_id === linkId);
       expect(clickRows(own).sort()).toEqual(longRows(selected([linkId], start, end, keep)));
     }
     expect(long.some((row) => row.link_id === strangerId)).toBe(false);
 
-    const wide = await download('/analytics/export', [...range, ['layout', 'wide'], ...params]);
+    const wide = await download('/analytics/export', [...byDay, ['layout', 'wide'], ...params]);
     expect(wide).toHaveLength(2 * days.length);
     for (const linkId of [busyId, quietId]) {
       const set = selected([linkId], start, end, keep);
@@ -444,6 +441,40 @@ describe('the exports under filters', () => {
     const columns = Object.keys(wide[0] ?? {});
     const countries = new Set(selected([busyId, quietId], start, end, keep).map((click) => `country_${click.country}`));
     expect(columns.filter((column) => column.startsWith('country_') && column !== 'country_Other').sort()).toEqual([...countries].sort());
+  });
+});
+
+describe('referrer hosts past the first 100 of an hour', () => {
+  it('are Other in the combination rollups: a filter on such a host misses it, its negation keeps it', async () => {
+    const owner = await api.registerUser('Widely shared');
+    const response = await api.request({
+      method: 'POST',
+      url: '/api/links',
+      token: owner.token,
+      payload: { title: 'Shared', defaultUrl: 'https://example.com' },
+    });
+    const linkId = response.json().data.link.id as string;
+    // 105 hosts in one hour, a click each: the first 100 by name keep it, the last 5 are Other.
+    const hosts = Array.from({ length: 105 }, (_, i) => `h${String(i + 1).padStart(3, '0')}.example`);
+    await recordClicks(
+      api.env.sql,
+      hosts.map((referrer, i) => rollupClick(linkId, FIRST_DAY + 10 * HOUR + i * 1000, { ...IPHONE_SAFARI, referrer })),
+    );
+    const total = async (params: [string, string][]) => {
+      const query = queryOf([['startDate', '2026-03-01'], ['endDate', '2026-03-01'], ...params]);
+      const reply = await api.request({ method: 'GET', url: `/api/analytics/links/${linkId}?${query}`, token: owner.token });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return reply.json().data.analytics as { totalClicks: number; referrers: Record<string, number> };
+    };
+    expect((await total([['referrer', 'h100.example']])).totalClicks).toBe(1);
+    expect((await total([['referrer', 'h101.example']])).totalClicks).toBe(0);
+    expect((await total([['notReferrer', 'h101.example']])).totalClicks).toBe(105);
+    // Under any filter the breakdown is read from the combination rows: the 5 folded hosts are in Other.
+    const filtered = await total([['platform', 'iOS']]);
+    expect(filtered.totalClicks).toBe(105);
+    expect(filtered.referrers).toEqual({ ...Object.fromEntries(hosts.slice(0, 10).map((host) => [host, 1])), Other: 95 });
+    // Unfiltered, every host by name (the top 10, then the rest): the same numbers.
+    expect((await total([])).referrers).toEqual(filtered.referrers);
   });
 });
 

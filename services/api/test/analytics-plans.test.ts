@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIMENSION_NAMES } from '@deeplink/core';
+import { type AnalyticsFilter, DIMENSION_NAMES } from '@deeplink/core';
 import { analyticsRepository, rollupsRepository } from '@deeplink/core/db';
 import { recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
 import { BROWSER_AGENTS } from '@deeplink/test-kit/user-agents';
@@ -22,6 +22,8 @@ const ROLLUP_TABLES = new Set([
   'click_daily_dimensions',
   'app_event_hourly',
   'app_event_daily',
+  'click_hourly_combinations',
+  'click_daily_combinations',
 ]);
 const PRIMARY_KEYS = new Set([...ROLLUP_TABLES].map((table) => `${table}_pkey`));
 /** The rollup tables are partitioned by month or year: a partition (click_hourly_p2026_01) and its key's index count as its parent's. */
@@ -86,8 +88,8 @@ beforeAll(async () => {
     ]).flat();
     expect(await rollupsRepository(api.env.sql).recordBatch({ batchId: randomUUID(), receivedClicks: 0, clicks: [], events })).toBe(true);
   }
-  await api.env
-    .sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, app_event_hourly, app_event_daily, links`;
+  await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, app_event_hourly, app_event_daily,
+         click_hourly_combinations, click_daily_combinations, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
     max: 1,
     onnotice: () => {},
@@ -212,6 +214,52 @@ describe('analytics query plans', () => {
     const { dimensions, totalClicks } = await analyticsRepository(api.env.sql).accountSummary(userId, {}, ['os']);
     expect(totalClicks).toBe(2 * HOURS);
     expect(dimensions).toEqual([{ dimension: 'os', value: 'Windows', clicks: 2 * HOURS }]);
+  });
+
+  it("reads filtered reports, exports and summaries through the combination tables' primary keys", async () => {
+    const repository = analyticsRepository(traced);
+    const filter: AnalyticsFilter = [
+      { dimension: 'browser', negated: false, values: ['Chrome', 'Firefox'] },
+      { dimension: 'referrer', negated: true, values: ['site1.example'] },
+    ];
+    const combinations = (accesses: string[]) => accesses.filter((access) => access.includes('_combinations'));
+    for (const [days, bucket, edgeHours] of [
+      [7, 'hour', 7],
+      [20, 'day', 7],
+      [27, 'week', 0],
+    ] as const) {
+      const accesses = expectPrimaryKeyAccess(
+        await rollupPlans(() => repository.linkReport(linkIds[0]!, range(days, bucket, edgeHours), DIMENSION_NAMES, filter)),
+      );
+      // Every click number from the combination rows, none from the unfiltered rollups; read once, as
+      // the series needs them: hourly rows for hours, whole days from the daily rows otherwise.
+      expect(
+        accesses.filter((access) => /click_(hourly|daily)(_dimensions)?$/.test(access)),
+        bucket,
+      ).toEqual([]);
+      const daily = combinations(accesses).filter((access) => access.includes('click_daily_combinations'));
+      if (bucket === 'hour') expect(daily).toEqual([]);
+      else expect(daily.length, bucket).toBeGreaterThan(0);
+      expectPrimaryKeyAccess(
+        await rollupPlans(async () => {
+          for await (const _rows of repository.exportRows(linkIds[0]!, range(days, bucket, edgeHours), filter)) {
+            /* drain */
+          }
+          for await (const _rows of repository.wideRows(linkIds[0]!, range(days, bucket, edgeHours), filter)) {
+            /* drain */
+          }
+        }),
+      );
+    }
+    // The summary over a range. All time it reads the daily combination rows of all the account's
+    // links, which in this small database (900 such rows in all) the planner may rightly read whole.
+    const accesses = expectPrimaryKeyAccess(
+      await rollupPlans(
+        () => repository.accountSummary(userId, { range: range(20, 'day', 7), clicks: filter }, DIMENSION_NAMES),
+        /click_(hourly|daily)/,
+      ),
+    );
+    expect(combinations(accesses)).toEqual(accesses);
   });
 
   it('reads only the requested rows: the report matches the clicks recorded', async () => {

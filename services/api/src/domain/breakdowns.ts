@@ -2,10 +2,22 @@ import { type Breakdowns, DIMENSION_NAMES, DIMENSIONS, type DimensionName, type 
 import type { DimensionTotal } from '@deeplink/core/db';
 import { topN, withLabels } from './top-n.js';
 
-/** One dimension's counts as its breakdown lists them: its fixed values (zero-filled), or its top N and the rest. */
+/**
+ * One dimension's counts as its breakdown lists them: its fixed values (zero-filled), or its top N
+ * and the rest. Counts stored under the rest label itself (the combination rollups keep referrer
+ * hosts past an hour's first 100 as Other) belong to the rest: they never take a place in the top N.
+ */
 export function breakdownOf(name: DimensionName, counts: Iterable<[string, number]>): Record<string, number> {
   const { values }: DimensionSpec = DIMENSIONS[name];
-  return values.kind === 'fixed' ? withLabels(Object.keys(values.values), counts) : topN(counts, values.limit, values.rest);
+  if (values.kind === 'fixed') return withLabels(Object.keys(values.values), counts);
+  const named: [string, number][] = [];
+  let folded = 0;
+  for (const [label, clicks] of counts) {
+    if (label === values.rest) folded += clicks;
+    else named.push([label, clicks]);
+  }
+  const top = topN(named, values.limit, values.rest);
+  return folded === 0 ? top : { ...top, [values.rest]: (top[values.rest] ?? 0) + folded };
 }
 
 /** Every dimension's breakdown, under its response key, from the clicks per dimension value. */
