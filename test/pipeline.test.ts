@@ -86,6 +86,7 @@ describe('the click pipeline', () => {
       signal: controller.signal,
     });
     expect(stream.status).toBe(200);
+    expect(await (await fetch(`${stack.ops.api}/metrics`)).text()).toMatch(/^api_live_streams_open\{service="api"\} 1$/m);
     expect((await visit(link.url, UA.iphoneSafari, ADDRESSES.GB)).status).toBe(302);
     let data = '';
     for await (const item of readEventStream(stream.body as unknown as AsyncIterable<Uint8Array>)) {

@@ -4,7 +4,7 @@
 // once, also when the primary holding the click queue is killed under load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { CLICK_QUEUE, type Config, loadConfig, redisKeys } from '@deeplink/core';
+import { CLICK_QUEUE, type Config, loadConfig, readEventStream, redisKeys } from '@deeplink/core';
 import { createDatabase } from '@deeplink/core/db';
 import { createRedis, duplicateRedis, getMany, reconcileLinkCache, type RedisClient, scanKeys, unlinkMany } from '@deeplink/core/redis';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
@@ -124,6 +124,45 @@ describe('on a Redis Cluster', () => {
     const response = await apiCall('PUT', `/links/${id}`, { title: 'c0', defaultUrl: 'https://example.com/changed' });
     expect(response.status).toBe(200);
     await expect.poll(async () => (await visit(code)).headers.get('location'), { timeout: 5_000 }).toBe('https://example.com/changed');
+  });
+
+  it('streams clicks to a live stream, and resumes one from the entries kept on the cluster', async () => {
+    const link = await createLink('live');
+    const { id: userId } = ((await (await apiCall('GET', '/auth/me')).json()) as { data: { user: { id: string } } }).data.user;
+    const firstMessage = async (lastEventId?: string) => {
+      const controller = new AbortController();
+      const response = await fetch(`${apiUrl}/api/analytics/links/${link.id}/live`, {
+        headers: { authorization: `Bearer ${token}`, ...(lastEventId && { 'last-event-id': lastEventId }) },
+        signal: controller.signal,
+      });
+      expect(response.status).toBe(200);
+      return {
+        next: async () => {
+          let message: { id?: string; data: string } | undefined;
+          for await (const item of readEventStream(response.body as unknown as AsyncIterable<Uint8Array>)) {
+            if ('event' in item) {
+              message = item;
+              break;
+            }
+          }
+          controller.abort();
+          if (!message) throw new Error('the stream ended without a message');
+          return { id: message.id!, data: JSON.parse(message.data) as { clicks: number } };
+        },
+      };
+    };
+    const live = await firstMessage();
+    expect((await visit(link.code)).status).toBe(302);
+    const seen = await live.next();
+    expect(seen.data.clicks).toBe(1);
+
+    expect((await visit(link.code)).status).toBe(302);
+    expect((await visit(link.code)).status).toBe(302);
+    const history = redisKeys(config.REDIS_PREFIX).liveClicks(userId);
+    await expect.poll(async () => (await redis.xrange(history, `(${seen.id}`, '+')).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const resumed = await (await firstMessage(seen.id)).next();
+    expect(resumed.id).not.toBe(seen.id);
+    expect(resumed.data.clicks).toBeGreaterThanOrEqual(1);
   });
 
   it('reconciles the link cache across every primary: restores missing records, removes stray ones', async () => {

@@ -16,7 +16,7 @@ import type { RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { analyticsService, type AnalyticsService } from './domain/analytics-service.js';
 import { authService, type AuthService } from './domain/auth-service.js';
@@ -78,7 +78,7 @@ export interface ApiDeps {
   subscriber: RedisClient;
   /** The service logger (main.ts); tests usually pass none, which logs nothing. */
   logger?: Logger;
-  /** Where the request metrics go; a registry of its own when not given. */
+  /** Where the request metrics (and the open live streams) go; a registry of its own when not given. */
   registry?: Registry;
   /** The clock of the install match (its token expiry and fingerprint window); tests set it. */
   now?: () => number;
@@ -237,7 +237,16 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(errorHandling);
   await app.register(authentication, { auth, failures });
   await app.register(rateLimits, { redis, keys, config });
-  await app.register(requestMetrics, { registry: deps.registry ?? new Registry() });
+  const registry = deps.registry ?? new Registry();
+  await app.register(requestMetrics, { registry });
+  new Gauge({
+    name: 'api_live_streams_open',
+    help: 'Live click streams (Server-Sent Events) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(live.streams);
+    },
+  });
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
   await app.register(apiRoutes, {
