@@ -4,22 +4,64 @@ import { ChartCard } from './common.js';
 const numberFormat = new Intl.NumberFormat('en');
 const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
 
-/** One breakdown (platforms, countries…) as horizontal bars, or as a table with the same numbers. */
-export function Breakdown({ title, rows, dimension }: { title: string; rows: BreakdownRow[]; dimension: string }) {
+/**
+ * What choosing a row does (filter the page by its value, open a link), and how it reads to a
+ * screen reader: `describe(row)` is the button's name. Rows `can` refuses stay plain text.
+ */
+export interface RowChoice {
+  choose: (row: BreakdownRow) => void;
+  describe: (row: BreakdownRow) => string;
+  can?: (row: BreakdownRow) => boolean;
+  /** Whether the row's value is among the page's filters: shown as chosen. */
+  chosen?: (row: BreakdownRow) => boolean;
+}
+
+/**
+ * One breakdown (platforms, countries…) as horizontal bars, or as a table with the same numbers.
+ * With `choice`, each row is a button (in both forms).
+ */
+export function Breakdown({
+  title,
+  rows,
+  dimension,
+  choice,
+  empty = 'No clicks in this range.',
+}: {
+  title: string;
+  rows: BreakdownRow[];
+  dimension: string;
+  choice?: RowChoice;
+  empty?: string;
+}) {
   const max = Math.max(1, ...rows.map((row) => row.clicks));
+  const choosable = (row: BreakdownRow) => choice !== undefined && (choice.can?.(row) ?? true);
+  const button = (row: BreakdownRow, className: string, content: preact.ComponentChildren) => (
+    <button
+      type="button"
+      class={className}
+      aria-label={choice!.describe(row)}
+      aria-pressed={choice!.chosen ? choice!.chosen(row) : undefined}
+      onClick={() => choice!.choose(row)}
+    >
+      {content}
+    </button>
+  );
+  const bar = (row: BreakdownRow) => (
+    <>
+      <span class="bar-label">{row.label}</span>
+      <span class="bar-track">
+        <span class="bar" style={{ width: `${(row.clicks / max) * 100}%` }} />
+      </span>
+      <span class="bar-value">{numberFormat.format(row.clicks)}</span>
+    </>
+  );
   const bars =
     rows.length === 0 ? (
-      <p class="muted">No clicks in this range.</p>
+      <p class="muted">{empty}</p>
     ) : (
       <ul class="bars" aria-label={title}>
         {rows.map((row) => (
-          <li key={row.key}>
-            <span class="bar-label">{row.label}</span>
-            <span class="bar-track">
-              <span class="bar" style={{ width: `${(row.clicks / max) * 100}%` }} />
-            </span>
-            <span class="bar-value">{numberFormat.format(row.clicks)}</span>
-          </li>
+          <li key={row.key}>{choosable(row) ? button(row, 'bar-row', bar(row)) : <span class="bar-row">{bar(row)}</span>}</li>
         ))}
       </ul>
     );
@@ -39,7 +81,7 @@ export function Breakdown({ title, rows, dimension }: { title: string; rows: Bre
       <tbody>
         {rows.map((row) => (
           <tr key={row.key}>
-            <th scope="row">{row.label}</th>
+            <th scope="row">{choosable(row) ? button(row, 'link', row.label) : row.label}</th>
             <td class="num">{row.clicks}</td>
             <td class="num">{percent.format(row.share)}</td>
           </tr>

@@ -1,12 +1,15 @@
-import type { Link, LinkAnalytics, TimeBucket } from '@deeplink/client';
+import type { Link, LinkAnalytics, LinkAnalyticsQuery, TimeBucket } from '@deeplink/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
 import { AppFunnel } from '../components/funnel.js';
+import { FilterChips } from '../components/filter-chips.js';
+import { LivePanel } from '../components/live-panel.js';
+import { ReportBreakdowns } from '../components/report-breakdowns.js';
+import { AppEventsNote, LoadState } from '../components/report-state.js';
 import { SeriesTable } from '../components/series-table.js';
 import { TimeChart } from '../components/time-chart.js';
-import { reportBreakdowns } from '../lib/breakdowns.js';
 import { bucketLabel, seriesData } from '../lib/chart-data.js';
+import { type Filter, type Filtered, filterQuery, parseFilters } from '../lib/filters.js';
 import {
   allowedBuckets,
   defaultBucket,
@@ -18,7 +21,8 @@ import {
   resolveRange,
   type RangePreset,
 } from '../lib/ranges.js';
-import { navigate } from '../lib/router.js';
+import { readReportView, type ReportView, withQuery, writeReportView } from '../lib/report-view.js';
+import { navigate, useLocation } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
 const numberFormat = new Intl.NumberFormat('en');
@@ -27,6 +31,7 @@ const numberFormat = new Intl.NumberFormat('en');
 export function LinkPage({ id }: { id: string }) {
   const [link, setLink] = useState<Link>();
   const [error, setError] = useState<string>();
+  const { query } = useLocation();
   useEffect(() => {
     api.links
       .get(id)
@@ -71,6 +76,11 @@ export function LinkPage({ id }: { id: string }) {
         </section>
         <QrCard link={link} />
       </div>
+      <LivePanel
+        path={`/analytics/links/${encodeURIComponent(link.id)}/live`}
+        scope="This link's clicks"
+        filtered={parseFilters(query).length > 0}
+      />
       <Analytics link={link} />
     </section>
   );
@@ -171,44 +181,54 @@ function QrCard({ link }: { link: Link }) {
   );
 }
 
-/** The report: range, bucket, totals, the time series, the app funnel and the breakdowns, each with its table. */
+/** The report: range, bucket, zone and filters (all in the address), totals, the time series, the app funnel and the breakdowns, each with its table. */
 function Analytics({ link }: { link: Link }) {
-  const [preset, setPreset] = useState<RangePreset>('30d');
-  const [custom, setCustom] = useState(() => ({ from: localDay(new Date(Date.now() - 29 * 86_400_000)), to: localDay(new Date()) }));
-  const [bucket, setBucket] = useState<TimeBucket>('day');
-  const [timeZone, setTimeZone] = useState(() => defaultTimeZone(new Date()));
+  const { path, query: search } = useLocation();
   const zones = useMemo(() => reportTimeZones(new Date()), []);
+  const browserZone = useMemo(() => defaultTimeZone(new Date()), []);
+  const view = useMemo(() => readReportView(search, new Date(), zones, browserZone), [search.toString(), zones, browserZone]);
+  const show = (changes: Partial<ReportView>) =>
+    navigate(withQuery(path, writeReportView({ ...view, ...changes }, new Date(), browserZone)));
   const [report, setReport] = useState<LinkAnalytics>();
+  const [loading, setLoading] = useState(true);
   const [arrivedAt, setArrivedAt] = useState(0);
   const [error, setError] = useState<string>();
   const [reload, setReload] = useState(0);
+  const { preset, custom, timeZone, filters } = view;
   const range = useMemo(() => resolveRange(preset, new Date(), custom), [preset, custom.from, custom.to, reload]);
   const buckets = allowedBuckets(range);
-  const query = {
+  const filterParams = filterQuery(filters);
+  const query: Filtered<LinkAnalyticsQuery> = {
     ...rangeQuery(range, timeZone, preset === 'custom' ? custom : undefined),
-    timeBucket: buckets.includes(bucket) ? bucket : defaultBucket(preset, range),
+    timeBucket: buckets.includes(view.bucket) ? view.bucket : defaultBucket(preset, range),
+    ...filterParams,
   };
 
   useEffect(() => {
     const controller = new AbortController();
     setError(undefined);
+    setLoading(true);
     api.analytics
       .link(link.id, query, { signal: controller.signal })
       .then((data) => {
         setArrivedAt(performance.now());
         setReport(data);
+        setLoading(false);
       })
-      .catch((caught) => controller.signal.aborted || setError(errorText(caught)));
+      .catch((caught) => {
+        if (controller.signal.aborted) return;
+        // No numbers rather than the last ones under a view that failed.
+        setReport(undefined);
+        setError(errorText(caught));
+        setLoading(false);
+      });
     return () => controller.abort();
-  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, timeZone, reload]);
+  }, [link.id, range.startDate.getTime(), range.endDate.getTime(), query.timeBucket, timeZone, JSON.stringify(filterParams), reload]);
 
-  const choosePreset = (next: RangePreset) => {
-    setPreset(next);
-    if (next !== 'custom') setBucket(defaultBucket(next, resolveRange(next, new Date())));
-  };
+  const choosePreset = (next: RangePreset) => show({ preset: next, bucket: defaultBucket(next, resolveRange(next, new Date(), custom)) });
   const exportAs = (format: 'csv' | 'json') => async () => {
     try {
-      const name = `clicks-${link.url.split('/').pop()}-${localDay(range.startDate)}-${localDay(range.endDate)}`;
+      const name = `clicks-${link.url.split('/').pop()}-${localDay(range.startDate)}-${localDay(range.endDate)}${filters.length > 0 ? '-filtered' : ''}`;
       if (format === 'csv') download(await api.analytics.export(link.id, { ...query, format: 'csv' }), `${name}.csv`, 'text/csv');
       else
         download(
@@ -222,7 +242,7 @@ function Analytics({ link }: { link: Link }) {
   };
 
   return (
-    <section class="analytics" aria-labelledby="analytics-heading">
+    <section class="analytics" aria-labelledby="analytics-heading" aria-busy={loading}>
       <div class="page-head">
         <h2 id="analytics-heading">Analytics</h2>
         <div class="card-actions">
@@ -257,7 +277,7 @@ function Analytics({ link }: { link: Link }) {
                 type="date"
                 value={custom.from}
                 max={custom.to}
-                onChange={(event) => event.currentTarget.value && setCustom({ ...custom, from: event.currentTarget.value })}
+                onChange={(event) => event.currentTarget.value && show({ custom: { ...custom, from: event.currentTarget.value } })}
               />
             </div>
             <div class="field inline">
@@ -267,14 +287,14 @@ function Analytics({ link }: { link: Link }) {
                 type="date"
                 value={custom.to}
                 min={custom.from}
-                onChange={(event) => event.currentTarget.value && setCustom({ ...custom, to: event.currentTarget.value })}
+                onChange={(event) => event.currentTarget.value && show({ custom: { ...custom, to: event.currentTarget.value } })}
               />
             </div>
           </>
         )}
         <div class="field inline">
           <label for="bucket">Bucket</label>
-          <select id="bucket" value={query.timeBucket} onChange={(event) => setBucket(event.currentTarget.value as TimeBucket)}>
+          <select id="bucket" value={query.timeBucket} onChange={(event) => show({ bucket: event.currentTarget.value as TimeBucket })}>
             {buckets.map((option) => (
               <option key={option} value={option}>
                 {option[0]!.toUpperCase() + option.slice(1)}
@@ -284,7 +304,7 @@ function Analytics({ link }: { link: Link }) {
         </div>
         <div class="field inline">
           <label for="time-zone">Time zone</label>
-          <select id="time-zone" value={timeZone} onChange={(event) => setTimeZone(event.currentTarget.value)}>
+          <select id="time-zone" value={timeZone} onChange={(event) => show({ timeZone: event.currentTarget.value })}>
             {zones.map((zone) => (
               <option key={zone} value={zone}>
                 {zone.replace(/_/g, ' ')}
@@ -293,14 +313,37 @@ function Analytics({ link }: { link: Link }) {
           </select>
         </div>
       </div>
-      {error && <Notice>{error}</Notice>}
-      {report && <Report report={report} arrivedAt={arrivedAt} timeZone={timeZone} />}
+      <FilterChips filters={filters} onChange={(next) => show({ filters: next })} />
+      <LoadState loading={loading} error={error} />
+      {report && (
+        <div class={loading ? 'stale' : undefined}>
+          <Report
+            report={report}
+            arrivedAt={arrivedAt}
+            timeZone={timeZone}
+            filters={filters}
+            onFilter={(next) => show({ filters: next })}
+          />
+        </div>
+      )}
     </section>
   );
 }
 
 /** The numbers of one report: buckets start at midnight (or on the hour) in `timeZone`, and are labelled in it. */
-function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrivedAt: number; timeZone: string }) {
+function Report({
+  report,
+  arrivedAt,
+  timeZone,
+  filters,
+  onFilter,
+}: {
+  report: LinkAnalytics;
+  arrivedAt: number;
+  timeZone: string;
+  filters: Filter[];
+  onFilter: (next: Filter[]) => void;
+}) {
   const bucket = report.range.timeBucket;
   const data = useMemo(() => seriesData(report.timeSeries), [report]);
   // From the data's arrival to the chart drawn, as a performance measure naming its bucket and size (the browser test prints it).
@@ -328,6 +371,11 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
           <dt class="total-label">Unique clicks</dt>
           <dd class="total-value">{numberFormat.format(report.uniqueClicks)}</dd>
         </div>
+        <div class="card total">
+          <dt class="total-label">Link previews</dt>
+          <dd class="total-value">{numberFormat.format(report.previews)}</dd>
+          <dd class="hint">Crawlers showing the link in a chat or post; not clicks</dd>
+        </div>
       </dl>
       <ChartCard
         title="Clicks over time"
@@ -342,12 +390,9 @@ function Report({ report, arrivedAt, timeZone }: { report: LinkAnalytics; arrive
           />
         }
       />
+      <AppEventsNote report={report} />
       <AppFunnel report={report} timeZone={timeZone} />
-      <div class="breakdowns">
-        {reportBreakdowns(report).map(({ name, title, label, rows }) => (
-          <Breakdown key={name} title={title} dimension={label} rows={rows} />
-        ))}
-      </div>
+      <ReportBreakdowns report={report} filters={filters} onFilter={onFilter} />
     </>
   );
 }

@@ -1,0 +1,25 @@
+import { Notice } from './common.js';
+
+/** A report's loading and error states: said politely while it loads (the last numbers stay, dimmed), alerted when it fails. */
+export function LoadState({ loading, error }: { loading: boolean; error: string | undefined }) {
+  if (error) return <Notice>{error}</Notice>;
+  return (
+    <p class="muted load-state" role="status">
+      {loading ? 'Loading…' : ''}
+    </p>
+  );
+}
+
+/**
+ * Under filters on anything but the platform, app events (installs, opens) are not filtered: they
+ * carry only a platform. The API says so with `appEventsFiltered: false`, and so does the page.
+ */
+export function AppEventsNote({ report }: { report: { appEventsFiltered?: boolean } }) {
+  if (report.appEventsFiltered !== false) return null;
+  return (
+    <Notice kind="info">
+      The app events (store redirects, installs and opens) are not filtered: they carry only a platform, so only a filter on the platform
+      applies to them.
+    </Notice>
+  );
+}
