@@ -124,6 +124,13 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page.getByLabel('Back-half').fill(`spring-${width}`);
     await expect.poll(() => page.locator('#field-slug-status').textContent()).toBe('Taken on this domain: pick another back-half.');
     await check(page, width, 'link-form-taken');
+
+    // A link that does not exist (deleted, or a mistyped address): a heading and a way back.
+    await page.goto(`${stack.apiUrl}/links/00000000-0000-4000-8000-000000000000`);
+    await expect.poll(() => page.getByRole('heading', { name: 'Link not found' }).isVisible()).toBe(true);
+    await check(page, width, 'link-not-found');
+    await page.getByRole('link', { name: 'Back to your links' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Links', exact: true }).isVisible()).toBe(true);
   });
 
   it('changes the password, then signs out everywhere: the old session is refused', async () => {

@@ -1,8 +1,8 @@
 import type { BreakdownRow } from '../lib/chart-data.js';
 import { ChartCard } from './common.js';
 
-const numberFormat = new Intl.NumberFormat('en');
-const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
+const numberFormat = new Intl.NumberFormat(undefined);
+const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 
 /**
  * What choosing a row does (filter the page by its value, open a link), and how it reads to a

@@ -84,6 +84,44 @@ export function Notice({ kind = 'error', children }: { kind?: 'error' | 'info'; 
   );
 }
 
+/**
+ * A page whose subject could not be loaded: a heading, why, Retry (unless it cannot exist) and a
+ * way back. Focused when it appears, so a screen reader says it.
+ */
+export function LoadFailed({
+  title,
+  message,
+  onRetry,
+  back,
+}: {
+  title: string;
+  message: string;
+  onRetry?: () => void;
+  back: { href: string; label: string };
+}) {
+  return (
+    <section class="load-failed">
+      <h1 tabIndex={-1} ref={(heading) => heading?.focus()}>
+        {title}
+      </h1>
+      <p>{message}</p>
+      <div class="toolbar">
+        {onRetry && (
+          <button type="button" onClick={onRetry}>
+            Retry
+          </button>
+        )}
+        <AppLink href={back.href} class="button secondary">
+          {back.label}
+        </AppLink>
+      </div>
+    </section>
+  );
+}
+
+/** True for the API's 404: the thing asked for does not exist (or no longer). */
+export const isNotFound = (error: unknown): boolean => (error as { status?: number } | undefined)?.status === 404;
+
 /** What went wrong, in words a person can act on. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

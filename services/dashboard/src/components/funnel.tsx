@@ -6,8 +6,8 @@ import { ChartCard } from './common.js';
 import { SeriesTable } from './series-table.js';
 import { TimeChart } from './time-chart.js';
 
-const numberFormat = new Intl.NumberFormat('en');
-const percent = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
+const numberFormat = new Intl.NumberFormat(undefined);
+const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 const rateText = (rate: number | null) => (rate === null ? '—' : percent.format(rate));
 
 /** A count and, below the first step, its share of the step before ("—" when there was nothing before). */

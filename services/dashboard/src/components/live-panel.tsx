@@ -4,9 +4,9 @@ import { followLiveStream, type LiveState } from '../lib/live-stream.js';
 import { addMessage, currentRate, EMPTY_TALLY, type LiveTally } from '../lib/live-tally.js';
 import { currentSession, signOut } from '../lib/session.js';
 
-const numberFormat = new Intl.NumberFormat('en');
-const rateFormat = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
-const timeFormat = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const numberFormat = new Intl.NumberFormat(undefined);
+const rateFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 
 /** Whether the page is on screen: the stream is read only then. */
 function usePageVisible(): boolean {

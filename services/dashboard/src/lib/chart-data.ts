@@ -85,7 +85,7 @@ export function bucketLabel(iso: string, bucket: TimeBucket, timeZone?: string):
         : bucket === 'month'
           ? { year: 'numeric', month: 'long' }
           : { year: 'numeric', month: 'short', day: 'numeric' };
-    format = new Intl.DateTimeFormat('en', { ...options, timeZone });
+    format = new Intl.DateTimeFormat(undefined, { ...options, timeZone });
     formatters.set(key, format);
   }
   return format.format(new Date(iso));

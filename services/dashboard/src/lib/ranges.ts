@@ -57,7 +57,7 @@ export function rangeQuery(
   return { startDate: range.startDate, endDate: new Date(range.endDate.getTime() - 1), timezone };
 }
 
-/** The zone's offset from UTC at `at`, as Intl writes it: "GMT", "GMT+01:00", "GMT+05:30". */
+/** The zone's offset from UTC at `at`, as Intl writes it in English (read, never shown): "GMT", "GMT+01:00", "GMT+05:30". */
 function offsetName(zone: string, at: Date): string {
   return (
     new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' })

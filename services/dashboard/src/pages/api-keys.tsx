@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { CopyButton, errorText, Notice } from '../components/common.js';
 import { api } from '../lib/session.js';
 
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** API keys: the list (never the secrets), a new key shown once, revocation after a confirmation. */
 export function ApiKeysPage() {

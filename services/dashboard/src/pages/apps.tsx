@@ -4,7 +4,7 @@ import { AddAppForm } from '../components/add-app-form.js';
 import { CopyButton, errorText, Notice } from '../components/common.js';
 import { api } from '../lib/session.js';
 
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** What tells an app apart in the list: its name, else its bundle id or package name. */
 const appLabel = (app: App) => app.name ?? app.bundleId ?? app.packageName ?? app.id;

@@ -1,6 +1,6 @@
 import { ServiceValidationError, type Domain, type Link, type SlugAvailability } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
-import { AppLink, errorText, Notice } from '../components/common.js';
+import { AppLink, errorText, LoadFailed, Notice } from '../components/common.js';
 import {
   createInput,
   fieldErrors,
@@ -266,7 +266,10 @@ export function LinkFormPage({ id }: { id?: string }) {
     }
   };
 
-  if (id && !link) return error ? <Notice>{error}</Notice> : <p class="muted">Loading…</p>;
+  if (id && !link) {
+    if (!error) return <p aria-busy="true">Loading the link…</p>;
+    return <LoadFailed title="This link cannot be edited" message={error} back={{ href: '/links', label: 'Back to your links' }} />;
+  }
   const otherErrors = Object.entries(errors).filter(([field]) => !KNOWN_FIELDS.has(field));
   return (
     <section>

@@ -1,6 +1,6 @@
 import type { Link, LinkAnalytics, LinkAnalyticsQuery, TimeBucket } from '@deeplink/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { AppLink, ChartCard, CopyButton, download, errorText, Notice } from '../components/common.js';
+import { AppLink, ChartCard, CopyButton, download, errorText, isNotFound, LoadFailed, Notice } from '../components/common.js';
 import { AppFunnel } from '../components/funnel.js';
 import { FilterChips } from '../components/filter-chips.js';
 import { LivePanel } from '../components/live-panel.js';
@@ -25,22 +25,34 @@ import { readReportView, type ReportView, withQuery, writeReportView } from '../
 import { navigate, useLocation } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
-const numberFormat = new Intl.NumberFormat('en');
+const numberFormat = new Intl.NumberFormat(undefined);
 
 /** A link: its short URL and QR code, where each platform goes, and its clicks. */
 export function LinkPage({ id }: { id: string }) {
   const [link, setLink] = useState<Link>();
   const [error, setError] = useState<string>();
+  const [loadError, setLoadError] = useState<unknown>();
+  const [attempt, setAttempt] = useState(0);
   const { query } = useLocation();
   useEffect(() => {
-    api.links
-      .get(id)
-      .then(setLink)
-      .catch((caught) => setError(errorText(caught)));
-  }, [id]);
+    setLoadError(undefined);
+    api.links.get(id).then(setLink).catch(setLoadError);
+  }, [id, attempt]);
 
-  if (error) return <Notice>{error}</Notice>;
-  if (!link) return <p class="muted">Loading…</p>;
+  const back = { href: '/links', label: 'Back to your links' };
+  if (loadError !== undefined) {
+    return isNotFound(loadError) ? (
+      <LoadFailed title="Link not found" message="There is no such link in your account: it may have been deleted." back={back} />
+    ) : (
+      <LoadFailed
+        title="This link could not be loaded"
+        message={errorText(loadError)}
+        onRetry={() => setAttempt(attempt + 1)}
+        back={back}
+      />
+    );
+  }
+  if (!link) return <p aria-busy="true">Loading the link…</p>;
   const remove = async () => {
     if (!confirm(`Delete “${link.title}” and its analytics? This cannot be undone.`)) return;
     try {
@@ -63,6 +75,7 @@ export function LinkPage({ id }: { id: string }) {
           </button>
         </div>
       </div>
+      {error && <Notice>{error}</Notice>}
       <div class="link-top">
         <section class="card" aria-labelledby="short-url-heading">
           <h2 id="short-url-heading">Short URL</h2>

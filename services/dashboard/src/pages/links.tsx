@@ -14,7 +14,7 @@ const COLUMNS: { field?: LinkSortField; label: string; optional?: boolean }[] = 
   { field: 'createdAt', label: 'Created', optional: true },
 ];
 const PAGE_SIZE = 20;
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 /** A short URL with a line break allowed after its host only: a code never breaks in the middle on a phone. */
 function ShortUrl({ url }: { url: string }) {

@@ -16,7 +16,7 @@ import { withQuery } from '../lib/report-view.js';
 import { navigate, useLocation } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
-const numberFormat = new Intl.NumberFormat('en');
+const numberFormat = new Intl.NumberFormat(undefined);
 
 /** The breakdowns of a summary asked for with breakdowns=true. */
 const hasBreakdowns = (summary: SummaryAnalytics): summary is SummaryAnalytics & Record<BreakdownKey, Record<string, number>> =>
