@@ -126,16 +126,17 @@ describe('npm run build', () => {
     expect(logLines(redirector.output)).toContainEqual(expect.objectContaining({ msg: 'listening', uws: 'native' }));
   });
 
-  it('the API bundle serves its OpenAPI document and the browsable docs', async () => {
+  it('the API bundle serves its OpenAPI document and the reference page', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     await start('api', { API_PORT: String(port) }, url);
     const document = (await (await fetch(`${url}/api/docs/json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toContain('/api/links');
-    const page = await fetch(`${url}/api/docs/static/index.html`);
+    const page = await fetch(`${url}/api/docs`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('swagger');
+    expect(await page.text()).toContain('<code>/api/links</code>');
+    expect((await fetch(`${url}/api/docs/reference.css`)).headers.get('content-type')).toMatch(/^text\/css/);
   });
 
   it('a bundle without its migrations refuses to start instead of running on an empty schema', async () => {

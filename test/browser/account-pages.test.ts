@@ -3,15 +3,17 @@
 // whole stack: a custom domain verified against a local DNS server, an app registered, a link with
 // a back-half on that domain made through the form, a new password, and signing out everywhere.
 // axe-core checks every page and state on the way.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
 import { axeViolations } from '@deeplink/test-kit/axe';
 import { launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
+import { decodeQrPng } from '@deeplink/test-kit/qr';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
 
 const screenshots = join(import.meta.dirname, '../../.screenshots');
@@ -35,6 +37,13 @@ afterAll(async () => {
   await env?.close();
   await dns?.close();
 });
+
+/** A 64 px square PNG logo in one colour. */
+function logoPng(rgb: [number, number, number]): Buffer {
+  const png = new PNG({ width: 64, height: 64 });
+  for (let i = 0; i < png.data.length; i += 4) png.data.set([...rgb, 255], i);
+  return PNG.sync.write(png);
+}
 
 /** No axe violation on the page as it is now; a screenshot after checking it fits its width. */
 async function check(page: Page, width: number, name: string): Promise<void> {
@@ -118,6 +127,23 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     expect(await page.getByTestId('short-url').textContent()).toBe(`http://${hostname}/spring-${width}`);
     expect(await page.locator('.destinations').textContent()).toContain('https://example.com/spring');
 
+    // The QR code in the brand's colour with a logo: the download still decodes to the short URL.
+    await page.getByText('Colours and logo').click();
+    await page.getByLabel('Code colour').fill('#1b3a6b');
+    await page
+      .getByLabel('Logo in the centre (PNG)')
+      .setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng([200, 30, 40]) });
+    await check(page, width, 'link-page-qr-style');
+    const [qr] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
+    const png = readFileSync((await qr.path())!);
+    expect(decodeQrPng(png).text).toBe(`http://${hostname}/spring-${width}`);
+    const image = PNG.sync.read(png);
+    const at = (x: number, y: number) => [...image.data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 3)];
+    expect(at(image.width / 2, image.height / 2)).toEqual([200, 30, 40]);
+    const colours = new Set<string>();
+    for (let i = 0; i < image.data.length; i += 4) colours.add(image.data.subarray(i, i + 3).join(','));
+    expect(colours.has('27,58,107')).toBe(true);
+
     // The same back-half again is taken, and said so before anything is sent.
     await page.goto(`${stack.apiUrl}/links/new`);
     await page.getByLabel('Domain').selectOption(hostname);
@@ -131,6 +157,27 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await check(page, width, 'link-not-found');
     await page.getByRole('link', { name: 'Back to your links' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Links', exact: true }).isVisible()).toBe(true);
+  });
+
+  it('says why UTC is shown to a browser in a zone off the whole hour', async () => {
+    const india = await launchChromium({ timezoneId: 'Asia/Kolkata' });
+    try {
+      const { page: there, problems: theirs } = await openPage(india.context, width);
+      await there.goto(`${stack.apiUrl}/`);
+      await there.getByLabel('Email').fill(email);
+      await there.getByLabel('Password').fill(password);
+      await there.getByRole('button', { name: 'Sign in' }).click();
+      await there.getByRole('link', { name: 'Links', exact: true }).click();
+      await there.getByRole('link', { name: 'Spring on our domain' }).click();
+      const zone = there.getByLabel('Time zone');
+      await expect.poll(() => zone.inputValue()).toBe('UTC');
+      const note = there.locator(`#${await zone.getAttribute('aria-describedby')}`);
+      expect(await note.textContent()).toMatch(/yours \(Asia\/(Kolkata|Calcutta)\) is not, and UTC is shown/);
+      await check(there, width, 'link-page-utc-note');
+      expect(theirs).toEqual([]);
+    } finally {
+      await india.close();
+    }
   });
 
   it('changes the password, then signs out everywhere: the old session is refused', async () => {

@@ -236,19 +236,17 @@ describe.each([1280, 360])('the dashboard at %i px', (width) => {
     const csv = readFileSync((await csvDownload.path())!, 'utf8')
       .trimEnd()
       .split(/\r?\n/);
-    expect(csv[0]).toBe('bucket,dimension,value,clicks');
+    // Wide: a row per bucket of the view, with its clicks, unique clicks and a column per platform.
+    const header = csv[0]!.split(',');
+    expect(header.slice(0, 6)).toEqual(['link_id', 'title', 'short_url', 'bucket_start', 'clicks', 'unique_clicks']);
     const rows = csv.slice(1).map((line) => line.split(','));
-    expect(rows.filter((row) => row[1] === 'total').reduce((sum, row) => sum + Number(row[3]), 0)).toBe(3);
-    expect(
-      rows
-        .filter((row) => row[1] === 'platform')
-        .map((row) => `${row[2]}=${row[3]}`)
-        .sort(),
-    ).toEqual(['android=1', 'desktop=1', 'ios=1']);
+    const sum = (column: string) => rows.reduce((total, row) => total + Number(row[header.indexOf(column)]), 0);
+    expect([sum('clicks'), sum('unique_clicks'), sum('android'), sum('ios'), sum('desktop')]).toEqual([3, 3, 1, 1, 1]);
     expect(csvDownload.suggestedFilename()).toMatch(/\.csv$/);
     const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
-    const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8')) as { dimension: string; clicks: number }[];
-    expect(json.filter((row) => row.dimension === 'total').reduce((sum, row) => sum + row.clicks, 0)).toBe(3);
+    const json = JSON.parse(readFileSync((await jsonDownload.path())!, 'utf8')) as { clicks: number; unique_clicks: number }[];
+    expect(json.reduce((total, row) => total + row.clicks, 0)).toBe(3);
+    expect(json.reduce((total, row) => total + row.unique_clicks, 0)).toBe(3);
 
     const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
     const qr = decodeQrPng(readFileSync((await pngDownload.path())!));

@@ -30,7 +30,13 @@ export function ensureChromium(): void {
  * `hosts` maps hostnames to the addresses Chromium reaches them at (a custom short-link domain on
  * 127.0.0.1), without DNS.
  */
-export async function launchChromium({ hosts = {} }: { hosts?: Record<string, string> } = {}): Promise<{
+export async function launchChromium({
+  hosts = {},
+  timezoneId = 'Europe/Paris',
+}: {
+  hosts?: Record<string, string>;
+  timezoneId?: string;
+} = {}): Promise<{
   context: BrowserContext;
   close(): Promise<void>;
 }> {
@@ -43,8 +49,8 @@ export async function launchChromium({ hosts = {} }: { hosts?: Record<string, st
     args: rules.length === 0 ? FLAGS : [...FLAGS, `--host-resolver-rules=${rules.join(',')}`],
     acceptDownloads: true,
     viewport: { width: 1280, height: 900 },
-    // A zone other than the machine's (UTC), so "the browser's time zone" is visibly the browser's.
-    timezoneId: 'Europe/Paris',
+    // By default a zone other than the machine's (UTC), so "the browser's time zone" is visibly the browser's.
+    timezoneId,
   });
   return {
     context,

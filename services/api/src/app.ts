@@ -31,7 +31,7 @@ import { dashboard } from './plugins/dashboard.js';
 import { answerClientError, answerRouterError, errorHandling, sendNotFound } from './plugins/error-handler.js';
 import { openApi } from './plugins/openapi.js';
 import { rateLimits } from './plugins/rate-limit.js';
-import { requestLog } from './plugins/request-log.js';
+import { OneLinePerRequest } from './plugins/request-log.js';
 import { requestMetrics } from './plugins/request-metrics.js';
 import { refuseUnknownQueryParameters } from './plugins/strict-query.js';
 import { analyticsRoutes } from './routes/analytics-routes.js';
@@ -107,8 +107,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger | undefined,
     bodyLimit: BODY_LIMIT,
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
-    // One line per request instead, written by the request-log plugin.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     // Ids are opaque strings; Fastify must not route /links/abc/ to a different handler.
     routerOptions: { ignoreTrailingSlash: true },
     // Errors the router and the HTTP parser meet before any hook: answered with the envelope too.
@@ -250,7 +249,6 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
       this.set(live.streams);
     },
   });
-  await app.register(requestLog);
   await app.register(openApi, { serverUrl: `http://${config.API_HOST}:${config.API_PORT}`, bodyLimit: BODY_LIMIT });
   await app.register(healthRoutes, { readiness: dependencyReadiness({ redis, sql }) });
   await app.register(apiRoutes, {

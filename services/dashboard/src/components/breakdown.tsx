@@ -6,7 +6,8 @@ const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFrac
 
 /**
  * What choosing a row does (filter the page by its value, open a link), and how it reads to a
- * screen reader: `describe(row)` is the button's name. Rows `can` refuses stay plain text.
+ * screen reader: `describe(row)` says what it does ("Filter by Country"), read before the row's own
+ * text. Rows `can` refuses stay plain text.
  */
 export interface RowChoice {
   choose: (row: BreakdownRow) => void;
@@ -35,23 +36,27 @@ export function Breakdown({
 }) {
   const max = Math.max(1, ...rows.map((row) => row.clicks));
   const choosable = (row: BreakdownRow) => choice !== undefined && (choice.can?.(row) ?? true);
-  const button = (row: BreakdownRow, className: string, content: preact.ComponentChildren) => (
+  // The button's name is what it does, then what it shows, so it holds its visible text (WCAG
+  // 2.5.3): a table's row names its value; a bar also shows the count, said as "… 3 clicks".
+  const button = (row: BreakdownRow, className: string, content: preact.ComponentChildren, bar = false) => (
     <button
       type="button"
       class={className}
-      aria-label={choice!.describe(row)}
+      aria-label={bar ? undefined : `${choice!.describe(row)} ${row.label}`}
       aria-pressed={choice!.chosen ? choice!.chosen(row) : undefined}
       onClick={() => choice!.choose(row)}
     >
+      {bar && <span class="visually-hidden">{choice!.describe(row)} </span>}
       {content}
+      {bar && <span class="visually-hidden"> clicks</span>}
     </button>
   );
   const bar = (row: BreakdownRow) => (
     <>
-      <span class="bar-label">{row.label}</span>
+      <span class="bar-label">{row.label}</span>{' '}
       <span class="bar-track">
         <span class="bar" style={{ width: `${(row.clicks / max) * 100}%` }} />
-      </span>
+      </span>{' '}
       <span class="bar-value">{numberFormat.format(row.clicks)}</span>
     </>
   );
@@ -61,7 +66,7 @@ export function Breakdown({
     ) : (
       <ul class="bars" aria-label={title}>
         {rows.map((row) => (
-          <li key={row.key}>{choosable(row) ? button(row, 'bar-row', bar(row)) : <span class="bar-row">{bar(row)}</span>}</li>
+          <li key={row.key}>{choosable(row) ? button(row, 'bar-row', bar(row), true) : <span class="bar-row">{bar(row)}</span>}</li>
         ))}
       </ul>
     );

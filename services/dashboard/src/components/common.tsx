@@ -43,6 +43,19 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /**
+ * A table in a box that scrolls when the table is wider or taller than the page allows: a named
+ * region the keyboard can reach (Tab), so its hidden part can be scrolled without a mouse.
+ */
+export function ScrollTable({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus for the keyboard to scroll it (WCAG 2.1.1)
+    <section class="table-scroll" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
+}
+
+/**
  * A chart with its "Show as table" alternative: the same numbers, readable without the picture.
  * The table is built only when shown (a year by hour is 8,760 rows).
  */
@@ -70,7 +83,7 @@ export function ChartCard({
           </button>
         </div>
       </div>
-      {asTable ? <div class="table-scroll">{table()}</div> : chart}
+      {asTable ? <ScrollTable label={`${title}, as a table`}>{table()}</ScrollTable> : chart}
     </section>
   );
 }

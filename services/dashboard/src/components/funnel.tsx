@@ -2,7 +2,7 @@ import type { LinkAnalytics } from '@deeplink/client';
 import { useMemo } from 'preact/hooks';
 import { bucketLabel, funnelSeriesData } from '../lib/chart-data.js';
 import { FUNNEL_PLATFORMS, FUNNEL_STEPS, type FunnelCell, funnelRows, reOpens } from '../lib/funnel.js';
-import { ChartCard } from './common.js';
+import { ChartCard, ScrollTable } from './common.js';
 import { SeriesTable } from './series-table.js';
 import { TimeChart } from './time-chart.js';
 
@@ -48,7 +48,7 @@ export function AppFunnel({ report, timeZone }: { report: LinkAnalytics; timeZon
     <>
       <section class="card" aria-labelledby="funnel-heading">
         <h2 id="funnel-heading">App funnel</h2>
-        <div class="table-scroll">
+        <ScrollTable label="The app funnel, as a table">
           <table class="funnel">
             <caption class="muted">
               Under each count, its share of the step above on the same platform. Whole funnel, first opens per click:{' '}
@@ -79,7 +79,7 @@ export function AppFunnel({ report, timeZone }: { report: LinkAnalytics; timeZon
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
         {/* Re-opens measure use, not acquisition: beside the funnel, never a step of it. */}
         <p class="funnel-apart" data-testid="re-opens">
           Re-opens, not part of the funnel: <strong>{numberFormat.format(apart.total)}</strong> (

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { valueLabel } from '../lib/breakdowns.js';
+import { ScrollTable } from './common.js';
 import { followLiveStream, type LiveState } from '../lib/live-stream.js';
 import { addMessage, currentRate, EMPTY_TALLY, type LiveTally } from '../lib/live-tally.js';
 import { currentSession, signOut } from '../lib/session.js';
@@ -101,7 +102,7 @@ export function LivePanel({ path, scope, filtered }: { path: string; scope: stri
         {scope}, every click as it is counted{filtered ? ' (the filters above do not apply here)' : ''}.
       </p>
       {tally.recent.length > 0 && (
-        <div class="table-scroll">
+        <ScrollTable label="The last clicks">
           <table class="live-recent">
             <caption class="visually-hidden">The last clicks, newest first</caption>
             <thead>
@@ -125,7 +126,7 @@ export function LivePanel({ path, scope, filtered }: { path: string; scope: stri
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </section>
   );

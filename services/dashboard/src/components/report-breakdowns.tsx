@@ -31,7 +31,7 @@ export function ReportBreakdowns({
           choice={{
             can: (row) => isFilterable(row.key),
             chosen: (row) => findFilter(filters, name, row.key)?.exclude === false,
-            describe: (row) => `Filter by ${label} ${row.label}: ${row.clicks} clicks`,
+            describe: () => `Filter by ${label}`,
             choose: (row) => {
               const existing = findFilter(filters, name, row.key);
               onFilter(

@@ -1,6 +1,6 @@
 import type { ApiKey, ApiKeyListItem } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
-import { CopyButton, errorText, Notice } from '../components/common.js';
+import { CopyButton, errorText, Notice, ScrollTable } from '../components/common.js';
 import { api } from '../lib/session.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -79,7 +79,7 @@ export function ApiKeysPage() {
         <p class="muted">No API keys yet. Create one for each program that uses the API, so each can be revoked alone.</p>
       )}
       {keys && keys.length > 0 && (
-        <div class="table-scroll">
+        <ScrollTable label="Your API keys">
           <table>
             <thead>
               <tr>
@@ -110,7 +110,7 @@ export function ApiKeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </section>
   );

@@ -1,7 +1,7 @@
 import type { App, AppWithKey } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { AddAppForm } from '../components/add-app-form.js';
-import { CopyButton, errorText, Notice } from '../components/common.js';
+import { CopyButton, errorText, Notice, ScrollTable } from '../components/common.js';
 import { api } from '../lib/session.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -102,7 +102,7 @@ export function AppsPage() {
       {apps === undefined && !error && <p aria-busy="true">Loading apps…</p>}
       {apps && apps.length === 0 && <p class="muted">No apps yet: add your iOS and Android apps above.</p>}
       {apps && apps.length > 0 && (
-        <div class="table-scroll">
+        <ScrollTable label="Your apps">
           <table>
             <thead>
               <tr>
@@ -169,7 +169,7 @@ export function AppsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </section>
   );

@@ -1,7 +1,7 @@
 import type { Domain, Import, ImportRowPage } from '@deeplink/client';
 import { parse } from 'csv-parse/browser/esm/sync';
 import { useEffect, useState } from 'preact/hooks';
-import { AppLink, errorText, Notice } from '../components/common.js';
+import { AppLink, errorText, Notice, ScrollTable } from '../components/common.js';
 import { api } from '../lib/session.js';
 
 const FORMATS = [
@@ -162,7 +162,7 @@ export function ImportPage() {
         {preview && preview.length > 0 && (
           <div class="card">
             <h2>Preview</h2>
-            <div class="table-scroll">
+            <ScrollTable label="The first rows of the file">
               <table data-testid="import-preview">
                 <caption class="visually-hidden">The first rows of the file</caption>
                 <thead>
@@ -184,7 +184,7 @@ export function ImportPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollTable>
           </div>
         )}
         {format === 'generic' && preview && (
@@ -257,7 +257,7 @@ function ImportReport({ result, refused }: { result: Import; refused?: ImportRow
         </p>
       )}
       {refused && refused.rows.length > 0 && (
-        <div class="table-scroll">
+        <ScrollTable label="Refused rows">
           <table>
             <caption>
               Refused rows
@@ -280,7 +280,7 @@ function ImportReport({ result, refused }: { result: Import; refused?: ImportRow
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </div>
   );

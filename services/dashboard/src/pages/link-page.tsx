@@ -152,15 +152,37 @@ function Destinations({ link }: { link: Link }) {
   );
 }
 
-/** The QR code of the short URL: an SVG preview, and PNG and SVG downloads. */
+/** Reads a file as base64 (what the QR route takes as its logo). */
+const base64Of = (file: File): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+
+/**
+ * The QR code of the short URL: an SVG preview, PNG and SVG downloads, in the colours chosen and
+ * with a logo in the centre if one is given (the API checks both: dark on light, a PNG).
+ */
 function QrCard({ link }: { link: Link }) {
   const [preview, setPreview] = useState<string>();
   const [error, setError] = useState<string>();
+  const [style, setStyle] = useState({ color: '#000000', background: '#ffffff' });
+  const [logo, setLogo] = useState<{ name: string; data: string }>();
   const code = link.url.split('/').pop() ?? link.id;
+  const svgOf = (size: number) =>
+    logo
+      ? api.links.qrWithLogo(link.id, { ...style, logo: logo.data, format: 'svg', size })
+      : api.links.qr(link.id, { ...style, format: 'svg', size });
+  const pngOf = (size: number) =>
+    logo
+      ? api.links.qrWithLogo(link.id, { ...style, logo: logo.data, format: 'png', size })
+      : api.links.qr(link.id, { ...style, format: 'png', size });
   useEffect(() => {
     let url: string | undefined;
-    api.links
-      .qr(link.id, { format: 'svg', size: 256 })
+    setError(undefined);
+    svgOf(256)
       .then((svg) => {
         // Shown as an image (blob: URL), not as markup in the page.
         url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
@@ -168,11 +190,19 @@ function QrCard({ link }: { link: Link }) {
       })
       .catch((caught) => setError(errorText(caught)));
     return () => url && URL.revokeObjectURL(url);
-  }, [link.id, link.url]);
+  }, [link.id, link.url, style.color, style.background, logo?.data]);
   const save = (format: 'png' | 'svg') => async () => {
     try {
-      if (format === 'png') download(await api.links.qr(link.id, { format: 'png', size: 1024 }), `qr-${code}.png`);
-      else download(await api.links.qr(link.id, { format: 'svg' }), `qr-${code}.svg`, 'image/svg+xml');
+      if (format === 'png') download(await pngOf(1024), `qr-${code}.png`);
+      else download(await svgOf(512), `qr-${code}.svg`, 'image/svg+xml');
+    } catch (caught) {
+      setError(errorText(caught));
+    }
+  };
+  const chooseLogo = async (file: File | undefined) => {
+    if (!file) return setLogo(undefined);
+    try {
+      setLogo({ name: file.name, data: await base64Of(file) });
     } catch (caught) {
       setError(errorText(caught));
     }
@@ -182,6 +212,32 @@ function QrCard({ link }: { link: Link }) {
       <h2 id="qr-heading">QR code</h2>
       {preview ? <img src={preview} width={192} height={192} alt={`QR code for ${link.url}`} /> : <div class="qr-placeholder" />}
       {error && <Notice>{error}</Notice>}
+      <details class="qr-style">
+        <summary>Colours and logo</summary>
+        <div class="field inline">
+          <label for="qr-color">Code colour</label>
+          <input
+            id="qr-color"
+            type="color"
+            value={style.color}
+            onChange={(event) => setStyle({ ...style, color: event.currentTarget.value })}
+          />
+        </div>
+        <div class="field inline">
+          <label for="qr-background">Background</label>
+          <input
+            id="qr-background"
+            type="color"
+            value={style.background}
+            onChange={(event) => setStyle({ ...style, background: event.currentTarget.value })}
+          />
+        </div>
+        <div class="field">
+          <label for="qr-logo">Logo in the centre (PNG)</label>
+          <input id="qr-logo" type="file" accept="image/png" onChange={(event) => void chooseLogo(event.currentTarget.files?.[0])} />
+          <p class="hint">Drawn over a fifth of the code's width; the code then uses its highest error correction, and still scans.</p>
+        </div>
+      </details>
       <div class="card-actions">
         <button type="button" class="secondary small" onClick={save('png')}>
           Download PNG
@@ -199,6 +255,11 @@ function Analytics({ link }: { link: Link }) {
   const { path, query: search } = useLocation();
   const zones = useMemo(() => reportTimeZones(new Date()), []);
   const browserZone = useMemo(() => defaultTimeZone(new Date()), []);
+  /** The browser's own zone when reports cannot use it (it is not a whole number of hours from UTC). */
+  const unusableZone = useMemo(() => {
+    const own = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return own && own !== 'UTC' && browserZone === 'UTC' ? own : undefined;
+  }, [browserZone]);
   const view = useMemo(() => readReportView(search, new Date(), zones, browserZone), [search.toString(), zones, browserZone]);
   const show = (changes: Partial<ReportView>) =>
     navigate(withQuery(path, writeReportView({ ...view, ...changes }, new Date(), browserZone)));
@@ -242,10 +303,13 @@ function Analytics({ link }: { link: Link }) {
   const exportAs = (format: 'csv' | 'json') => async () => {
     try {
       const name = `clicks-${link.url.split('/').pop()}-${localDay(range.startDate)}-${localDay(range.endDate)}${filters.length > 0 ? '-filtered' : ''}`;
-      if (format === 'csv') download(await api.analytics.export(link.id, { ...query, format: 'csv' }), `${name}.csv`, 'text/csv');
-      else
+      // Wide: a row per bucket of the view (its zone and filters) with clicks and unique clicks,
+      // then a column per platform, device, app event and top value: what a spreadsheet wants.
+      if (format === 'csv') {
+        download(await api.analytics.export(link.id, { ...query, format: 'csv', layout: 'wide' }), `${name}.csv`, 'text/csv');
+      } else
         download(
-          JSON.stringify(await api.analytics.export(link.id, { ...query, format: 'json' }), null, 2),
+          JSON.stringify(await api.analytics.export(link.id, { ...query, format: 'json', layout: 'wide' }), null, 2),
           `${name}.json`,
           'application/json',
         );
@@ -317,13 +381,23 @@ function Analytics({ link }: { link: Link }) {
         </div>
         <div class="field inline">
           <label for="time-zone">Time zone</label>
-          <select id="time-zone" value={timeZone} onChange={(event) => show({ timeZone: event.currentTarget.value })}>
+          <select
+            id="time-zone"
+            value={timeZone}
+            aria-describedby={unusableZone ? 'time-zone-note' : undefined}
+            onChange={(event) => show({ timeZone: event.currentTarget.value })}
+          >
             {zones.map((zone) => (
               <option key={zone} value={zone}>
                 {zone.replace(/_/g, ' ')}
               </option>
             ))}
           </select>
+          {unusableZone && (
+            <p class="hint" id="time-zone-note">
+              {`Clicks are counted per UTC hour, so reports use zones a whole number of hours from UTC; yours (${unusableZone.replace(/_/g, ' ')}) is not, and UTC is shown.`}
+            </p>
+          )}
         </div>
       </div>
       <FilterChips filters={filters} onChange={(next) => show({ filters: next })} />

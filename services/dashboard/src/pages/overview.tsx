@@ -162,7 +162,7 @@ export function OverviewPage() {
             dimension="Link"
             rows={top}
             choice={{
-              describe: (row) => `Open ${row.label}: ${row.clicks} clicks`,
+              describe: () => 'Open',
               choose: (row) => navigate(withQuery(`/links/${encodeURIComponent(row.key)}`, filterSearch(filters))),
             }}
           />
