@@ -159,6 +159,26 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await expect.poll(() => page.getByRole('heading', { name: 'Links', exact: true }).isVisible()).toBe(true);
   });
 
+  it('offers Retry when a report cannot be loaded, and loads it again', async () => {
+    const report = (url: URL) => /^\/api\/analytics\/links\/[^/]+$/.test(url.pathname);
+    const unavailable = JSON.stringify({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'The analytics are unavailable right now', details: [] },
+    });
+    await page.route(report, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: unavailable }));
+    try {
+      await page.goto(`${stack.apiUrl}/links`);
+      await page.getByRole('link', { name: 'Spring on our domain' }).click();
+      await expect.poll(() => page.getByText('The analytics are unavailable right now').isVisible()).toBe(true);
+      await check(page, width, 'link-page-report-failed');
+    } finally {
+      await page.unroute(report);
+    }
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => page.getByText('The analytics are unavailable right now').count()).toBe(0);
+    await expect.poll(() => page.getByText('Total clicks').isVisible()).toBe(true);
+  });
+
   it('says why UTC is shown to a browser in a zone off the whole hour', async () => {
     const india = await launchChromium({ timezoneId: 'Asia/Kolkata' });
     try {

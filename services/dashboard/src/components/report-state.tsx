@@ -1,8 +1,20 @@
 import { Notice } from './common.js';
 
-/** A report's loading and error states: said politely while it loads (the last numbers stay, dimmed), alerted when it fails. */
-export function LoadState({ loading, error }: { loading: boolean; error: string | undefined }) {
-  if (error) return <Notice>{error}</Notice>;
+/**
+ * A report's loading and error states: said politely while it loads (the last numbers stay,
+ * dimmed), alerted when it fails, with Retry.
+ */
+export function LoadState({ loading, error, onRetry }: { loading: boolean; error: string | undefined; onRetry: () => void }) {
+  if (error) {
+    return (
+      <div class="load-error">
+        <Notice>{error}</Notice>
+        <button type="button" class="secondary small" onClick={onRetry}>
+          Retry
+        </button>
+      </div>
+    );
+  }
   return (
     <p class="muted load-state" role="status">
       {loading ? 'Loading…' : ''}

@@ -401,7 +401,7 @@ function Analytics({ link }: { link: Link }) {
         </div>
       </div>
       <FilterChips filters={filters} onChange={(next) => show({ filters: next })} />
-      <LoadState loading={loading} error={error} />
+      <LoadState loading={loading} error={error} onRetry={() => setReload(reload + 1)} />
       {report && (
         <div class={loading ? 'stale' : undefined}>
           <Report

@@ -37,6 +37,7 @@ export function OverviewPage() {
   const [daily, setDaily] = useState<{ date: string; clicks: number }[]>();
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string>();
+  const [attempt, setAttempt] = useState(0);
   const timeZone = useMemo(() => defaultTimeZone(new Date()), []);
   useEffect(() => {
     const controller = new AbortController();
@@ -74,7 +75,7 @@ export function OverviewPage() {
         setLoading(false);
       });
     return () => controller.abort();
-  }, [JSON.stringify(filterParams)]);
+  }, [JSON.stringify(filterParams), attempt]);
   const data = useMemo(() => daily && seriesData(daily), [daily]);
   const filterBy = (next: Filter[]) => navigate(withQuery(path, filterSearch(next)));
 
@@ -82,7 +83,7 @@ export function OverviewPage() {
     <>
       <h1>Overview</h1>
       <FilterChips filters={filters} onChange={filterBy} />
-      <LoadState loading={loading} error={error} />
+      <LoadState loading={loading} error={error} onRetry={() => setAttempt(attempt + 1)} />
     </>
   );
   if (!summary) return <section aria-busy={loading}>{head}</section>;
