@@ -179,6 +179,87 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await expect.poll(() => page.getByText('Total clicks').isVisible()).toBe(true);
   });
 
+  it('shows skeletons while lists load, a busy sign while a range loads, and Retry when a list fails', async () => {
+    const list = (url: URL) => url.pathname === '/api/links';
+    // The first load of the list is held: the skeleton shows where the rows will be.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(list, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.getByRole('link', { name: 'Links', exact: true }).click();
+      const skeleton = page.getByRole('status').filter({ hasText: 'Loading your links…' });
+      await expect.poll(() => skeleton.isVisible()).toBe(true);
+      await check(page, width, 'links-loading');
+      release();
+      await expect.poll(() => page.getByRole('link', { name: 'Spring on our domain' }).isVisible()).toBe(true);
+      expect(await skeleton.count()).toBe(0);
+    } finally {
+      await page.unroute(list);
+    }
+
+    // A list that cannot be loaded says why and offers Retry, which loads it.
+    const unavailable = JSON.stringify({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'The links are unavailable right now', details: [] },
+    });
+    await page.route(list, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: unavailable }));
+    try {
+      await page.getByLabel('Search').fill('Spring');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await expect.poll(() => page.getByText('The links are unavailable right now').isVisible()).toBe(true);
+      await check(page, width, 'links-failed');
+    } finally {
+      await page.unroute(list);
+    }
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Spring on our domain' }).isVisible()).toBe(true);
+    expect(await page.getByText('The links are unavailable right now').count()).toBe(0);
+
+    // Another range: the last numbers stay, dimmed, under a busy sign until the new ones arrive.
+    await page.getByRole('link', { name: 'Spring on our domain' }).click();
+    await expect.poll(() => page.getByText('Total clicks').isVisible()).toBe(true);
+    const report = (url: URL) => /^\/api\/analytics\/links\/[^/]+$/.test(url.pathname);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    await page.route(report, async (route) => {
+      await answered;
+      await route.continue();
+    });
+    try {
+      await page.getByRole('radio', { name: '7 d' }).check();
+      const busy = page.getByRole('status').filter({ hasText: 'Loading…' });
+      await expect.poll(() => busy.isVisible()).toBe(true);
+      expect(await page.locator('.analytics[aria-busy="true"] .stale').count()).toBe(1);
+      await check(page, width, 'link-page-range-loading');
+      answer();
+      await expect.poll(() => busy.count()).toBe(0);
+      expect(await page.locator('.analytics .stale').count()).toBe(0);
+    } finally {
+      await page.unroute(report);
+    }
+
+    // The apps, API keys and domains pages say why their list is missing and offer Retry too.
+    const apps = (url: URL) => url.pathname === '/api/apps';
+    const appsUnavailable = JSON.stringify({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'The apps are unavailable right now', details: [] },
+    });
+    await page.route(apps, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: appsUnavailable }));
+    try {
+      await page.getByRole('link', { name: 'Apps', exact: true }).click();
+      await expect.poll(() => page.getByText('The apps are unavailable right now').isVisible()).toBe(true);
+      await check(page, width, 'apps-failed');
+    } finally {
+      await page.unroute(apps);
+    }
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => page.getByRole('table').getByText(`com.example.setup${width}`).count()).toBeGreaterThan(0);
+    expect(await page.getByText('The apps are unavailable right now').count()).toBe(0);
+  });
+
   it('says why UTC is shown to a browser in a zone off the whole hour', async () => {
     const india = await launchChromium({ timezoneId: 'Asia/Kolkata' });
     try {

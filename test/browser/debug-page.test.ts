@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type DeeplinkClient } from '../../packages/client/src/index.js';
 import { appleAppSiteAssociation } from '@deeplink/core';
+import { axeViolations } from '@deeplink/test-kit/axe';
 import { launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
@@ -74,6 +75,7 @@ describe('the debug page in Chromium', () => {
     const { page, problems } = await openPage(browser.context, 1280);
     const response = await page.goto(`http://${HOST}:${port}/${code}?d=1`);
     expect(response?.status()).toBe(200);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'debug-page-1280.png'), fullPage: true });
 
     const read = await page.evaluate(() => ({

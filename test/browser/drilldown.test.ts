@@ -15,6 +15,7 @@ import {
   type LinkAnalytics,
   type SummaryAnalyticsQuery,
 } from '../../packages/client/src/index.js';
+import { axeViolations } from '@deeplink/test-kit/axe';
 import { launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
@@ -152,6 +153,7 @@ describe("a link's page, drilled down", () => {
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => `${tr.children[0]!.textContent}=${tr.children[1]!.textContent}`));
     expect(platforms).toEqual(['Android=1', 'iOS=1', 'Desktop=0']);
+    expect(await axeViolations(page), 'drilldown-country').toEqual([]);
     await page.screenshot({ path: join(screenshots, '1280-drilldown-country.png'), fullPage: true });
   });
 
@@ -169,6 +171,7 @@ describe("a link's page, drilled down", () => {
     await expect.poll(() => phone.page.getByTestId('filter-chip').count()).toBe(1);
     await expect.poll(() => phone.page.locator('.total', { hasText: 'Total clicks' }).locator('.total-value').textContent()).toBe('2');
     expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await axeViolations(phone.page), 'drilldown-country at 360 px').toEqual([]);
     await phone.page.screenshot({ path: join(screenshots, '360-drilldown-country.png'), fullPage: true });
     expect(phone.problems).toEqual([]);
     await phone.page.close();
@@ -224,6 +227,7 @@ describe("a link's page, drilled down", () => {
       ].sort(),
     );
     expect(Number(await live.getByTestId('live-rate').textContent())).toBeGreaterThan(0);
+    expect(await axeViolations(page), 'drilldown-live').toEqual([]);
     await page.screenshot({ path: join(screenshots, '1280-drilldown-live.png'), fullPage: true });
 
     // Hidden, the page closes its stream; shown again, it resumes after the last message it had,

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '@deeplink/test-kit/axe';
 import { launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
@@ -110,6 +111,7 @@ describe('the Import page', () => {
     // At phone width the page still fits: the preview and the report tables scroll inside their own box.
     await page.setViewportSize({ width: 360, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(await axeViolations(page), 'import-report').toEqual([]);
     await page.screenshot({ path: join(screenshots, '360-import-report.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 

@@ -27,7 +27,10 @@ async function copyText(text: string): Promise<void> {
   area.remove();
 }
 
-/** Copies `text` to the clipboard and says so for two seconds (politely, for screen readers too). */
+/**
+ * Copies `text` to the clipboard and says so for two seconds (politely, for screen readers too).
+ * The button's name is its visible word and what it copies, so "Copied" stays part of the name.
+ */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
@@ -35,9 +38,10 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     setCopied(true);
     setTimeout(() => setCopied(false), 2000);
   };
+  const word = copied ? 'Copied' : label;
   return (
-    <button type="button" class="secondary small" onClick={copy} aria-label={`${label}: ${text}`}>
-      <span aria-live="polite">{copied ? 'Copied' : label}</span>
+    <button type="button" class="secondary small" onClick={copy} aria-label={`${word}: ${text}`}>
+      <span aria-live="polite">{word}</span>
     </button>
   );
 }

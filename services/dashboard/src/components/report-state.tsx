@@ -1,4 +1,5 @@
 import { Notice } from './common.js';
+import { Spinner } from './loading.js';
 
 /**
  * A report's loading and error states: said politely while it loads (the last numbers stay,
@@ -17,7 +18,11 @@ export function LoadState({ loading, error, onRetry }: { loading: boolean; error
   }
   return (
     <p class="muted load-state" role="status">
-      {loading ? 'Loading…' : ''}
+      {loading && (
+        <>
+          <Spinner /> Loading…
+        </>
+      )}
     </p>
   );
 }

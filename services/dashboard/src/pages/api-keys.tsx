@@ -1,6 +1,7 @@
 import type { ApiKey, ApiKeyListItem } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { CopyButton, errorText, Notice, ScrollTable } from '../components/common.js';
+import { FirstLoad } from '../components/loading.js';
 import { api } from '../lib/session.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -11,11 +12,13 @@ export function ApiKeysPage() {
   const [created, setCreated] = useState<ApiKey>();
   const [name, setName] = useState('');
   const [error, setError] = useState<string>();
-  const load = () =>
-    api.apiKeys
+  const load = () => {
+    setError(undefined);
+    return api.apiKeys
       .list()
       .then(setKeys)
       .catch((caught) => setError(errorText(caught)));
+  };
   useEffect(() => {
     void load();
   }, []);
@@ -75,6 +78,7 @@ export function ApiKeysPage() {
         </div>
       )}
       {error && <Notice>{error}</Notice>}
+      {keys === undefined && <FirstLoad label="Loading API keys…" failed={error !== undefined} onRetry={load} />}
       {keys && keys.length === 0 && (
         <p class="muted">No API keys yet. Create one for each program that uses the API, so each can be revoked alone.</p>
       )}

@@ -2,6 +2,7 @@ import type { App, AppWithKey } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { AddAppForm } from '../components/add-app-form.js';
 import { CopyButton, errorText, Notice, ScrollTable } from '../components/common.js';
+import { FirstLoad } from '../components/loading.js';
 import { api } from '../lib/session.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -28,11 +29,13 @@ export function AppsPage() {
   const [apps, setApps] = useState<App[]>();
   const [rotated, setRotated] = useState<AppWithKey>();
   const [error, setError] = useState<string>();
-  const load = () =>
-    api.apps
+  const load = () => {
+    setError(undefined);
+    return api.apps
       .list()
       .then(setApps)
       .catch((caught) => setError(errorText(caught)));
+  };
   useEffect(() => {
     void load();
   }, []);
@@ -99,7 +102,7 @@ export function AppsPage() {
           void load();
         }}
       />
-      {apps === undefined && !error && <p aria-busy="true">Loading apps…</p>}
+      {apps === undefined && <FirstLoad label="Loading apps…" failed={error !== undefined} onRetry={load} />}
       {apps && apps.length === 0 && <p class="muted">No apps yet: add your iOS and Android apps above.</p>}
       {apps && apps.length > 0 && (
         <ScrollTable label="Your apps">

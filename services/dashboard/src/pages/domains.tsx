@@ -1,6 +1,7 @@
 import { type Domain, ServiceValidationError } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { CopyButton, errorText, Notice } from '../components/common.js';
+import { FirstLoad } from '../components/loading.js';
 import { api } from '../lib/session.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -114,11 +115,13 @@ export function DomainsPage() {
   const [hostname, setHostname] = useState('');
   const [error, setError] = useState<string>();
   const [fieldError, setFieldError] = useState<string>();
-  const load = () =>
-    api.domains
+  const load = () => {
+    setError(undefined);
+    return api.domains
       .list()
       .then(setDomains)
       .catch((caught) => setError(errorText(caught)));
+  };
   useEffect(() => {
     void load();
   }, []);
@@ -173,7 +176,7 @@ export function DomainsPage() {
         <button type="submit">Add domain</button>
       </form>
       {error && <Notice>{error}</Notice>}
-      {domains === undefined && !error && <p aria-busy="true">Loading domains…</p>}
+      {domains === undefined && <FirstLoad label="Loading domains…" failed={error !== undefined} onRetry={load} />}
       {domains && domains.length === 0 && <p class="muted">No domains yet: links use the service's own domain.</p>}
       {domains?.map((domain) => (
         <DomainCard key={domain.id} domain={domain} onChange={load} />

@@ -1,6 +1,7 @@
 import { ServiceValidationError, type Domain, type Link, type SlugAvailability } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { AppLink, errorText, LoadFailed, Notice } from '../components/common.js';
+import { Skeleton } from '../components/loading.js';
 import {
   createInput,
   fieldErrors,
@@ -267,7 +268,7 @@ export function LinkFormPage({ id }: { id?: string }) {
   };
 
   if (id && !link) {
-    if (!error) return <p aria-busy="true">Loading the link…</p>;
+    if (!error) return <Skeleton label="Loading the link…" lines={6} />;
     return <LoadFailed title="This link cannot be edited" message={error} back={{ href: '/links', label: 'Back to your links' }} />;
   }
   const otherErrors = Object.entries(errors).filter(([field]) => !KNOWN_FIELDS.has(field));

@@ -4,6 +4,7 @@ import { AppLink, ChartCard, CopyButton, download, errorText, isNotFound, LoadFa
 import { AppFunnel } from '../components/funnel.js';
 import { FilterChips } from '../components/filter-chips.js';
 import { LivePanel } from '../components/live-panel.js';
+import { Skeleton } from '../components/loading.js';
 import { ReportBreakdowns } from '../components/report-breakdowns.js';
 import { AppEventsNote, LoadState } from '../components/report-state.js';
 import { SeriesTable } from '../components/series-table.js';
@@ -52,7 +53,7 @@ export function LinkPage({ id }: { id: string }) {
       />
     );
   }
-  if (!link) return <p aria-busy="true">Loading the link…</p>;
+  if (!link) return <Skeleton label="Loading the link…" lines={5} />;
   const remove = async () => {
     if (!confirm(`Delete “${link.title}” and its analytics? This cannot be undone.`)) return;
     try {
@@ -402,6 +403,7 @@ function Analytics({ link }: { link: Link }) {
       </div>
       <FilterChips filters={filters} onChange={(next) => show({ filters: next })} />
       <LoadState loading={loading} error={error} onRetry={() => setReload(reload + 1)} />
+      {!report && loading && <Skeleton kind="chart" lines={4} />}
       {report && (
         <div class={loading ? 'stale' : undefined}>
           <Report

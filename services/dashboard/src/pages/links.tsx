@@ -1,6 +1,8 @@
 import type { LinkPage as LinkPageData, LinkSortField, TagCount } from '@deeplink/client';
 import { useEffect, useState } from 'preact/hooks';
 import { AppLink, CopyButton, errorText, Notice } from '../components/common.js';
+import { Skeleton } from '../components/loading.js';
+import { LoadState } from '../components/report-state.js';
 import { navigate, useLocation } from '../lib/router.js';
 import { api } from '../lib/session.js';
 
@@ -68,6 +70,9 @@ export function LinksPage() {
   const [state, update] = useListQuery();
   const [data, setData] = useState<LinkPageData>();
   const [tags, setTags] = useState<TagCount[]>([]);
+  const [loading, setLoading] = useState(true);
+  /** Why the list could not be loaded; `error` is for what the page does with it (deleting). */
+  const [loadError, setLoadError] = useState<string>();
   const [error, setError] = useState<string>();
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [reload, setReload] = useState(0);
@@ -75,6 +80,8 @@ export function LinksPage() {
 
   useEffect(() => {
     const controller = new AbortController();
+    setLoading(true);
+    setLoadError(undefined);
     api.links
       .list(
         {
@@ -92,9 +99,15 @@ export function LinksPage() {
         // Past the last page (links deleted from it): show the last page there is.
         if (page.links.length === 0 && page.pagination.total > 0 && state.page > 1) return update({ page: page.pagination.pages });
         setData(page);
-        setError(undefined);
+        setLoading(false);
       })
-      .catch((caught) => controller.signal.aborted || setError(errorText(caught)));
+      .catch((caught) => {
+        if (controller.signal.aborted) return;
+        // No rows rather than those of another search or page.
+        setData(undefined);
+        setLoadError(errorText(caught));
+        setLoading(false);
+      });
     return () => controller.abort();
   }, [state.page, state.sortBy, state.sortDirection, state.q, state.tags.join(','), reload]);
   useEffect(() => {
@@ -129,7 +142,7 @@ export function LinksPage() {
   const filtered = Boolean(state.q || state.tags.length > 0);
   const now = Date.now();
   return (
-    <section>
+    <section aria-busy={loading}>
       <div class="page-head">
         <h1>Links</h1>
         <AppLink href="/links/new" class="button">
@@ -201,6 +214,9 @@ export function LinksPage() {
         </ul>
       )}
       {error && <Notice>{error}</Notice>}
+      {/* The first load shows the skeleton; later ones (a search, a page) keep the rows, dimmed. */}
+      <LoadState loading={loading && data !== undefined} error={loadError} onRetry={() => setReload(reload + 1)} />
+      {data === undefined && loading && <Skeleton label="Loading your links…" lines={8} />}
       {data &&
         data.pagination.total === 0 &&
         (filtered ? (
@@ -230,7 +246,7 @@ export function LinksPage() {
           </div>
         ))}
       {links.length > 0 && (
-        <div class="links-scroll">
+        <div class={loading ? 'links-scroll stale' : 'links-scroll'}>
           <table class="links">
             <caption class="visually-hidden">Your links, {data!.pagination.total} in all</caption>
             <thead>

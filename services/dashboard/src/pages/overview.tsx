@@ -5,6 +5,7 @@ import { Breakdown } from '../components/breakdown.js';
 import { AppLink, ChartCard, errorText } from '../components/common.js';
 import { FilterChips } from '../components/filter-chips.js';
 import { LivePanel } from '../components/live-panel.js';
+import { Skeleton } from '../components/loading.js';
 import { ReportBreakdowns } from '../components/report-breakdowns.js';
 import { AppEventsNote, LoadState } from '../components/report-state.js';
 import { TimeChart } from '../components/time-chart.js';
@@ -86,7 +87,13 @@ export function OverviewPage() {
       <LoadState loading={loading} error={error} onRetry={() => setAttempt(attempt + 1)} />
     </>
   );
-  if (!summary) return <section aria-busy={loading}>{head}</section>;
+  if (!summary)
+    return (
+      <section aria-busy={loading}>
+        {head}
+        {loading && <Skeleton kind="totals" lines={7} />}
+      </section>
+    );
   const filtered = filters.length > 0;
   // Under filters, the top links of the matching clicks of the 30 days. Keyed by id: two links may share a title.
   const topLinks = (filtered ? recent?.topLinks : summary.topLinks) ?? [];
