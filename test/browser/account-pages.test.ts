@@ -127,8 +127,11 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     expect(await page.getByTestId('short-url').textContent()).toBe(`http://${hostname}/spring-${width}`);
     expect(await page.locator('.destinations').textContent()).toContain('https://example.com/spring');
 
-    // The QR code in the brand's colour with a logo: the download still decodes to the short URL.
-    await page.getByText('Colours and logo').click();
+    // The QR code in the brand's colour with a logo, a narrow quiet zone and a chosen size: the
+    // download still decodes to the short URL.
+    await page.getByText('Colours, logo and size').click();
+    await page.getByLabel('Quiet zone').selectOption('1');
+    await page.getByLabel('Download size').selectOption('512');
     await page.getByLabel('Code colour').fill('#1b3a6b');
     await page
       .getByLabel('Logo in the centre (PNG)')
@@ -137,9 +140,16 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     const [qr] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
     const png = readFileSync((await qr.path())!);
     expect(decodeQrPng(png).text).toBe(`http://${hostname}/spring-${width}`);
+    expect(qr.suggestedFilename()).toBe(`qr-spring-${width}-512.png`);
     const image = PNG.sync.read(png);
+    expect([image.width, image.height]).toEqual([512, 512]);
     const at = (x: number, y: number) => [...image.data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 3)];
     expect(at(image.width / 2, image.height / 2)).toEqual([200, 30, 40]);
+    // One module of quiet zone: the finder pattern's corner starts within 5 % of the edge (the
+    // standard 4 modules would put it past 8 %).
+    let corner = 0;
+    while (at(corner, corner).join(',') !== '27,58,107') corner++;
+    expect(corner / image.width).toBeLessThan(0.05);
     const colours = new Set<string>();
     for (let i = 0; i < image.data.length; i += 4) colours.add(image.data.subarray(i, i + 3).join(','));
     expect(colours.has('27,58,107')).toBe(true);

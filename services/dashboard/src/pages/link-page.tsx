@@ -162,14 +162,19 @@ const base64Of = (file: File): Promise<string> =>
     reader.readAsDataURL(file);
   });
 
+/** The download sizes offered, in pixels: a screen, a flyer, a poster. */
+const QR_DOWNLOAD_SIZES = [256, 512, 1024, 2048] as const;
+
 /**
- * The QR code of the short URL: an SVG preview, PNG and SVG downloads, in the colours chosen and
- * with a logo in the centre if one is given (the API checks both: dark on light, a PNG).
+ * The QR code of the short URL: an SVG preview, PNG and SVG downloads, in the colours, quiet zone
+ * and size chosen, with a logo in the centre if one is given (the API checks them: dark on light,
+ * a PNG, sizes in its bounds).
  */
 function QrCard({ link }: { link: Link }) {
   const [preview, setPreview] = useState<string>();
   const [error, setError] = useState<string>();
-  const [style, setStyle] = useState({ color: '#000000', background: '#ffffff' });
+  const [style, setStyle] = useState({ color: '#000000', background: '#ffffff', margin: 4 });
+  const [size, setSize] = useState<number>(1024);
   const [logo, setLogo] = useState<{ name: string; data: string }>();
   const code = link.url.split('/').pop() ?? link.id;
   const svgOf = (size: number) =>
@@ -191,11 +196,11 @@ function QrCard({ link }: { link: Link }) {
       })
       .catch((caught) => setError(errorText(caught)));
     return () => url && URL.revokeObjectURL(url);
-  }, [link.id, link.url, style.color, style.background, logo?.data]);
+  }, [link.id, link.url, style.color, style.background, style.margin, logo?.data]);
   const save = (format: 'png' | 'svg') => async () => {
     try {
-      if (format === 'png') download(await pngOf(1024), `qr-${code}.png`);
-      else download(await svgOf(512), `qr-${code}.svg`, 'image/svg+xml');
+      if (format === 'png') download(await pngOf(size), `qr-${code}-${size}.png`);
+      else download(await svgOf(size), `qr-${code}.svg`, 'image/svg+xml');
     } catch (caught) {
       setError(errorText(caught));
     }
@@ -214,7 +219,7 @@ function QrCard({ link }: { link: Link }) {
       {preview ? <img src={preview} width={192} height={192} alt={`QR code for ${link.url}`} /> : <div class="qr-placeholder" />}
       {error && <Notice>{error}</Notice>}
       <details class="qr-style">
-        <summary>Colours and logo</summary>
+        <summary>Colours, logo and size</summary>
         <div class="field inline">
           <label for="qr-color">Code colour</label>
           <input
@@ -237,6 +242,30 @@ function QrCard({ link }: { link: Link }) {
           <label for="qr-logo">Logo in the centre (PNG)</label>
           <input id="qr-logo" type="file" accept="image/png" onChange={(event) => void chooseLogo(event.currentTarget.files?.[0])} />
           <p class="hint">Drawn over a fifth of the code's width; the code then uses its highest error correction, and still scans.</p>
+        </div>
+        <div class="field inline">
+          <label for="qr-margin">Quiet zone</label>
+          <select
+            id="qr-margin"
+            value={style.margin}
+            onChange={(event) => setStyle({ ...style, margin: Number(event.currentTarget.value) })}
+          >
+            {[0, 1, 2, 4, 8].map((modules) => (
+              <option key={modules} value={modules}>
+                {modules === 4 ? '4 modules (the standard)' : `${modules} module${modules === 1 ? '' : 's'}`}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field inline">
+          <label for="qr-size">Download size</label>
+          <select id="qr-size" value={size} onChange={(event) => setSize(Number(event.currentTarget.value))}>
+            {QR_DOWNLOAD_SIZES.map((pixels) => (
+              <option key={pixels} value={pixels}>
+                {pixels} × {pixels} px
+              </option>
+            ))}
+          </select>
         </div>
       </details>
       <div class="card-actions">
