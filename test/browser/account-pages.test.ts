@@ -4,6 +4,8 @@
 // a back-half on that domain made through the form, a new password, and signing out everywhere.
 // axe-core checks every page and state on the way.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
@@ -22,10 +24,14 @@ let dns: DnsServer;
 let env: TestEnvironment;
 let stack: Stack;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
+let icons: Server;
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  env = await createTestEnvironment({ DNS_SERVERS: dns.address, RATE_LIMIT_AUTH_MAX: '1000' });
+  // The app icon's server is on loopback: the API may fetch logos from it.
+  icons = createServer((_request, response) => response.end(logoPng([20, 150, 90])));
+  await new Promise<void>((resolve) => icons.listen(0, '127.0.0.1', resolve));
+  env = await createTestEnvironment({ DNS_SERVERS: dns.address, RATE_LIMIT_AUTH_MAX: '1000', QR_LOGO_ALLOW_PRIVATE: '1' });
   stack = await startStack(env.env);
   browser = await launchChromium();
   mkdirSync(screenshots, { recursive: true });
@@ -36,6 +42,8 @@ afterAll(async () => {
   await stack?.stop();
   await env?.close();
   await dns?.close();
+  icons?.closeAllConnections();
+  icons?.close();
 });
 
 /** A 64 px square PNG logo in one colour. */
@@ -153,6 +161,17 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     const colours = new Set<string>();
     for (let i = 0; i < image.data.length; i += 4) colours.add(image.data.subarray(i, i + 3).join(','));
     expect(colours.has('27,58,107')).toBe(true);
+
+    // The app's icon by its address instead: fetched by the API, drawn in the centre.
+    const iconUrl = `http://127.0.0.1:${(icons.address() as AddressInfo).port}/icon.png`;
+    await page.getByLabel("Or the logo's address (your app's icon, say)").fill(iconUrl);
+    await page.getByLabel("Or the logo's address (your app's icon, say)").press('Enter');
+    const [withIcon] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
+    const iconPng = readFileSync((await withIcon.path())!);
+    expect(decodeQrPng(iconPng).text).toBe(`http://${hostname}/spring-${width}`);
+    const iconImage = PNG.sync.read(iconPng);
+    const centre = (iconImage.height / 2) * iconImage.width + iconImage.width / 2;
+    expect([...iconImage.data.subarray(centre * 4, centre * 4 + 3)]).toEqual([20, 150, 90]);
 
     // The same back-half again is taken, and said so before anything is sent.
     await page.goto(`${stack.apiUrl}/links/new`);

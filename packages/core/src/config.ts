@@ -159,6 +159,8 @@ const envSchema = z.object({
 
   /** Worker threads the API draws PNG QR codes on, so a large one never holds up other requests. */
   QR_RENDER_THREADS: positiveInt.max(16).default(1),
+  /** Let a QR code's `logoUrl` name a private or loopback address (tests; a deployment fetching logos from its own network). */
+  QR_LOGO_ALLOW_PRIVATE: flag,
 
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),

@@ -42,6 +42,7 @@ import { qrRoutes } from './routes/qr-routes.js';
 import { concurrencyLimit, type ConcurrencyLimit } from './domain/concurrency-limit.js';
 import { exportBudget } from './domain/export-budget.js';
 import { qrRenderPool, type QrRenderPool } from './domain/qr-render-pool.js';
+import { qrLogoSource, type QrLogoSource } from './domain/qr-logo-source.js';
 import { appDomainRoutes } from './routes/app-domain-routes.js';
 import { appOpenEvents } from './domain/app-open-events.js';
 import { appOpenService, type AppOpenService } from './domain/app-open-service.js';
@@ -234,6 +235,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
   const renders = qrRenderPool({ threads: config.QR_RENDER_THREADS, maxQueue: QR_RENDER_QUEUE });
   app.addHook('onClose', () => renders.close());
   const pngLimit = concurrencyLimit({ what: 'PNG QR codes', perUser: QR_PNG_PER_USER, retryAfterSeconds: 1 });
+  const logos = qrLogoSource({ allowPrivate: config.QR_LOGO_ALLOW_PRIVATE });
 
   // Order matters where hooks do: credentials are read before the rate limit picks its rule.
   await app.register(errorHandling);
@@ -261,7 +263,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     installs,
     domains,
     imports,
-    qr: { links, renders, pngLimit },
+    qr: { links, renders, pngLimit, logos },
     live: { live, links: linksRepository(sql) },
   });
   // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
@@ -289,7 +291,7 @@ export const installTokenBudgets = (redis: RedisClient, keys: RedisKeys, config:
   }),
 });
 
-type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit };
+type QrRouteDeps = { links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit; logos: QrLogoSource };
 type LiveRouteDeps = { live: LiveFeed; links: LinksRepository };
 
 /** Everything under /api. */

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeQrPng } from '@deeplink/test-kit/qr';
@@ -105,12 +107,85 @@ describe('QR logos', () => {
     expect(huge.statusCode).toBe(400);
     expect(huge.json().error.details).toEqual([{ field: 'logo', message: 'must be at most 1024 × 1024 px (it is 1100 × 10)' }]);
 
-    const unknown = await render({ logoUrl: 'https://example.com/logo.png' });
+    const unknown = await render({ logoScale: 2 });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.details.map((detail: { field: string }) => detail.field)).toEqual(['logoUrl']);
+    expect(unknown.json().error.details.map((detail: { field: string }) => detail.field)).toEqual(['logoScale']);
 
     const stranger = await api.registerUser('Stranger');
     const foreign = await api.request({ method: 'POST', url: `/api/links/${link.id}/qr`, token: stranger.token, payload: {} });
     expect(foreign.statusCode).toBe(403);
+  });
+});
+
+describe('QR logos fetched from an address', () => {
+  let server: Server;
+  let origin: string;
+  const served: string[] = [];
+  let local: ApiHarness;
+  let designer: { token: string };
+  let poster: { id: string; url: string };
+
+  beforeAll(async () => {
+    const icon = logoPng(96, 96, [30, 140, 200]);
+    server = createServer((request, response) => {
+      served.push(request.url ?? '');
+      if (request.url === '/icon.png') return response.end(icon);
+      response.end('<html>not an image</html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // This server is on loopback: only an API told to allow private addresses fetches from it.
+    local = await createApiHarness({ env: { QR_LOGO_ALLOW_PRIVATE: '1' } });
+    designer = await local.registerUser('Designer');
+    const created = await local.request({
+      method: 'POST',
+      url: '/api/links',
+      token: designer.token,
+      payload: { title: 'App poster', defaultUrl: 'https://example.com/app' },
+    });
+    poster = created.json().data.link;
+  });
+  afterAll(async () => {
+    await local?.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const renderThere = (payload: object) =>
+    local.request({ method: 'POST', url: `/api/links/${poster.id}/qr`, token: designer.token, payload });
+
+  it("draws the app's icon from its address, fetched once for several renders", async () => {
+    const response = await renderThere({ format: 'png', size: 500, logoUrl: `${origin}/icon.png` });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(decodeQrPng(response.rawPayload).text).toBe(poster.url);
+    expect(pixel(response.rawPayload, 250, 250)).toEqual([30, 140, 200]);
+    const svg = await renderThere({ logoUrl: `${origin}/icon.png`, color: '#1b3a6b' });
+    expect(svg.statusCode, svg.body).toBe(200);
+    expect(svg.body).toContain('href="data:image/png;base64,');
+    expect(served.filter((path) => path === '/icon.png')).toHaveLength(1);
+  });
+
+  it('names logoUrl when the address is not a PNG, both logo and logoUrl are given, or the address is private', async () => {
+    const page = await renderThere({ logoUrl: `${origin}/page.html` });
+    expect(page.statusCode).toBe(400);
+    expect(page.json().error.details).toEqual([{ field: 'logoUrl', message: 'must be the address of a PNG image' }]);
+
+    const both = await renderThere({ logoUrl: `${origin}/icon.png`, logo: logoPng(8, 8, [0, 0, 0]).toString('base64') });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error.details).toEqual([{ field: 'logoUrl', message: 'give either logo or logoUrl, not both' }]);
+
+    const credentials = await renderThere({ logoUrl: 'https://user:secret@example.com/icon.png' });
+    expect(credentials.statusCode).toBe(400);
+    expect(credentials.json().error.details).toEqual([{ field: 'logoUrl', message: 'must not hold a user name or password' }]);
+
+    // The default: loopback, private networks and cloud metadata addresses are never fetched.
+    const before = served.length;
+    for (const url of [`${origin}/icon.png`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/icon.png']) {
+      const refused = await render({ logoUrl: url });
+      expect(refused.statusCode, url).toBe(400);
+      expect(refused.json().error.details[0].field).toBe('logoUrl');
+      expect(refused.json().error.details[0].message).toMatch(/^could not be fetched: .* is not on the public internet$/);
+    }
+    expect(served.length).toBe(before);
   });
 });

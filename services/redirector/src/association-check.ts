@@ -1,8 +1,8 @@
-import { type LookupAddress, lookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { AssociatedApp } from '@deeplink/core';
+import { isPublicAddress, NOT_PUBLIC, notPublic, publicLookup } from '@deeplink/core/net';
 
 /** How long the check waits for each file, and the most of it it reads (Apple's own limit is 128 KB). */
 export const CHECK_TIMEOUT_MS = 3_000;
@@ -275,7 +275,7 @@ function fetchFile({ hostname, origin, publicOnly }: CheckTarget, path: string):
   const request = secure ? httpsRequest : httpRequest;
   const host = origin.hostname.replace(/^\[|\]$/g, '');
   // An address in the URL is connected to without a lookup: checked here.
-  if (publicOnly && isIP(host) !== 0 && !isPublic(host)) return Promise.reject(notPublic());
+  if (publicOnly && isIP(host) !== 0 && !isPublicAddress(host)) return Promise.reject(notPublic(host));
   return new Promise((resolve, reject) => {
     const timeout = Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
     const req = request(
@@ -320,46 +320,3 @@ function readCapped(res: IncomingMessage): Promise<Fetched> {
     res.on('error', reject);
   });
 }
-
-const NOT_PUBLIC = 'ENOTPUBLIC';
-const notPublic = () => Object.assign(new Error('not a public address'), { code: NOT_PUBLIC });
-
-/** Addresses that are not on the public internet: this host, private networks, link-local, shared, multicast, reserved. */
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
-
-/** Whether `address` (IPv4, IPv6, or IPv4-mapped IPv6) is a public one. */
-export function isPublic(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const v4 = mapped ?? (isIP(address) === 4 ? address : undefined);
-  return v4 !== undefined ? !PRIVATE.check(v4, 'ipv4') : !PRIVATE.check(address, 'ipv6');
-}
-
-/** dns.lookup, failing when any address the name resolves to is not public. */
-const publicLookup: LookupFunction = (hostname, options, callback) => {
-  lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    if (addresses.length === 0 || !addresses.every(({ address }) => isPublic(address))) return callback(notPublic(), '', 0);
-    if (options.all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};

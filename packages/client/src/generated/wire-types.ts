@@ -1134,6 +1134,12 @@ export interface LinkQrRender {
    * reads with the centre covered
    */
   logo?: string;
+  /**
+   * Where to fetch the logo instead (your app's icon, say): a PNG on the public internet, with the same
+   * limits as `logo`. Fetched by the server (at most 5 s, 3 redirects) and kept for 10 minutes; addresses on
+   * private networks are refused
+   */
+  logoUrl?: string;
 }
 
 /** An app of the account: an iOS app or an Android app, with its app key's prefix. */

@@ -94,7 +94,22 @@ export const linkQrRenderSchema = z
           'on the background colour. With a logo the code uses error correction H (30 %), so it still reads with the centre covered',
         example: 'iVBORw0KGgo…',
       }),
+    logoUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https address' })
+      .max(2048, 'must be at most 2048 characters')
+      .refine((url) => !/^[a-z]+:\/\/[^/]*@/i.test(url), 'must not hold a user name or password')
+      .optional()
+      .meta({
+        description:
+          "Where to fetch the logo instead (your app's icon, say): a PNG on the public internet, with the same limits as `logo`. " +
+          'Fetched by the server (at most 5 s, 3 redirects) and kept for 10 minutes; addresses on private networks are refused',
+        example: 'https://example.com/app-icon.png',
+      }),
   })
   .strict()
-  .superRefine(readableColours);
+  .superRefine(readableColours)
+  .refine((body) => body.logo === undefined || body.logoUrl === undefined, {
+    path: ['logoUrl'],
+    message: 'give either logo or logoUrl, not both',
+  });
 export type LinkQrRender = z.infer<typeof linkQrRenderSchema>;

@@ -22,15 +22,22 @@ export function logoBox(modules: number): { from: number; size: number } {
   return { from: (modules - size) / 2, size };
 }
 
+/** Where a logo came from, as the field an error names. */
+export type LogoField = 'logo' | 'logoUrl';
+
 /** Checks that `logo` is a PNG of acceptable dimensions, reading its header only (decoding is the render thread's). */
-function checkLogo(logo: Buffer): void {
+function checkLogo(logo: Buffer, field: LogoField): void {
   const isPng = logo.length > 24 && logo.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-  if (!isPng) throw invalidRequest('The logo is not a PNG image', [{ field: 'logo', message: 'must be a PNG image in base64' }]);
+  if (!isPng) {
+    throw invalidRequest('The logo is not a PNG image', [
+      { field, message: field === 'logo' ? 'must be a PNG image in base64' : 'must be the address of a PNG image' },
+    ]);
+  }
   const width = logo.readUInt32BE(16);
   const height = logo.readUInt32BE(20);
   if (width === 0 || height === 0 || width > QR_LOGO_MAX_PIXELS || height > QR_LOGO_MAX_PIXELS) {
     throw invalidRequest('The logo is too large', [
-      { field: 'logo', message: `must be at most ${QR_LOGO_MAX_PIXELS} × ${QR_LOGO_MAX_PIXELS} px (it is ${width} × ${height})` },
+      { field, message: `must be at most ${QR_LOGO_MAX_PIXELS} × ${QR_LOGO_MAX_PIXELS} px (it is ${width} × ${height})` },
     ]);
   }
 }
@@ -58,8 +65,9 @@ export async function renderQrCode(
   { format, size, margin, color, background }: LinkQrQuery,
   pool: QrRenderPool,
   logo?: Buffer,
+  logoField: LogoField = 'logo',
 ): Promise<QrImage> {
-  if (logo) checkLogo(logo);
+  if (logo) checkLogo(logo, logoField);
   const options = { errorCorrectionLevel: logo ? 'H' : 'M', margin, width: size, color: { dark: color, light: background } } as const;
   if (format === 'png') return { contentType: 'image/png', body: await pool.render(text, options, logo) };
   const svg = await QRCode.toString(text, { ...options, type: 'svg' });

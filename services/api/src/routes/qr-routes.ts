@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { LinksService } from '../domain/links-service.js';
 import type { ConcurrencyLimit } from '../domain/concurrency-limit.js';
-import { renderQrCode } from '../domain/qr-code.js';
+import { type LogoField, renderQrCode } from '../domain/qr-code.js';
+import type { QrLogoSource } from '../domain/qr-logo-source.js';
 import type { QrRenderPool } from '../domain/qr-render-pool.js';
 import { principalOf, requirePrincipal } from '../plugins/authentication.js';
 import { authenticatedErrors } from './responses.js';
@@ -26,20 +27,33 @@ const qrImageSchema = z.any().meta({
 });
 
 /** A link's short URL as a QR code, for print and for screens. */
-export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService; renders: QrRenderPool; pngLimit: ConcurrencyLimit }> = async (
-  app,
-  { links, renders, pngLimit },
-) => {
+export const qrRoutes: FastifyPluginAsyncZod<{
+  links: LinksService;
+  renders: QrRenderPool;
+  pngLimit: ConcurrencyLimit;
+  logos: QrLogoSource;
+}> = async (app, { links, renders, pngLimit, logos }) => {
   app.addHook('onRequest', requirePrincipal);
 
-  /** The image of the caller's link `id` with `style` (and `logo`), as a download-ready answer. */
-  async function answer(request: FastifyRequest, reply: FastifyReply, id: string, style: LinkQrQuery, logo?: Buffer) {
+  /**
+   * The image of the caller's link `id` with `style` (and a logo: its bytes, or where to fetch
+   * them), as a download-ready answer.
+   */
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    style: LinkQrQuery,
+    logoFrom?: { bytes: Buffer } | { url: string },
+  ) {
     // The same ownership check as GET /links/:id: 404 for no such link, 403 for another account's.
     const principal = principalOf(request);
     const link = await links.get(principal, id);
+    const logo = logoFrom && ('url' in logoFrom ? await logos.get(principal.userId, logoFrom.url) : logoFrom.bytes);
+    const logoField: LogoField = logoFrom && 'url' in logoFrom ? 'logoUrl' : 'logo';
     // One account's PNGs cannot take every render thread: the rest of its requests wait their turn.
     const release = style.format === 'png' ? pngLimit.acquire(principal.userId) : undefined;
-    const image = await renderQrCode(link.url, style, renders, logo).finally(release);
+    const image = await renderQrCode(link.url, style, renders, logo, logoField).finally(release);
     const code = new URL(link.url).pathname.slice(1) || link.id;
     return (
       reply
@@ -79,8 +93,9 @@ export const qrRoutes: FastifyPluginAsyncZod<{ links: LinksService; renders: QrR
       },
     },
     async (request, reply) => {
-      const { logo, ...style } = request.body;
-      return answer(request, reply, request.params.id, style, logo === undefined ? undefined : Buffer.from(logo, 'base64'));
+      const { logo, logoUrl, ...style } = request.body;
+      const logoFrom = logo !== undefined ? { bytes: Buffer.from(logo, 'base64') } : logoUrl !== undefined ? { url: logoUrl } : undefined;
+      return answer(request, reply, request.params.id, style, logoFrom);
     },
   );
 };

@@ -175,16 +175,18 @@ function QrCard({ link }: { link: Link }) {
   const [error, setError] = useState<string>();
   const [style, setStyle] = useState({ color: '#000000', background: '#ffffff', margin: 4 });
   const [size, setSize] = useState<number>(1024);
-  const [logo, setLogo] = useState<{ name: string; data: string }>();
+  /** The logo: a file read here (base64), or the address the API fetches it from. */
+  const [logo, setLogo] = useState<{ logo: string } | { logoUrl: string }>();
   const code = link.url.split('/').pop() ?? link.id;
   const svgOf = (size: number) =>
     logo
-      ? api.links.qrWithLogo(link.id, { ...style, logo: logo.data, format: 'svg', size })
+      ? api.links.qrWithLogo(link.id, { ...style, ...logo, format: 'svg', size })
       : api.links.qr(link.id, { ...style, format: 'svg', size });
   const pngOf = (size: number) =>
     logo
-      ? api.links.qrWithLogo(link.id, { ...style, logo: logo.data, format: 'png', size })
+      ? api.links.qrWithLogo(link.id, { ...style, ...logo, format: 'png', size })
       : api.links.qr(link.id, { ...style, format: 'png', size });
+  const logoKey = logo && ('logo' in logo ? logo.logo : logo.logoUrl);
   useEffect(() => {
     let url: string | undefined;
     setError(undefined);
@@ -196,7 +198,7 @@ function QrCard({ link }: { link: Link }) {
       })
       .catch((caught) => setError(errorText(caught)));
     return () => url && URL.revokeObjectURL(url);
-  }, [link.id, link.url, style.color, style.background, style.margin, logo?.data]);
+  }, [link.id, link.url, style.color, style.background, style.margin, logoKey]);
   const save = (format: 'png' | 'svg') => async () => {
     try {
       if (format === 'png') download(await pngOf(size), `qr-${code}-${size}.png`);
@@ -208,11 +210,12 @@ function QrCard({ link }: { link: Link }) {
   const chooseLogo = async (file: File | undefined) => {
     if (!file) return setLogo(undefined);
     try {
-      setLogo({ name: file.name, data: await base64Of(file) });
+      setLogo({ logo: await base64Of(file) });
     } catch (caught) {
       setError(errorText(caught));
     }
   };
+  const chooseLogoUrl = (url: string) => setLogo(url.trim() ? { logoUrl: url.trim() } : undefined);
   return (
     <section class="card qr" aria-labelledby="qr-heading">
       <h2 id="qr-heading">QR code</h2>
@@ -242,6 +245,15 @@ function QrCard({ link }: { link: Link }) {
           <label for="qr-logo">Logo in the centre (PNG)</label>
           <input id="qr-logo" type="file" accept="image/png" onChange={(event) => void chooseLogo(event.currentTarget.files?.[0])} />
           <p class="hint">Drawn over a fifth of the code's width; the code then uses its highest error correction, and still scans.</p>
+        </div>
+        <div class="field">
+          <label for="qr-logo-url">Or the logo's address (your app's icon, say)</label>
+          <input
+            id="qr-logo-url"
+            type="url"
+            placeholder="https://example.com/icon.png"
+            onChange={(event) => chooseLogoUrl(event.currentTarget.value)}
+          />
         </div>
         <div class="field inline">
           <label for="qr-margin">Quiet zone</label>
