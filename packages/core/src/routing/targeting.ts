@@ -122,28 +122,28 @@ export function acceptedLanguages(header: string | undefined): string[] {
   return [...new Set(entries.map((entry) => entry.language))];
 }
 
+/** One condition in plain words. */
+function phrase(condition: TargetingCondition): string {
+  const either = (values: readonly string[]) => values.join(' or ');
+  switch (condition.field) {
+    case 'country':
+      return `country is ${either(condition.in)}`;
+    case 'language':
+      return `first language is ${either(condition.in)}`;
+    case 'platform':
+      return `platform is ${either(condition.in)}`;
+    case 'os':
+      return `operating system is ${either(condition.in)}`;
+    case 'device':
+      return `device is ${either(condition.in.map((device) => device.toLowerCase()))}`;
+    case 'time':
+      return [condition.from && `from ${condition.from}`, condition.until && `until ${condition.until}`].filter(Boolean).join(' ');
+    case 'query':
+      return `query parameter ${condition.name} is ${either(condition.in)}`;
+  }
+}
+
 /** A rule's conditions in plain words, for the link page: "country is DE or AT, and first language is de". */
 export function describeConditions(conditions: readonly TargetingCondition[]): string {
-  if (conditions.length === 0) return 'every visitor';
-  const either = (values: readonly string[]) => values.join(' or ');
-  return conditions
-    .map((condition) => {
-      switch (condition.field) {
-        case 'country':
-          return `country is ${either(condition.in)}`;
-        case 'language':
-          return `first language is ${either(condition.in)}`;
-        case 'platform':
-          return `platform is ${either(condition.in)}`;
-        case 'os':
-          return `operating system is ${either(condition.in)}`;
-        case 'device':
-          return `device is ${either(condition.in.map((device) => device.toLowerCase()))}`;
-        case 'time':
-          return [condition.from && `from ${condition.from}`, condition.until && `until ${condition.until}`].filter(Boolean).join(' ');
-        case 'query':
-          return `query parameter ${condition.name} is ${either(condition.in)}`;
-      }
-    })
-    .join(', and ');
+  return conditions.length === 0 ? 'every visitor' : conditions.map(phrase).join(', and ');
 }
