@@ -37,3 +37,7 @@ export function webhookSecretBox(keyMaterial: string) {
   };
 }
 export type WebhookSecretBox = ReturnType<typeof webhookSecretBox>;
+
+/** The box of this deployment: WEBHOOK_SECRET_KEY, else JWT_SECRET, as the API and the worker both read it. */
+export const configuredSecretBox = (config: { WEBHOOK_SECRET_KEY?: string; JWT_SECRET: string }): WebhookSecretBox =>
+  webhookSecretBox(config.WEBHOOK_SECRET_KEY ?? config.JWT_SECRET);
