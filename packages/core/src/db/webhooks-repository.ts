@@ -123,9 +123,10 @@ export function webhooksRepository(sql: Sql) {
         ...(changes.events !== undefined && { events: changes.events }),
         ...(changes.enabled !== undefined && { enabled: changes.enabled }),
         ...(changes.description !== undefined && { description: changes.description }),
+        updated_at: new Date(),
       };
       const [row] = await sql<WebhookEndpointRecord[]>`
-        UPDATE webhook_endpoints SET ${Object.keys(columns).length > 0 ? sql`${sql(columns)},` : sql``} updated_at = now()
+        UPDATE webhook_endpoints SET ${sql(columns)}
         WHERE id = ${id} AND user_id = ${userId}
         RETURNING ${endpointColumns(sql)}`;
       return row;
