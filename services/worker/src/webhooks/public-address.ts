@@ -104,7 +104,10 @@ export async function resolveDeliveryAddress(
   if (addresses.length === 0) throw new RefusedAddressError(`${host} does not resolve`);
   if (!options.allowPrivate) {
     const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused) throw new RefusedAddressError(`${host} resolves to ${refused.address}, which is not a public address`);
+    if (refused) {
+      const what = literal === 0 ? `${host} resolves to ${refused.address}, which` : host;
+      throw new RefusedAddressError(`${what} is not a public address`);
+    }
   }
   return addresses[0]!;
 }
