@@ -270,6 +270,7 @@ describe('maintenance tasks', () => {
           'rollup-partitions',
           'recheck-domains',
           'prune-install-clicks',
+          'prune-webhook-deliveries',
         ]),
       );
       expect(lines.some((l) => l.level === 'error')).toBe(false);

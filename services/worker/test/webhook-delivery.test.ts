@@ -14,7 +14,7 @@ import {
 } from '@deeplink/core/webhooks';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker } from '../src/app.js';
-import { isPublicAddress, RefusedAddressError, resolveDeliveryAddress } from '../src/webhooks/public-address.js';
+import { isPublicAddress, RefusedAddressError, resolveDeliveryAddress, UnresolvedHostError } from '../src/webhooks/public-address.js';
 import { sendRequest } from '../src/webhooks/send-request.js';
 
 describe('webhook target addresses', () => {
@@ -57,7 +57,7 @@ describe('webhook target addresses', () => {
     },
   );
 
-  it('refuses a name any of whose addresses is private, literal addresses and names that do not resolve', async () => {
+  it('refuses a name any of whose addresses is private and private literal addresses; a name that does not resolve is retried', async () => {
     const lookup = async (host: string) =>
       host === 'mixed.example'
         ? [
@@ -71,7 +71,7 @@ describe('webhook target addresses', () => {
     await expect(refused('mixed.example')).rejects.toThrow(new RefusedAddressError('mixed.example resolves to 10.0.0.5, which is not a public address'));
     await expect(refused('[::ffff:127.0.0.1]')).rejects.toBeInstanceOf(RefusedAddressError);
     await expect(refused('127.0.0.1')).rejects.toBeInstanceOf(RefusedAddressError);
-    await expect(refused('nowhere.example')).rejects.toThrow('nowhere.example does not resolve (ENOTFOUND)');
+    await expect(refused('nowhere.example')).rejects.toThrow(new UnresolvedHostError('nowhere.example does not resolve (ENOTFOUND)'));
     expect(await refused('public.example')).toEqual({ address: '2606:4700:4700::1111', family: 6 });
     expect(await resolveDeliveryAddress('mixed.example', { allowPrivate: true, lookup })).toEqual({ address: '93.184.216.34', family: 4 });
   });

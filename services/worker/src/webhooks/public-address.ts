@@ -2,9 +2,14 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-/** Thrown when a webhook's host resolves to an address deliveries may not reach (or to none). */
+/** Thrown when a webhook's host resolves to an address deliveries may not reach. */
 export class RefusedAddressError extends Error {
   override name = 'RefusedAddressError';
+}
+
+/** Thrown when a webhook's host does not resolve now: the attempt fails and is retried like a refused connection. */
+export class UnresolvedHostError extends Error {
+  override name = 'UnresolvedHostError';
 }
 
 /** IPv4 ranges that are not the public internet: [first address, prefix length]. */
@@ -98,10 +103,10 @@ export async function resolveDeliveryAddress(
     try {
       addresses = await (options.lookup ?? systemLookup)(host);
     } catch (error) {
-      throw new RefusedAddressError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`);
+      throw new UnresolvedHostError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`);
     }
   }
-  if (addresses.length === 0) throw new RefusedAddressError(`${host} does not resolve`);
+  if (addresses.length === 0) throw new UnresolvedHostError(`${host} does not resolve`);
   if (!options.allowPrivate) {
     const refused = addresses.find((entry) => !isPublicAddress(entry.address));
     if (refused) {

@@ -1,6 +1,6 @@
 import { type ConnectionOptions, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Config } from '@deeplink/core';
-import type { WebhookEndpointRecord, WebhooksRepository } from '@deeplink/core/db';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhooksRepository } from '@deeplink/core/db';
 import type { Logger } from '@deeplink/core/runtime';
 import {
   WEBHOOK_DELIVERY_JOB,
@@ -16,8 +16,9 @@ import {
   type WebhookSecretBox,
   signWebhook,
 } from '@deeplink/core/webhooks';
-import { RefusedAddressError, resolveDeliveryAddress, type Lookup } from './public-address.js';
-import { sendRequest } from './send-request.js';
+import { RefusedAddressError, resolveDeliveryAddress, type Lookup, UnresolvedHostError } from './public-address.js';
+import type { LookupAddress } from 'node:dns';
+import { type SendResult, sendRequest } from './send-request.js';
 
 const USER_AGENT = 'Deeplink-Webhooks/1';
 
@@ -65,15 +66,46 @@ export function createWebhookWorker(deps: {
     );
   };
 
+  /**
+   * One POST of the delivery, to the address the URL's host resolved to and was checked at now;
+   * `refused` when that address is not one deliveries may reach (a host that does not resolve is
+   * an attempt that failed, retried like a refused connection).
+   */
+  const attempt = async (
+    target: string,
+    delivery: WebhookDeliveryRecord,
+    secrets: string[],
+  ): Promise<SendResult | { kind: 'refused'; error: string }> => {
+    const url = new URL(target);
+    let address: LookupAddress;
+    try {
+      address = await resolveDeliveryAddress(url.hostname, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, lookup: deps.lookup });
+    } catch (error) {
+      if (error instanceof RefusedAddressError) return { kind: 'refused', error: error.message };
+      if (error instanceof UnresolvedHostError) return { kind: 'failed', error: error.message, durationMs: 0 };
+      throw error;
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': delivery.eventId,
+      'webhook-event': delivery.event,
+      [WEBHOOK_SIGNATURE_HEADER.toLowerCase()]: signWebhook(delivery.payload, secrets, timestamp),
+    };
+    return sendRequest(url, address, delivery.payload, headers, config.WEBHOOK_TIMEOUT_MS);
+  };
+
   const deliver = async (job: Job<WebhookDeliveryJobData>) => {
     const found = await webhooks.findDelivery(job.data.deliveryId);
     // Deleted with its endpoint, or pruned: nothing left to send.
     if (!found) return;
     const { delivery, endpoint } = found;
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const give = async (error: string, final: boolean) => {
+    /** Ends the delivery without sending it: nothing a retry would change. */
+    const giveUp = async (error: string) => {
       await webhooks.recordAttempt(delivery.id, {
-        status: final ? 'failed' : 'pending',
+        status: 'failed',
         responseStatus: null,
         responseBody: null,
         error,
@@ -82,31 +114,11 @@ export function createWebhookWorker(deps: {
       onDelivery('failed');
       throw new UnrecoverableError(error);
     };
-    if (!endpoint.enabled) return give('the endpoint is disabled', true);
+    if (!endpoint.enabled) return giveUp('the endpoint is disabled');
     const secrets = signingSecrets(endpoint, deps.box, new Date());
-    if (!secrets) return give("the endpoint's secret cannot be read with this WEBHOOK_SECRET_KEY: rotate it", true);
-    const url = new URL(endpoint.url);
-    let address;
-    try {
-      address = await resolveDeliveryAddress(url.hostname, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, lookup: deps.lookup });
-    } catch (error) {
-      if (!(error instanceof RefusedAddressError)) throw error;
-      return give(error.message, true);
-    }
-    const timestamp = Math.floor(Date.now() / 1000);
-    const result = await sendRequest(
-      url,
-      address,
-      delivery.payload,
-      {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'webhook-id': delivery.eventId,
-        'webhook-event': delivery.event,
-        [WEBHOOK_SIGNATURE_HEADER.toLowerCase()]: signWebhook(delivery.payload, secrets, timestamp),
-      },
-      config.WEBHOOK_TIMEOUT_MS,
-    );
+    if (!secrets) return giveUp("the endpoint's secret cannot be read with this WEBHOOK_SECRET_KEY: rotate it");
+    const result = await attempt(endpoint.url, delivery, secrets);
+    if (result.kind === 'refused') return giveUp(result.error);
     const succeeded = result.kind === 'answered' && result.status >= 200 && result.status < 300;
     await webhooks.recordAttempt(delivery.id, {
       status: succeeded ? 'succeeded' : lastAttempt ? 'failed' : 'pending',
