@@ -117,7 +117,12 @@ describe('webhooks', () => {
       payload: { url: 'https://user:pw@hooks.example.com/', events: ['link.exploded'], extra: 1 },
     });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error.details.map((d: { field: string }) => d.field).sort()).toEqual(['events.0', 'extra', 'url']);
+    expect(
+      bad
+        .json()
+        .error.details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['events.0', 'extra', 'url']);
     for (const url of ['ftp://hooks.example.com/', 'javascript:alert(1)', 'not a url']) {
       const refused = await api.request({ method: 'POST', url: '/api/webhooks', token, payload: { url, events: ['click'] } });
       expect(refused.json().error.details, url).toEqual([{ field: 'url', message: 'must be an absolute http:// or https:// URL' }]);
@@ -125,8 +130,14 @@ describe('webhooks', () => {
     const none = await api.request({ method: 'POST', url: '/api/webhooks', token, payload: { url: 'https://a.example.com', events: [] } });
     expect(none.json().error.details).toEqual([{ field: 'events', message: 'must name at least one event' }]);
 
-    for (let i = 1; i < MAX_WEBHOOK_ENDPOINTS; i++) await createWebhook(token, { url: `https://hooks.example.com/${i}`, events: ['click'] });
-    const over = await api.request({ method: 'POST', url: '/api/webhooks', token, payload: { url: 'https://b.example.com', events: ['click'] } });
+    for (let i = 1; i < MAX_WEBHOOK_ENDPOINTS; i++)
+      await createWebhook(token, { url: `https://hooks.example.com/${i}`, events: ['click'] });
+    const over = await api.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      token,
+      payload: { url: 'https://b.example.com', events: ['click'] },
+    });
     expect(over.statusCode).toBe(409);
     expect((await api.request({ method: 'GET', url: '/api/webhooks', token })).json().data.webhooks).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
 

@@ -648,7 +648,13 @@ describe('webhooks', SWEEP, () => {
       status: 201,
     });
     aWebhook = created.json().data.webhook;
-    await call({ method: 'POST', url: '/api/webhooks', token: owner.token, payload: { url: 'ftp://x.example.com', events: [] }, status: 400 });
+    await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'ftp://x.example.com', events: [] },
+      status: 400,
+    });
     for (let i = 1; i < 10; i++) {
       await api.request({
         method: 'POST',
@@ -657,7 +663,13 @@ describe('webhooks', SWEEP, () => {
         payload: { url: `https://hooks.example.com/${i}`, events: ['click'] },
       });
     }
-    await call({ method: 'POST', url: '/api/webhooks', token: owner.token, payload: { url: 'https://h.example.com', events: ['click'] }, status: 409 });
+    await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'https://h.example.com', events: ['click'] },
+      status: 409,
+    });
     await call({ method: 'GET', url: '/api/webhooks', token: owner.token, status: 200 });
     await call({ method: 'GET', url: '/api/webhooks', status: 401 });
     await call({ method: 'GET', url: `/api/webhooks/${aWebhook.id}`, token: owner.token, status: 200 });
@@ -690,9 +702,7 @@ describe('webhooks', SWEEP, () => {
     const resend = `/api/webhooks/${aWebhook.id}/deliveries/${aDelivery.id}/resend`;
     await call({ method: 'POST', url: resend, token: owner.token, status: 201 });
     await call({ method: 'POST', url: resend, token: other.token, status: 404 });
-    const doomed = (
-      await api.request({ method: 'GET', url: '/api/webhooks', token: owner.token })
-    ).json().data.webhooks.at(-1);
+    const doomed = (await api.request({ method: 'GET', url: '/api/webhooks', token: owner.token })).json().data.webhooks.at(-1);
     await call({ method: 'DELETE', url: `/api/webhooks/${doomed.id}`, token: other.token, status: 404 });
     await call({ method: 'DELETE', url: `/api/webhooks/${doomed.id}`, token: owner.token, status: 200 });
   });

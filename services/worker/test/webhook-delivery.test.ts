@@ -68,7 +68,9 @@ describe('webhook target addresses', () => {
           ? [{ address: '2606:4700:4700::1111', family: 6 }]
           : Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
     const refused = (host: string) => resolveDeliveryAddress(host, { allowPrivate: false, lookup });
-    await expect(refused('mixed.example')).rejects.toThrow(new RefusedAddressError('mixed.example resolves to 10.0.0.5, which is not a public address'));
+    await expect(refused('mixed.example')).rejects.toThrow(
+      new RefusedAddressError('mixed.example resolves to 10.0.0.5, which is not a public address'),
+    );
     await expect(refused('[::ffff:127.0.0.1]')).rejects.toBeInstanceOf(RefusedAddressError);
     await expect(refused('127.0.0.1')).rejects.toBeInstanceOf(RefusedAddressError);
     await expect(refused('nowhere.example')).rejects.toThrow(new UnresolvedHostError('nowhere.example does not resolve (ENOTFOUND)'));

@@ -124,10 +124,10 @@ export const webhookDeliveryListResponseSchema = successEnvelope(
 );
 export const webhookDeliveryResponseSchema = successEnvelope(z.object({ delivery: webhookDeliverySchema }));
 
-const webhookId = z
-  .string()
-  .max(64)
-  .meta({ description: "The webhook endpoint's id (a UUID), as returned when it was created", example: '3d0c8e1a-5b7f-4e9a-a1c2-7f6e5d4c3b2a' });
+const webhookId = z.string().max(64).meta({
+  description: "The webhook endpoint's id (a UUID), as returned when it was created",
+  example: '3d0c8e1a-5b7f-4e9a-a1c2-7f6e5d4c3b2a',
+});
 
 /** `:id` of a webhook endpoint. */
 export const webhookIdParamsSchema = z.object({ id: webhookId });
@@ -135,7 +135,10 @@ export const webhookIdParamsSchema = z.object({ id: webhookId });
 /** `:id` of a webhook endpoint and `:deliveryId` of one of its deliveries. */
 export const webhookDeliveryParamsSchema = z.object({
   id: webhookId,
-  deliveryId: z.string().max(64).meta({ description: 'The delivery id, as the delivery log lists it', example: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d' }),
+  deliveryId: z
+    .string()
+    .max(64)
+    .meta({ description: 'The delivery id, as the delivery log lists it', example: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d' }),
 });
 
 /** One click of a `click` event: never an address, agent string or visitor hash. */
@@ -160,7 +163,11 @@ const eventEnvelope = <T extends WebhookEventType, D extends z.ZodType>(type: T,
     .meta({ id: `WebhookEvent_${type.replace('.', '_')}`, description });
 
 export const linkCreatedEventSchema = eventEnvelope('link.created', z.object({ link: linkSchema }), 'A link was created');
-export const linkUpdatedEventSchema = eventEnvelope('link.updated', z.object({ link: linkSchema }), 'A link was changed: the link as it is now');
+export const linkUpdatedEventSchema = eventEnvelope(
+  'link.updated',
+  z.object({ link: linkSchema }),
+  'A link was changed: the link as it is now',
+);
 export const linkDeletedEventSchema = eventEnvelope(
   'link.deleted',
   z.object({ link: z.object({ id: z.string() }) }),

@@ -58,7 +58,11 @@ export function webhookEventQueue(connection: ConnectionOptions, prefix: string)
     queue,
     async send(userId: string, events: WebhookEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await queue.add(WEBHOOK_EVENTS_JOB, { userId, events }, { ...JOB_OPTIONS, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } });
+      await queue.add(
+        WEBHOOK_EVENTS_JOB,
+        { userId, events },
+        { ...JOB_OPTIONS, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } },
+      );
     },
     close: () => queue.close(),
   };

@@ -18,9 +18,7 @@ export function webhookSecretBox(keyMaterial: string) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-      return [VERSION, keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join(
-        '.',
-      );
+      return [VERSION, keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
     },
     /** The secret, or undefined when it was sealed with another key (or the value is damaged). */
     open(value: string): string | undefined {

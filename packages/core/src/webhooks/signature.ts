@@ -36,5 +36,8 @@ export function verifyWebhookSignature(
   const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
   if (!Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds) return false;
   const expected = Buffer.from(hmac(secret, timestamp, body));
-  return parts.some(([key, value]) => key === 'v1' && value !== undefined && value.length === expected.length && timingSafeEqual(Buffer.from(value), expected));
+  return parts.some(
+    ([key, value]) =>
+      key === 'v1' && value !== undefined && value.length === expected.length && timingSafeEqual(Buffer.from(value), expected),
+  );
 }

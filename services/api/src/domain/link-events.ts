@@ -20,9 +20,17 @@ export function linkEvents(deps: { queue: Pick<WebhookEventQueue, 'send'>; log: 
     }
   };
   return {
-    created: (userId: string, links: Link[]) => send(userId, links.map((link) => webhookEvent('link.created', { link }))),
+    created: (userId: string, links: Link[]) =>
+      send(
+        userId,
+        links.map((link) => webhookEvent('link.created', { link })),
+      ),
     updated: (userId: string, link: Link) => send(userId, [webhookEvent('link.updated', { link })]),
-    deleted: (userId: string, ids: string[]) => send(userId, ids.map((id) => webhookEvent('link.deleted', { link: { id } }))),
+    deleted: (userId: string, ids: string[]) =>
+      send(
+        userId,
+        ids.map((id) => webhookEvent('link.deleted', { link: { id } })),
+      ),
   };
 }
 export type LinkEvents = ReturnType<typeof linkEvents>;

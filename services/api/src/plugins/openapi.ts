@@ -95,7 +95,13 @@ function webhookOperations(): Record<string, unknown> {
               description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> (two v1 entries while a rotated-out secret still signs)',
               schema: { type: 'string' },
             },
-            { name: 'Webhook-Id', in: 'header', required: true, description: "The event's id, the same on every attempt", schema: { type: 'string' } },
+            {
+              name: 'Webhook-Id',
+              in: 'header',
+              required: true,
+              description: "The event's id, the same on every attempt",
+              schema: { type: 'string' },
+            },
           ],
           requestBody: {
             required: true,
