@@ -80,7 +80,7 @@ describe('webhooks', () => {
   const createWebhook = async (token: string, payload: Record<string, unknown>) => {
     const response = await api.request({ method: 'POST', url: '/api/webhooks', token, payload });
     expect(response.statusCode, response.body).toBe(201);
-    return response.json().data.webhook as { id: string; secret: string; events: string[] };
+    return response.json().data.webhook as { id: string; url: string; secret: string; events: string[] };
   };
   const deliveries = async (token: string, id: string) =>
     (await api.request({ method: 'GET', url: `/api/webhooks/${id}/deliveries`, token })).json().data.deliveries as {
