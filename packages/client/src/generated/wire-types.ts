@@ -1513,13 +1513,19 @@ export type WebhookEvent = {
     links: Record<string, number>;
     /** The newest clicks first, at most 100 */
     recent: {
+      /** When the click happened (ISO 8601) */
       at: string;
+      /** The link clicked */
       linkId: string;
+      /** The routing platform as stored: android, ios or desktop */
       platform: string;
+      /** ISO country code, or Unknown */
       country: string;
+      /** Browser name, or Unknown */
       browser: string;
+      /** Operating system name, or Unknown */
       os: string;
-      /** The referring host, or direct */
+      /** Referring host, or direct */
       referrer: string;
     }[];
   };

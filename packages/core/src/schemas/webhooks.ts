@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { linkSchema, paginationSchema } from './links.js';
+import { linkSchema, pageQueryFields, paginationSchema } from './links.js';
+import { liveClickSchema } from './live.js';
 import { storableText, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** What an endpoint can subscribe to; `click` is one delivery per rollup commit of the account's clicks. */
@@ -101,21 +102,14 @@ export const webhookDeliverySchema = z
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 
 export const listWebhookDeliveriesQuerySchema = z
-  .object({
-    page: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be at least 1')
-      .default(1)
-      .meta({ description: 'Page number, from 1; newest deliveries first', example: 1 }),
-    limit: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be between 1 and 100')
-      .max(100, 'must be between 1 and 100')
-      .default(20)
-      .meta({ description: 'Items per page, 1-100', example: 20 }),
-  })
+  .object(
+    pageQueryFields({
+      maxLimit: 100,
+      defaultLimit: 20,
+      page: 'Page number, from 1; newest deliveries first',
+      limit: 'Items per page, 1-100',
+    }),
+  )
   .strict();
 export type ListWebhookDeliveriesQuery = z.infer<typeof listWebhookDeliveriesQuerySchema>;
 
@@ -139,17 +133,6 @@ export const webhookDeliveryParamsSchema = z.object({
     .string()
     .max(64)
     .meta({ description: 'The delivery id, as the delivery log lists it', example: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d' }),
-});
-
-/** One click of a `click` event: never an address, agent string or visitor hash. */
-const webhookClickSchema = z.object({
-  at: timestampSchema,
-  linkId: z.string(),
-  platform: z.string().meta({ example: 'ios' }),
-  country: z.string().meta({ example: 'DE' }),
-  browser: z.string(),
-  os: z.string(),
-  referrer: z.string().meta({ description: 'The referring host, or direct', example: 't.co' }),
 });
 
 const eventEnvelope = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D, description: string) =>
@@ -179,7 +162,7 @@ export const clickEventSchema = eventEnvelope(
     committedAt: timestampSchema.meta({ description: 'When the clicks were counted' }),
     totalClicks: z.number().int(),
     links: z.record(z.string(), z.number().int()).meta({ description: 'Clicks per link id' }),
-    recent: z.array(webhookClickSchema).meta({ description: `The newest clicks first, at most ${WEBHOOK_RECENT_CLICKS}` }),
+    recent: z.array(liveClickSchema).meta({ description: `The newest clicks first, at most ${WEBHOOK_RECENT_CLICKS}` }),
   }),
   "Clicks on the account's links, counted together (bots left out)",
 );
