@@ -98,7 +98,8 @@ export type LiveOutcome = 'published' | 'failed' | 'dropped';
  * @deeplink/core/redis live-clicks.ts). The batches a commit recorded arrive one after the other in
  * the same tick and leave together, with one owner lookup (one indexed query by link ids). Publishing never holds up or fails the
  * rollup: it runs after the commit, off its path, one flush at a time; an error is logged and
- * counted, and the clicks stay safe in the rollups.
+ * counted, and the clicks stay safe in the rollups. The same entries are the `click` webhook events
+ * of the users with a click endpoint (see webhooks/click-webhooks.ts).
  */
 export function createLivePublisher(deps: {
   redis: RedisClient;

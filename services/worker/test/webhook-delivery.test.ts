@@ -16,6 +16,7 @@ import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/
 import { createWorker } from '../src/app.js';
 import { isPublicAddress, RefusedAddressError, resolveDeliveryAddress, UnresolvedHostError } from '../src/webhooks/public-address.js';
 import { sendRequest } from '../src/webhooks/send-request.js';
+import { CLICK_SUBSCRIBERS_TTL_MS, createClickWebhooks } from '../src/webhooks/click-webhooks.js';
 
 describe('webhook target addresses', () => {
   it.each([
@@ -220,5 +221,37 @@ describe('webhook deliveries in the worker', () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it('reads which accounts want click events once per TTL, not per commit', async () => {
+    const webhooks = webhooksRepository(env.sql);
+    let reads = 0;
+    let clock = 1_000_000;
+    const clicks = createClickWebhooks({
+      webhooks: { clickSubscribers: () => (reads++, webhooks.clickSubscribers()) },
+      events: { send: async () => {} },
+      now: () => clock,
+    });
+    const before = await clicks.subscribers();
+    expect(before.has(userId)).toBe(false);
+    await webhooks.create(userId, { url, events: ['click'], enabled: true, secret: 'sealed' }, 100);
+    // Commits within the TTL use the list read first, whatever changed meanwhile.
+    for (let commit = 0; commit < 50; commit++) expect((await clicks.subscribers()).has(userId)).toBe(false);
+    expect(reads).toBe(1);
+    // Past it, the next commit starts a read in the background and uses the old list once more.
+    clock += CLICK_SUBSCRIBERS_TTL_MS;
+    await clicks.subscribers();
+    await expect.poll(async () => (await clicks.subscribers()).has(userId)).toBe(true);
+    expect(reads).toBe(2);
+  });
+
+  it('goes with the account: endpoints and their deliveries', async () => {
+    const doomed = (await usersRepository(env.sql).create({ name: 'Gone', email: `${randomUUID()}@example.com`, passwordHash: 'x' }))!;
+    const webhooks = webhooksRepository(env.sql);
+    const endpoint = await webhooks.create(doomed.id, { url, events: ['click'], enabled: true, secret: 'sealed' }, 100);
+    await webhooks.createDeliveries([{ endpointId: endpoint.id, event: 'click', eventId: 'evt_gone', payload: '{}' }]);
+    await env.sql`DELETE FROM users WHERE id = ${doomed.id}`;
+    expect(await env.sql`SELECT 1 FROM webhook_endpoints WHERE user_id = ${doomed.id}`).toHaveLength(0);
+    expect(await env.sql`SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}`).toHaveLength(0);
   });
 });

@@ -1511,7 +1511,7 @@ export type WebhookEvent = {
     totalClicks: number;
     /** Clicks per link id */
     links: Record<string, number>;
-    /** The newest clicks first, at most 100 */
+    /** The newest clicks first: at most 100, and at most 20 of each link */
     recent: {
       /** When the click happened (ISO 8601) */
       at: string;

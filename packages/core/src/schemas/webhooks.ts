@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { linkSchema, pageQueryFields, paginationSchema } from './links.js';
-import { liveClickSchema } from './live.js';
+import { LIVE_RECENT_CLICKS, liveClickSchema } from './live.js';
 import { storableText, successEnvelope, timestampSchema, webUrlSchema } from './common.js';
 
 /** What an endpoint can subscribe to; `click` is one delivery per rollup commit of the account's clicks. */
@@ -162,7 +162,9 @@ export const clickEventSchema = eventEnvelope(
     committedAt: timestampSchema.meta({ description: 'When the clicks were counted' }),
     totalClicks: z.number().int(),
     links: z.record(z.string(), z.number().int()).meta({ description: 'Clicks per link id' }),
-    recent: z.array(liveClickSchema).meta({ description: `The newest clicks first, at most ${WEBHOOK_RECENT_CLICKS}` }),
+    recent: z
+      .array(liveClickSchema)
+      .meta({ description: `The newest clicks first: at most ${WEBHOOK_RECENT_CLICKS}, and at most ${LIVE_RECENT_CLICKS} of each link` }),
   }),
   "Clicks on the account's links, counted together (bots left out)",
 );
