@@ -228,7 +228,12 @@ describe('webhook deliveries in the worker', () => {
     let reads = 0;
     let clock = 1_000_000;
     const clicks = createClickWebhooks({
-      webhooks: { clickSubscribers: () => (reads++, webhooks.clickSubscribers()) },
+      webhooks: {
+        clickSubscribers: () => {
+          reads++;
+          return webhooks.clickSubscribers();
+        },
+      },
       events: { send: async () => {} },
       now: () => clock,
     });
