@@ -157,7 +157,7 @@ export function createLivePublisher(deps: {
   const sendClickWebhooks = async (hooks: ClickWebhooks, entries: (readonly [string, LiveEntry])[]) => {
     try {
       const subscribers = await hooks.subscribers();
-      await Promise.all(entries.filter(([userId]) => subscribers.has(userId)).map(([userId, entry]) => hooks.send(userId, entry)));
+      await hooks.send(entries.filter(([userId]) => subscribers.has(userId)));
     } catch (error) {
       logFailure(error, 'click webhooks', 'click webhooks not queued; the rollups have the clicks');
     }

@@ -234,7 +234,7 @@ describe('webhook deliveries in the worker', () => {
           return webhooks.clickSubscribers();
         },
       },
-      events: { send: async () => {} },
+      events: { sendMany: async () => {} },
       now: () => clock,
     });
     const before = await clicks.subscribers();

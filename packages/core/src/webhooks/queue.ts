@@ -54,15 +54,17 @@ export function webhookEventQueue(connection: ConnectionOptions, prefix: string)
   const queue = new Queue<WebhookJobData>(WEBHOOK_QUEUE, { connection, prefix });
   // A failing add is reported by the caller; the queue's own error events say nothing more.
   queue.on('error', () => {});
+  const EVENTS_JOB_OPTIONS = { ...JOB_OPTIONS, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } };
   return {
     queue,
     async send(userId: string, events: WebhookEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await queue.add(
-        WEBHOOK_EVENTS_JOB,
-        { userId, events },
-        { ...JOB_OPTIONS, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } },
-      );
+      await queue.add(WEBHOOK_EVENTS_JOB, { userId, events }, EVENTS_JOB_OPTIONS);
+    },
+    /** Several accounts' events, one job each, in one round trip (a rollup commit's click events). */
+    async sendMany(jobs: WebhookEventsJobData[]): Promise<void> {
+      if (jobs.length === 0) return;
+      await queue.addBulk(jobs.map((data) => ({ name: WEBHOOK_EVENTS_JOB, data, opts: EVENTS_JOB_OPTIONS })));
     },
     close: () => queue.close(),
   };

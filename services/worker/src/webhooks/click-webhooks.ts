@@ -14,7 +14,7 @@ export const CLICK_SUBSCRIBERS_TTL_MS = 10_000;
  */
 export function createClickWebhooks(deps: {
   webhooks: Pick<WebhooksRepository, 'clickSubscribers'>;
-  events: Pick<WebhookEventQueue, 'send'>;
+  events: Pick<WebhookEventQueue, 'sendMany'>;
   now?: () => number;
 }) {
   const now = deps.now ?? Date.now;
@@ -43,12 +43,15 @@ export function createClickWebhooks(deps: {
       }
       return subscribers;
     },
-    /** Queues the click event of one account's share of a commit. */
-    async send(userId: string, entry: LiveEntry): Promise<void> {
-      const totalClicks = Object.values(entry.links).reduce((sum, clicks) => sum + clicks, 0);
-      await deps.events.send(userId, [
-        webhookEvent('click', { committedAt: entry.at, totalClicks, links: entry.links, recent: entry.recent }),
-      ]);
+    /** Queues the click event of each account's share of a commit, in one round trip. */
+    async send(entries: (readonly [userId: string, entry: LiveEntry])[]): Promise<void> {
+      await deps.events.sendMany(
+        entries.map(([userId, entry]) => {
+          const totalClicks = Object.values(entry.links).reduce((sum, clicks) => sum + clicks, 0);
+          const data = { committedAt: entry.at, totalClicks, links: entry.links, recent: entry.recent };
+          return { userId, events: [webhookEvent('click', data)] };
+        }),
+      );
     },
   };
 }
