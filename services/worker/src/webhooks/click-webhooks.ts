@@ -25,10 +25,17 @@ export function createClickWebhooks(deps: {
   const refresh = () =>
     (reading ??= deps.webhooks
       .clickSubscribers()
-      .then((ids) => {
-        subscribers = new Set(ids);
-        readAt = now();
-      })
+      .then(
+        (ids) => {
+          subscribers = new Set(ids);
+          readAt = now();
+        },
+        (error: unknown) => {
+          // Tried again after a TTL, not at every commit, while the database does not answer.
+          readAt = now();
+          throw error;
+        },
+      )
       .finally(() => {
         reading = undefined;
       }));
