@@ -1,7 +1,8 @@
 // Webhooks end to end in one process: the real API (Fastify inject) and the real worker (BullMQ,
 // PostgreSQL, Redis) on one test environment, delivering to a receiver on 127.0.0.1 (hence
 // WEBHOOK_ALLOW_PRIVATE=1 here; the refusal of private targets has its own test in the worker).
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,24 @@ function signatures(header: string): { timestamp: number; v1: string[] } {
 }
 const expectedSignature = (secret: string, timestamp: number, body: string) =>
   createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+
+/** The receiver's check as docs/webhooks.md shows it, run as written. */
+type DocsVerify = (header: string, body: string, secret: string, now?: number) => boolean;
+const docsVerify = (() => {
+  const page = readFileSync(new URL('../docs/webhooks.md', import.meta.url), 'utf8');
+  const source = /\n(function verify\([\s\S]*?\n\})\n/.exec(page)![1]!;
+  const tolerance = Number(
+    /const TOLERANCE_SECONDS = ([\d *]+);/
+      .exec(page)![1]!
+      .split('*')
+      .reduce((product, n) => product * Number(n), 1),
+  );
+  return new Function('createHmac', 'timingSafeEqual', 'TOLERANCE_SECONDS', `${source}\nreturn verify;`)(
+    createHmac,
+    timingSafeEqual,
+    tolerance,
+  ) as DocsVerify;
+})();
 
 describe('webhooks', () => {
   let api: ApiHarness;
@@ -183,6 +202,10 @@ describe('webhooks', () => {
       expect(request.headers['content-type']).toBe('application/json');
       expect(verifyWebhookSignature(String(request.headers['webhook-signature']), request.body, hook.secret)).toBe(true);
       expect(verifyWebhookSignature(String(request.headers['webhook-signature']), `${request.body} `, hook.secret)).toBe(false);
+      // The docs' example accepts it, and refuses it 5 minutes and a second later.
+      expect(docsVerify(String(request.headers['webhook-signature']), request.body, hook.secret)).toBe(true);
+      expect(docsVerify(String(request.headers['webhook-signature']), request.body, hook.secret, timestamp + 301)).toBe(false);
+      expect(docsVerify(String(request.headers['webhook-signature']), request.body, 'whsec_wrong')).toBe(false);
     }
     const log = await deliveries(owner.token, hook.id);
     expect(log.map((d) => [d.event, d.status, d.attempts, d.responseStatus])).toEqual([
@@ -200,6 +223,8 @@ describe('webhooks', () => {
     const after = receiver.of('/links', 'link.created')[1]!;
     const { timestamp, v1 } = signatures(String(after.headers['webhook-signature']));
     expect(v1).toEqual([expectedSignature(secret, timestamp, after.body), expectedSignature(hook.secret, timestamp, after.body)]);
+    // A receiver holding either secret accepts it.
+    for (const held of [secret, hook.secret]) expect(docsVerify(String(after.headers['webhook-signature']), after.body, held)).toBe(true);
   });
 
   it('sends one click event per counted batch, with counts and recent clicks but never an address or agent', async () => {
