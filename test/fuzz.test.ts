@@ -3,7 +3,7 @@
 // the envelope; nothing may hang.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode } from '@deeplink/core';
+import { ErrorCode, WEBHOOK_EVENTS } from '@deeplink/core';
 import { createApiHarness, harnessWithLink, type ApiHarness } from '../services/api/test/harness.js';
 import { createLink, createUser, startRedirector, type RedirectorProcess } from '../services/redirector/test/support.js';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
@@ -38,6 +38,10 @@ const ROUTES: [string, string][] = [
   ['GET', '/api/imports/:id'],
   ['GET', '/api/imports/:id/rows'],
   ['PUT', '/api/imports/:id/file'],
+  ['POST', '/api/webhooks'],
+  ['PATCH', '/api/webhooks/:id'],
+  ['POST', '/api/webhooks/:id/rotate-secret'],
+  ['GET', '/api/webhooks/:id/deliveries'],
   ['GET', '/api/no-such-route'],
   ['PATCH', '/api/links'],
 ];
@@ -240,6 +244,15 @@ describe('API fuzz', () => {
       ),
       'POST /api/links': fc.record(linkFields, { requiredKeys: ['title', 'defaultUrl'] }),
       'PUT /api/links/:id': fc.record(linkFields, { requiredKeys: [] }),
+      'POST /api/webhooks': fc.record(
+        {
+          url: fc.oneof(fc.constant('https://hooks.example.com/in'), fc.constant('https://u:p@hooks.example.com/'), nasty),
+          events: fc.oneof(fc.array(fc.constantFrom(...WEBHOOK_EVENTS, 'link.exploded'), { maxLength: 10 }), nasty),
+          enabled: fc.oneof(fc.boolean(), nasty),
+          description: nasty,
+        },
+        { requiredKeys: ['url', 'events'] },
+      ),
     };
     const request = fc
       .constantFrom(...ROUTES)

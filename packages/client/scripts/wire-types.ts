@@ -53,6 +53,15 @@ import {
   updateDomainBodySchema,
   updateLinkBodySchema,
   userSchema,
+  createWebhookBodySchema,
+  listWebhookDeliveriesQuerySchema,
+  updateWebhookBodySchema,
+  webhookDeliveryListResponseSchema,
+  webhookDeliverySchema,
+  webhookEventSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+  WEBHOOK_EVENTS,
 } from '@deeplink/core';
 import { z } from 'zod';
 import { emitDeclarations, type JsonSchema } from './json-schema-to-ts.js';
@@ -130,6 +139,27 @@ export const WIRE_TYPES: readonly WireType[] = [
   response('Import', importSchema, 'An import of links: its status, progress and the count of each outcome.'),
   response('ImportRowPage', importRowsResponseSchema.shape.data, 'One page of the report of an import, by line.'),
   request('ListImportRowsQuery', listImportRowsQuerySchema, 'Query of GET /imports/:id/rows.'),
+  response('WebhookEventType', z.enum(WEBHOOK_EVENTS), 'What a webhook endpoint can subscribe to.'),
+  response('Webhook', webhookSchema, 'A webhook endpoint of the account: never its secret.'),
+  response(
+    'WebhookWithSecret',
+    webhookWithSecretSchema,
+    'A webhook endpoint with its signing secret: only when it is created and when its secret is rotated.',
+  ),
+  request('CreateWebhookBody', createWebhookBodySchema, 'Body of POST /webhooks.'),
+  request(
+    'UpdateWebhookBody',
+    updateWebhookBodySchema,
+    'Body of PATCH /webhooks/:id: the fields sent change; null removes the description.',
+  ),
+  response('WebhookDelivery', webhookDeliverySchema, "One delivery of an event to an endpoint, as the endpoint's log shows it."),
+  response('WebhookDeliveryPage', webhookDeliveryListResponseSchema.shape.data, "One page of an endpoint's delivery log, newest first."),
+  request('ListWebhookDeliveriesQuery', listWebhookDeliveriesQuerySchema, 'Query of GET /webhooks/:id/deliveries.'),
+  response(
+    'WebhookEvent',
+    webhookEventSchema,
+    'The body of a webhook delivery, told apart by `type` (verify its signature first: docs/webhooks.md).',
+  ),
   response('ErrorCode', errorEnvelopeSchema.shape.error.shape.code, 'Error codes the API answers with.'),
   response('ErrorDetail', errorDetailSchema, 'One problem with one field of a request.'),
   response('ErrorEnvelope', errorEnvelopeSchema, 'The body of every failure.'),

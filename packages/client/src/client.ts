@@ -35,6 +35,13 @@ import type {
   CreateDomainInput,
   Domain,
   UpdateDomainInput,
+  CreateWebhookInput,
+  ListWebhookDeliveriesQuery,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookWithSecret,
   CreateImportInput,
   Import,
   ImportRowPage,
@@ -231,6 +238,32 @@ export function createClient(options: ClientOptions) {
         send<{ domain: Domain }>({ method: 'PUT', path: path`/domains/${id}`, body: changes }, opts).then((data) => data.domain),
       /** Removes a domain; refused (ConflictError) while links use it. */
       delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/domains/${id}` }, opts).then(() => {}),
+    },
+
+    webhooks: {
+      /** Adds a webhook endpoint (at most 10 per account); its signing secret, `secret`, is shown only here (and by rotateSecret). */
+      create: (input: CreateWebhookInput, opts?: RequestOptions) =>
+        send<{ webhook: WebhookWithSecret }>({ method: 'POST', path: '/webhooks', body: input }, opts).then((data) => data.webhook),
+      list: (opts?: RequestOptions) =>
+        send<{ webhooks: Webhook[] }>({ method: 'GET', path: '/webhooks' }, opts).then((data) => data.webhooks),
+      get: (id: string, opts?: RequestOptions) =>
+        send<{ webhook: Webhook }>({ method: 'GET', path: path`/webhooks/${id}` }, opts).then((data) => data.webhook),
+      update: (id: string, changes: UpdateWebhookInput, opts?: RequestOptions) =>
+        send<{ webhook: Webhook }>({ method: 'PATCH', path: path`/webhooks/${id}`, body: changes }, opts).then((data) => data.webhook),
+      delete: (id: string, opts?: RequestOptions) => send<null>({ method: 'DELETE', path: path`/webhooks/${id}` }, opts).then(() => {}),
+      /** A new signing secret, returned this once; the old one keeps signing beside it for 24 hours. */
+      rotateSecret: (id: string, opts?: RequestOptions) =>
+        send<{ webhook: WebhookWithSecret }>({ method: 'POST', path: path`/webhooks/${id}/rotate-secret` }, opts).then(
+          (data) => data.webhook,
+        ),
+      /** A page of the endpoint's delivery log, newest first. */
+      deliveries: (id: string, query: ListWebhookDeliveriesQuery = {}, opts?: RequestOptions) =>
+        send<WebhookDeliveryPage>({ method: 'GET', path: path`/webhooks/${id}/deliveries`, query: { ...query } }, opts),
+      /** Sends a delivery's event again, as a new delivery with attempts of its own. */
+      resend: (id: string, deliveryId: string, opts?: RequestOptions) =>
+        send<{ delivery: WebhookDelivery }>({ method: 'POST', path: path`/webhooks/${id}/deliveries/${deliveryId}/resend` }, opts).then(
+          (data) => data.delivery,
+        ),
     },
 
     imports: {

@@ -193,6 +193,33 @@ export type CreateDomainInput = Wire.CreateDomainBody;
 /** Body of `domains.update()`. */
 export type UpdateDomainInput = Wire.UpdateDomainBody;
 
+/** What a webhook endpoint can subscribe to: `link.created`, `link.updated`, `link.deleted`, `click`. */
+export type WebhookEventType = Wire.WebhookEventType;
+
+/** A webhook endpoint of the account: never its secret. */
+export type Webhook = Wire.Webhook;
+
+/** A webhook endpoint with its signing secret (`whsec_…`): only from `webhooks.create()` and `webhooks.rotateSecret()`. */
+export type WebhookWithSecret = Wire.WebhookWithSecret;
+
+/** Body of `webhooks.create()`. */
+export type CreateWebhookInput = Wire.CreateWebhookBody;
+
+/** Body of `webhooks.update()`: the fields sent change; `description: null` removes it. */
+export type UpdateWebhookInput = Wire.UpdateWebhookBody;
+
+/** One delivery of an event to an endpoint: its status, attempts and the last answer. */
+export type WebhookDelivery = Wire.WebhookDelivery;
+
+/** One page of an endpoint's delivery log, newest first. */
+export type WebhookDeliveryPage = Wire.WebhookDeliveryPage;
+
+/** Query of `webhooks.deliveries()`. */
+export type ListWebhookDeliveriesQuery = Wire.ListWebhookDeliveriesQuery;
+
+/** The body a webhook endpoint receives, told apart by `type`; verify its `Webhook-Signature` before trusting it (docs/webhooks.md). */
+export type WebhookEvent = Wire.WebhookEvent;
+
 /** Body of `imports.create()`: the file's format, the domain its links go on, a dry run, and the generic format's column mapping. */
 export type CreateImportInput = Wire.CreateImportBody;
 

@@ -91,6 +91,34 @@ describe('API keys', () => {
   });
 });
 
+describe('webhooks', () => {
+  it('creates an endpoint with its secret shown once, changes it, rotates the secret and reads its delivery log', async () => {
+    const owner = createClient({ baseUrl });
+    await owner.auth.register(newAccount());
+    const created = await owner.webhooks.create({ url: 'https://hooks.example.com/in', events: ['link.created', 'click'] });
+    expect(created).toMatchObject({ url: 'https://hooks.example.com/in', events: ['link.created', 'click'], enabled: true });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(await owner.webhooks.list()).toEqual([expect.not.objectContaining({ secret: expect.anything() })]);
+    const updated = await owner.webhooks.update(created.id, { enabled: false, description: 'Orders' });
+    expect(updated).toMatchObject({ enabled: false, description: 'Orders' });
+    expect(await owner.webhooks.get(created.id)).toEqual(updated);
+    const rotated = await owner.webhooks.rotateSecret(created.id);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.previousSecretExpiresAt).toBeDefined();
+    expect(await owner.webhooks.deliveries(created.id, { limit: 5 })).toEqual({
+      deliveries: [],
+      pagination: { total: 0, page: 1, limit: 5, pages: 0 },
+    });
+    await expect(owner.webhooks.resend(created.id, randomUUID())).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
+    await expect(owner.webhooks.create({ url: 'ftp://hooks.example.com', events: ['click'] })).rejects.toMatchObject({
+      name: 'ServiceValidationError',
+      details: [{ field: 'url', message: 'must be an absolute http:// or https:// URL' }],
+    });
+    await owner.webhooks.delete(created.id);
+    expect(await owner.webhooks.list()).toEqual([]);
+  });
+});
+
 describe('apps', () => {
   it('creates an app with its key shown once, lists the prefix only, and rotates the key', async () => {
     const owner = createClient({ baseUrl });

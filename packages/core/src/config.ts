@@ -162,6 +162,26 @@ const envSchema = z.object({
   /** Let a QR code's `logoUrl` name a private or loopback address (tests; a deployment fetching logos from its own network). */
   QR_LOGO_ALLOW_PRIVATE: flag,
 
+  /**
+   * The key webhook endpoints' signing secrets are encrypted with at rest; unset, one is derived
+   * from JWT_SECRET. Changing it (or JWT_SECRET while it is unset) leaves every stored secret
+   * unreadable: each endpoint's deliveries fail until its secret is rotated.
+   */
+  WEBHOOK_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Deliver webhooks to private, loopback, link-local and other non-public addresses. Off: such
+   * targets are refused after DNS resolution, on every attempt. For development and tests only.
+   */
+  WEBHOOK_ALLOW_PRIVATE: flag,
+  /** How long one delivery attempt may take (connecting, sending, the answer's status and first bytes). */
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  /** The wait before a failed delivery's first retry; each later one waits three times longer (8 attempts in all). */
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(60_000),
+  /** Deliveries the worker sends at once. */
+  WEBHOOK_CONCURRENCY: positiveInt.max(200).default(16),
+  /** Delivery log rows are kept this long (and at most WEBHOOK_DELIVERIES_PER_ENDPOINT per endpoint). */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: positiveInt.default(30),
+  WEBHOOK_DELIVERIES_PER_ENDPOINT: positiveInt.default(1_000),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL_SECONDS: positiveInt.default(24 * 60 * 60),
 
@@ -266,6 +286,8 @@ const envSchema = z.object({
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
   /** Active custom domains: look their TXT records up again. */
   CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
+  /** Webhook delivery log: delete rows past WEBHOOK_DELIVERY_RETENTION_DAYS or WEBHOOK_DELIVERIES_PER_ENDPOINT. */
+  CRON_PRUNE_WEBHOOK_DELIVERIES: z.string().default('37 * * * *'),
   /** Install clicks (deferred deep links): delete the rows whose token expired. */
   CRON_PRUNE_INSTALL_CLICKS: z.string().default('53 * * * *'),
   /**

@@ -19,6 +19,7 @@ export * from './schemas/event-stream.js';
 export * from './schemas/qr.js';
 export * from './schemas/apps.js';
 export * from './schemas/domains.js';
+export * from './schemas/webhooks.js';
 export * from './schemas/app-sdk.js';
 export * from './schemas/firebase-rest.js';
 export * from './routing/platform.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPublic, isPublicAddress, OutboundFetchError } from '../src/net/outbound-fetch.js';
+import { fetchPublic, OutboundFetchError } from '../src/net/outbound-fetch.js';
+import { isPublicAddress } from '../src/net/public-address.js';
 
 describe('public addresses', () => {
   it.each([

@@ -11,7 +11,9 @@ import {
   type LinksRepository,
   type Sql,
   usersRepository,
+  webhooksRepository,
 } from '@deeplink/core/db';
+import { configuredSecretBox, webhookEventQueue } from '@deeplink/core/webhooks';
 import type { RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup } from '@deeplink/core/domains';
 import { dependencyReadiness, type Logger } from '@deeplink/core/runtime';
@@ -55,6 +57,9 @@ import { firebaseRestRoutes } from './routes/firebase-rest-routes.js';
 import { liveFeed, type LiveFeed } from './domain/live-feed.js';
 import { liveStreamSlots } from './domain/live-stream-slots.js';
 import { liveRoutes } from './routes/live-routes.js';
+import { linkEvents } from './domain/link-events.js';
+import { webhooksService, type WebhooksService } from './domain/webhooks-service.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 
 export interface ApiDeps {
   config: Config;
@@ -134,6 +139,9 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     failures,
   });
   const domainRows = domainsRepository(sql);
+  const webhookQueue = webhookEventQueue(redis, config.QUEUE_PREFIX);
+  app.addHook('onClose', () => webhookQueue.close());
+  const webhooks = webhooksService({ webhooks: webhooksRepository(sql), box: configuredSecretBox(config), queue: webhookQueue });
   const links = linksService({
     links: linksRepository(sql),
     domains: domainRows,
@@ -142,6 +150,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     shortUrlBase: config.SHORT_URL_BASE,
     maxDestinationBytes: config.MAX_DESTINATION_BYTES,
     log: app.log,
+    events: linkEvents({ queue: webhookQueue, log: app.log }),
   });
   const records = domainRecords({ sql, domains: domainRows, redis, keys, log: app.log });
   const apps = appsService({ apps: appsRepository(sql), links: linksRepository(sql), records, redis, keys, log: app.log });
@@ -265,6 +274,7 @@ export async function buildApi(deps: ApiDeps): Promise<FastifyInstance> {
     imports,
     qr: { links, renders, pngLimit, logos },
     live: { live, links: linksRepository(sql) },
+    webhooks,
   });
   // Firebase Dynamic Links' REST API at its own paths, so its clients change only host and key.
   await app.register(firebaseRestRoutes, { prefix: '/v1', firebase });
@@ -308,6 +318,7 @@ async function apiRoutes(
     imports,
     qr,
     live,
+    webhooks,
   }: {
     auth: AuthService;
     links: LinksService;
@@ -319,6 +330,7 @@ async function apiRoutes(
     imports: LinkImportService;
     qr: QrRouteDeps;
     live: LiveRouteDeps;
+    webhooks: WebhooksService;
   },
 ): Promise<void> {
   api.addHook('onRoute', refuseUnknownQueryParameters);
@@ -331,6 +343,7 @@ async function apiRoutes(
   await api.register(appDomainRoutes, { apps, domains });
   await api.register(appSdkRoutes, { opens, installs });
   await api.register(importRoutes, { imports });
+  await api.register(webhookRoutes, { webhooks });
   // Unknown API paths: the 404 envelope from a route of the API's own, so they pass its hooks
   // (credentials, rate limit, metrics) like any API request, with or without the dashboard.
   api.all('/*', { schema: { hide: true } }, sendNotFound);

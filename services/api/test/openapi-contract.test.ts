@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { UA } from '@deeplink/test-kit/user-agents';
 import { ANDROID_CHROME, IPHONE_SAFARI, recordClicks, rollupClick } from '@deeplink/test-kit/rollups';
-import { redisKeys } from '@deeplink/core';
+import { redisKeys, WEBHOOK_EVENTS } from '@deeplink/core';
+import { webhooksRepository } from '@deeplink/core/db';
 import { appendLiveEntry } from '@deeplink/core/redis';
+import { WEBHOOK_EVENTS_JOB, type WebhookEventsJobData, webhookEventQueue } from '@deeplink/core/webhooks';
 import { createApiHarness, type ApiHarness } from './harness.js';
 import { storeVisit } from './install-clicks.js';
 
@@ -35,6 +37,7 @@ interface Operation {
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { headers: Record<string, Header>; schemas: Record<string, object> };
+  webhooks: Record<string, unknown>;
 }
 
 type Answer = Awaited<ReturnType<ApiHarness['request']>>;
@@ -132,6 +135,9 @@ let domain: { id: string; verification: { name: string; value: string } };
 let othersDomain: { id: string };
 /** A finished import of the owner's, for the operations on an import. */
 let anImport: { id: string };
+/** A webhook endpoint of the owner's and one delivery of it, for the operations on them. */
+let aWebhook: { id: string };
+let aDelivery: { id: string };
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -175,7 +181,7 @@ describe('every operation against the served OpenAPI document', SWEEP, () => {
     const ids = operations.map((o) => o.operation.operationId);
     expect(ids.filter((id) => !id)).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
-    const text = JSON.stringify({ paths: doc.paths, components: doc.components });
+    const text = JSON.stringify({ paths: doc.paths, components: doc.components, webhooks: doc.webhooks });
     const unused = Object.keys(doc.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
     expect(unused).toEqual([]);
   });
@@ -604,6 +610,8 @@ const validBody = (operationId: string): unknown =>
     createImport: { format: 'yourls' },
     createShortDynamicLink: { dynamicLinkInfo: { link: 'https://example.com/fdl' } },
     renderLinkQrCode: { color: '#112233' },
+    createWebhook: { url: 'https://hooks.example.com/contract', events: ['link.created'] },
+    updateWebhook: { enabled: false },
   })[operationId];
 
 /**
@@ -623,8 +631,82 @@ const ownerCredentials = (operation: Operation): { token?: string; headers?: Rec
     ? { headers: { 'x-app-key': appKey } }
     : { token: owner.token };
 
-/** A real URL for an operation's path, its `{id}` filled with `id`. */
-const urlOf = (path: string, id = path.startsWith('/api/imports/') ? anImport.id : link.id) => path.replace(/\{[^}]+\}/g, id);
+/** The id an operation's `{id}` takes by default: the owner's import, webhook or link. */
+const defaultId = (path: string) =>
+  path.startsWith('/api/imports/') ? anImport.id : path.startsWith('/api/webhooks/') ? aWebhook.id : link.id;
+/** A real URL for an operation's path, its `{id}` (and `{deliveryId}`) filled with `id`. */
+const urlOf = (path: string, id = defaultId(path)) =>
+  path.replace('{deliveryId}', id === aWebhook?.id ? aDelivery.id : id).replace(/\{[^}]+\}/g, id);
+
+describe('webhooks', SWEEP, () => {
+  it('endpoints, secrets, the delivery log and resends; the events as the document describes them', async () => {
+    const created = await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'https://hooks.example.com/contract', events: [...WEBHOOK_EVENTS], description: 'Contract' },
+      status: 201,
+    });
+    aWebhook = created.json().data.webhook;
+    await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'ftp://x.example.com', events: [] },
+      status: 400,
+    });
+    for (let i = 1; i < 10; i++) {
+      await api.request({
+        method: 'POST',
+        url: '/api/webhooks',
+        token: owner.token,
+        payload: { url: `https://hooks.example.com/${i}`, events: ['click'] },
+      });
+    }
+    await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'https://h.example.com', events: ['click'] },
+      status: 409,
+    });
+    await call({ method: 'GET', url: '/api/webhooks', token: owner.token, status: 200 });
+    await call({ method: 'GET', url: '/api/webhooks', status: 401 });
+    await call({ method: 'GET', url: `/api/webhooks/${aWebhook.id}`, token: owner.token, status: 200 });
+    await call({ method: 'GET', url: `/api/webhooks/${aWebhook.id}`, token: other.token, status: 404 });
+    await call({ method: 'PATCH', url: `/api/webhooks/${aWebhook.id}`, token: owner.token, payload: { description: null }, status: 200 });
+    await call({ method: 'PATCH', url: `/api/webhooks/${aWebhook.id}`, token: owner.token, payload: { events: ['nope'] }, status: 400 });
+    await call({ method: 'POST', url: `/api/webhooks/${aWebhook.id}/rotate-secret`, token: owner.token, status: 200 });
+    await call({ method: 'POST', url: `/api/webhooks/${aWebhook.id}/rotate-secret`, token: other.token, status: 404 });
+
+    // The events a link change queues, against the document's payload schemas.
+    const queue = webhookEventQueue(api.env.redis, api.env.config.QUEUE_PREFIX);
+    try {
+      await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { title: 'Hooked' } });
+      const jobs = await queue.queue.getJobs(['waiting'], 0, -1);
+      const events = jobs.filter((job) => job.name === WEBHOOK_EVENTS_JOB).flatMap((job) => (job.data as WebhookEventsJobData).events);
+      const updated = events.find((event) => event.type === 'link.updated')!;
+      const validate = ajv.getSchema(pointer('components', 'schemas', 'WebhookEvent_link_updated'))!;
+      expect(validate(JSON.parse(JSON.stringify(updated))) ? [] : validate.errors).toEqual([]);
+      expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    } finally {
+      await queue.close();
+    }
+
+    const [deliveryId] = await webhooksRepository(api.env.sql).createDeliveries([
+      { endpointId: aWebhook.id, eventId: 'evt_contract', event: 'link.created', payload: '{}' },
+    ]);
+    aDelivery = { id: deliveryId! };
+    await call({ method: 'GET', url: `/api/webhooks/${aWebhook.id}/deliveries?page=1&limit=5`, token: owner.token, status: 200 });
+    await call({ method: 'GET', url: `/api/webhooks/${aWebhook.id}/deliveries?limit=500`, token: owner.token, status: 400 });
+    const resend = `/api/webhooks/${aWebhook.id}/deliveries/${aDelivery.id}/resend`;
+    await call({ method: 'POST', url: resend, token: owner.token, status: 201 });
+    await call({ method: 'POST', url: resend, token: other.token, status: 404 });
+    const doomed = (await api.request({ method: 'GET', url: '/api/webhooks', token: owner.token })).json().data.webhooks.at(-1);
+    await call({ method: 'DELETE', url: `/api/webhooks/${doomed.id}`, token: other.token, status: 404 });
+    await call({ method: 'DELETE', url: `/api/webhooks/${doomed.id}`, token: owner.token, status: 200 });
+  });
+});
 
 describe('imports', SWEEP, () => {
   it('create, send the file, progress and report', async () => {

@@ -11,7 +11,8 @@ import {
   redisKeys,
   scrubClickJob,
 } from '@deeplink/core';
-import { linksRepository, rollupsRepository, type Sql } from '@deeplink/core/db';
+import { linksRepository, rollupsRepository, type Sql, webhooksRepository } from '@deeplink/core/db';
+import { configuredSecretBox, webhookEventQueue } from '@deeplink/core/webhooks';
 import { duplicateRedis, type RedisClient } from '@deeplink/core/redis';
 import { createLogger, type Logger, type RedisOutageLog } from '@deeplink/core/runtime';
 import { createClickEnricher, createClickVisitor } from './click-enricher.js';
@@ -25,6 +26,8 @@ import { createBatchRollup, readClickBatch, type BatchOutcome } from './rollup-b
 import { createRollupWriter, rollupTimeouts } from './rollup-writer.js';
 import { createUserAgentParser } from './user-agent.js';
 import { watchQueueRedis } from './queue-watch.js';
+import { createClickWebhooks } from './webhooks/click-webhooks.js';
+import { createWebhookWorker } from './webhooks/webhook-worker.js';
 
 export interface WorkerDeps {
   config: Config;
@@ -51,6 +54,8 @@ export interface ClickWorker {
   tasks: MaintenanceTask[];
   /** Undefined when started with schedule: false. */
   maintenance?: Maintenance;
+  /** The webhook deliveries' consumer (see webhooks/webhook-worker.ts). */
+  webhookWorker: Worker;
   /** Stops taking jobs, finishes the ones in flight, stops the schedules; leaves deps.redis and deps.sql open. */
   close(): Promise<void>;
 }
@@ -103,12 +108,24 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   deps.outage?.watch(connection, 'queue');
   const queue = new Queue<ClickJobData>(CLICK_QUEUE, { connection, prefix: config.QUEUE_PREFIX });
   const metrics = createWorkerMetrics(deps.registry ?? new Registry(), queue);
+  const webhooks = webhooksRepository(sql);
+  const webhookEvents = webhookEventQueue(connection, config.QUEUE_PREFIX);
+  const webhookWorker = createWebhookWorker({
+    config,
+    webhooks,
+    events: webhookEvents,
+    box: configuredSecretBox(config),
+    connection,
+    log,
+    onDelivery: metrics.webhook,
+  });
   const live = createLivePublisher({
     redis: deps.redis,
     keys: redisKeys(config.REDIS_PREFIX),
     links: linksRepository(sql),
     log,
     onOutcome: metrics.live,
+    clickWebhooks: createClickWebhooks({ webhooks, events: webhookEvents }),
   });
   const rollup = createBatchRollup({
     enrich: createClickEnricher({
@@ -209,6 +226,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
   });
   const onError = deps.outage?.bullmqErrors('worker') ?? ((error: unknown) => log.error({ err: error }, 'worker error'));
   worker.on('error', onError);
+  webhookWorker.on('error', onError);
   queue.on('error', onError);
 
   const watch = watchQueueRedis({ queue, redis: deps.redis, intervalMs: config.WORKER_STALL_INTERVAL_MS, log, onLost: metrics.lost });
@@ -218,6 +236,7 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
 
   return {
     worker,
+    webhookWorker,
     queue,
     tasks,
     maintenance,
@@ -225,6 +244,9 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
       watch.stop();
       await worker.close();
       await live.close();
+      // After the live publisher, which queues the last click events; attempts in flight finish (WEBHOOK_TIMEOUT_MS at most).
+      await webhookWorker.close();
+      await webhookEvents.close();
       await maintenance?.stop();
       await queue.close();
       await connection.quit().catch(() => connection.disconnect());

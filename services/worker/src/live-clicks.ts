@@ -4,6 +4,7 @@ import type { LinksRepository } from '@deeplink/core/db';
 import { appendLiveEntry, LIVE_ENTRY_RECENT_CLICKS, type LiveClick, type LiveEntry, type RedisClient } from '@deeplink/core/redis';
 import type { Logger } from '@deeplink/core/runtime';
 import type { EnrichedClick } from './click-enricher.js';
+import type { ClickWebhooks } from './webhooks/click-webhooks.js';
 
 /** A click kept for the live streams: its time and the dimension values they show. */
 interface RecentClick {
@@ -97,7 +98,8 @@ export type LiveOutcome = 'published' | 'failed' | 'dropped';
  * @deeplink/core/redis live-clicks.ts). The batches a commit recorded arrive one after the other in
  * the same tick and leave together, with one owner lookup (one indexed query by link ids). Publishing never holds up or fails the
  * rollup: it runs after the commit, off its path, one flush at a time; an error is logged and
- * counted, and the clicks stay safe in the rollups.
+ * counted, and the clicks stay safe in the rollups. The same entries are the `click` webhook events
+ * of the users with a click endpoint (see webhooks/click-webhooks.ts).
  */
 export function createLivePublisher(deps: {
   redis: RedisClient;
@@ -106,16 +108,18 @@ export function createLivePublisher(deps: {
   log: Logger;
   /** Each user entry's fate (a metric). */
   onOutcome?: (outcome: LiveOutcome, entries: number) => void;
+  /** The `click` webhooks: each entry also goes to its user's click endpoints, when they have one. */
+  clickWebhooks?: ClickWebhooks;
 }) {
   const { redis, keys, log, onOutcome = () => {} } = deps;
   let pending: LiveClicks | undefined;
   let flushing: Promise<void> | undefined;
   let lastLogged = Number.NEGATIVE_INFINITY;
 
-  const logFailure = (error: unknown, what: string) => {
+  const logFailure = (error: unknown, what: string, message = `live clicks not published (${what}); the rollups have them`) => {
     if (performance.now() - lastLogged < FAILURE_LOG_INTERVAL_MS) return;
     lastLogged = performance.now();
-    log.warn({ err: error }, `live clicks not published (${what}); the rollups have them`);
+    log.warn({ err: error }, message);
   };
 
   const send = async (clicks: LiveClicks) => {
@@ -137,14 +141,25 @@ export function createLivePublisher(deps: {
       if (!mine) byUser.set(owner, (mine = []));
       mine.push([linkId, link]);
     }
-    const results = await Promise.allSettled(
-      [...byUser].map(([userId, links]) => appendLiveEntry(redis, keys, userId, entryOf(links, clicks.committedAt))),
-    );
+    const entries = [...byUser].map(([userId, links]) => [userId, entryOf(links, clicks.committedAt)] as const);
+    const hooked = deps.clickWebhooks && sendClickWebhooks(deps.clickWebhooks, entries);
+    const results = await Promise.allSettled(entries.map(([userId, entry]) => appendLiveEntry(redis, keys, userId, entry)));
+    await hooked;
     const failures = results.filter((result) => result.status === 'rejected');
     if (results.length > failures.length) onOutcome('published', results.length - failures.length);
     if (failures.length > 0) {
       onOutcome('failed', failures.length);
       logFailure(failures[0]!.reason, 'Redis error');
+    }
+  };
+
+  /** Queues the entries of the users with a click endpoint; a failure is logged, the rollups keep the clicks. */
+  const sendClickWebhooks = async (hooks: ClickWebhooks, entries: (readonly [string, LiveEntry])[]) => {
+    try {
+      const subscribers = await hooks.subscribers();
+      await hooks.send(entries.filter(([userId]) => subscribers.has(userId)));
+    } catch (error) {
+      logFailure(error, 'click webhooks', 'click webhooks not queued; the rollups have the clicks');
     }
   };
 

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { type ClickBatchFormats, type Config, POISON_REASON, redisKeys, scrubClickJob } from '@deeplink/core';
-import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql } from '@deeplink/core/db';
+import { rollupPartitions, rollupsRepository, type RollupsRepository, type Sql, webhooksRepository } from '@deeplink/core/db';
 import { reconcileDomainCache, reconcileLinkCache, type RedisClient } from '@deeplink/core/redis';
 import { domainChecks, txtLookup, type TxtLookup } from '@deeplink/core/domains';
 import type { Logger } from '@deeplink/core/runtime';
@@ -16,6 +16,7 @@ const CRON_SETTINGS = [
   'CRON_RETRY_FAILED',
   'CRON_DOMAIN_CHECK',
   'CRON_PRUNE_INSTALL_CLICKS',
+  'CRON_PRUNE_WEBHOOK_DELIVERIES',
 ] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
@@ -183,6 +184,17 @@ export function maintenanceTasks(deps: {
       schedule: config.CRON_PRUNE_INSTALL_CLICKS,
       purpose: 'delete install clicks whose token expired',
       run: () => pruneInstallClicks(rollupsRepository(sql), deps.now?.()),
+    },
+    {
+      name: 'prune-webhook-deliveries',
+      setting: 'CRON_PRUNE_WEBHOOK_DELIVERIES',
+      schedule: config.CRON_PRUNE_WEBHOOK_DELIVERIES,
+      purpose: `delete webhook deliveries older than ${config.WEBHOOK_DELIVERY_RETENTION_DAYS} days or past the newest ${config.WEBHOOK_DELIVERIES_PER_ENDPOINT} of their endpoint`,
+      run: async () => {
+        const now = deps.now?.() ?? new Date();
+        const before = new Date(now.getTime() - config.WEBHOOK_DELIVERY_RETENTION_DAYS * DAY_MS);
+        return { removed: await webhooksRepository(sql).pruneDeliveries(before, config.WEBHOOK_DELIVERIES_PER_ENDPOINT) };
+      },
     },
     {
       name: 'report-queue',

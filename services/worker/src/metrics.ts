@@ -50,6 +50,12 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     labelNames: ['result'],
     registers,
   });
+  const webhookAttempts = new Counter({
+    name: 'worker_webhook_attempts_total',
+    help: 'Webhook delivery attempts: succeeded (a 2xx), retried (to be tried again) or failed (out of attempts, refused address, disabled endpoint).',
+    labelNames: ['result'],
+    registers,
+  });
   new Gauge({
     name: 'worker_queue_jobs',
     help: 'Click batches in the queue by state.',
@@ -84,6 +90,7 @@ export function createWorkerMetrics(registry: Registry, queue: Queue) {
     failed: (final: boolean) => failures.inc({ final: String(final) }),
     lost: (batches: number) => lostBatches.inc(batches),
     live: (result: LiveOutcome, entries: number) => liveEntries.inc({ result }, entries),
+    webhook: (result: 'succeeded' | 'retried' | 'failed') => webhookAttempts.inc({ result }),
   };
 }
 

@@ -195,7 +195,7 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the seven tasks from config and removes them on close', async () => {
+  it('schedules the eight tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
@@ -205,6 +205,7 @@ describe('maintenance tasks', () => {
       CRON_RETRY_FAILED: '*/3 * * * *',
       CRON_DOMAIN_CHECK: '*/4 * * * *',
       CRON_PRUNE_INSTALL_CLICKS: '7 8 * * *',
+      CRON_PRUNE_WEBHOOK_DELIVERIES: '9 10 * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -216,6 +217,7 @@ describe('maintenance tasks', () => {
       expect(registered().sort()).toEqual([
         ['prune-install-clicks', '7 8 * * *'],
         ['prune-processed-batches', '3 4 * * *'],
+        ['prune-webhook-deliveries', '9 10 * * *'],
         ['recheck-domains', '*/4 * * * *'],
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
@@ -223,7 +225,7 @@ describe('maintenance tasks', () => {
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(7);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(8);
     } finally {
       await app.close();
     }
@@ -247,6 +249,7 @@ describe('maintenance tasks', () => {
       CRON_RETRY_FAILED: '* * * * * *',
       CRON_DOMAIN_CHECK: '* * * * * *',
       CRON_PRUNE_INSTALL_CLICKS: '* * * * * *',
+      CRON_PRUNE_WEBHOOK_DELIVERIES: '* * * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -257,7 +260,7 @@ describe('maintenance tasks', () => {
         .toBe(true);
       await expect.poll(() => lines.some((l) => l.msg === 'click queue'), { timeout: 10_000 }).toBe(true);
       const finished = () => new Set(lines.filter((l) => l.msg === 'maintenance task finished').map((l) => l.task));
-      await expect.poll(() => finished().size === 7, { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => finished().size === 8, { timeout: 10_000 }).toBe(true);
       expect(finished()).toEqual(
         new Set([
           'reconcile-link-cache',
@@ -267,6 +270,7 @@ describe('maintenance tasks', () => {
           'rollup-partitions',
           'recheck-domains',
           'prune-install-clicks',
+          'prune-webhook-deliveries',
         ]),
       );
       expect(lines.some((l) => l.level === 'error')).toBe(false);

@@ -1384,6 +1384,159 @@ export interface ListImportRowsQuery {
   limit?: number;
 }
 
+/** What a webhook endpoint can subscribe to. */
+export type WebhookEventType = 'link.created' | 'link.updated' | 'link.deleted' | 'click';
+
+/** A webhook endpoint of the account: never its secret. */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: ('link.created' | 'link.updated' | 'link.deleted' | 'click')[];
+  enabled: boolean;
+  description?: string;
+  /** After a rotation: until when the replaced secret still signs deliveries beside the new one */
+  previousSecretExpiresAt?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A webhook endpoint with its signing secret: only when it is created and when its secret is rotated. */
+export interface WebhookWithSecret {
+  id: string;
+  url: string;
+  events: ('link.created' | 'link.updated' | 'link.deleted' | 'click')[];
+  enabled: boolean;
+  description?: string;
+  /** After a rotation: until when the replaced secret still signs deliveries beside the new one */
+  previousSecretExpiresAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  /**
+   * The signing secret (whsec_…): returned when the endpoint is created and when its secret is rotated, never
+   * again
+   */
+  secret: string;
+}
+
+/** Body of POST /webhooks. */
+export interface CreateWebhookBody {
+  url: string;
+  /** The events the endpoint receives: link.created, link.updated, link.deleted, click */
+  events: ('link.created' | 'link.updated' | 'link.deleted' | 'click')[];
+  /**
+   * Whether events are sent to it; true by default
+   * @default true
+   */
+  enabled?: boolean;
+  description?: string;
+}
+
+/** Body of PATCH /webhooks/:id: the fields sent change; null removes the description. */
+export interface UpdateWebhookBody {
+  url?: string;
+  /** The events the endpoint receives: link.created, link.updated, link.deleted, click */
+  events?: ('link.created' | 'link.updated' | 'link.deleted' | 'click')[];
+  enabled?: boolean;
+  description?: string | null;
+}
+
+/** One delivery of an event to an endpoint, as the endpoint's log shows it. */
+export interface WebhookDelivery {
+  id: string;
+  event: 'link.created' | 'link.updated' | 'link.deleted' | 'click';
+  /** pending: queued or waiting for a retry; succeeded: a 2xx answer; failed: out of attempts (or refused) */
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  /** The last attempt's HTTP status; null without an answer */
+  responseStatus: number | null;
+  /** The first bytes of the last answer (at most 512) */
+  responseBody: string | null;
+  /** Why the last attempt got no answer (timeout, refused address…) */
+  error: string | null;
+  /** How long the last attempt took */
+  durationMs: number | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+}
+
+/** One page of an endpoint's delivery log, newest first. */
+export interface WebhookDeliveryPage {
+  deliveries: WebhookDelivery[];
+  pagination: Pagination;
+}
+
+/** Query of GET /webhooks/:id/deliveries. */
+export interface ListWebhookDeliveriesQuery {
+  /**
+   * Page number, from 1; newest deliveries first
+   * @default 1
+   */
+  page?: number;
+  /**
+   * Items per page, 1-100
+   * @default 20
+   */
+  limit?: number;
+}
+
+/** The body of a webhook delivery, told apart by `type` (verify its signature first: docs/webhooks.md). */
+export type WebhookEvent = {
+  /** The event id: the same on every attempt and resend, so a receiver can drop repeats */
+  id: string;
+  type: 'link.created';
+  createdAt: string;
+  data: {
+    link: Link;
+  };
+} | {
+  /** The event id: the same on every attempt and resend, so a receiver can drop repeats */
+  id: string;
+  type: 'link.updated';
+  createdAt: string;
+  data: {
+    link: Link;
+  };
+} | {
+  /** The event id: the same on every attempt and resend, so a receiver can drop repeats */
+  id: string;
+  type: 'link.deleted';
+  createdAt: string;
+  data: {
+    link: {
+      id: string;
+    };
+  };
+} | {
+  /** The event id: the same on every attempt and resend, so a receiver can drop repeats */
+  id: string;
+  type: 'click';
+  createdAt: string;
+  data: {
+    /** When the clicks were counted */
+    committedAt: string;
+    totalClicks: number;
+    /** Clicks per link id */
+    links: Record<string, number>;
+    /** The newest clicks first: at most 100, and at most 20 of each link */
+    recent: {
+      /** When the click happened (ISO 8601) */
+      at: string;
+      /** The link clicked */
+      linkId: string;
+      /** The routing platform as stored: android, ios or desktop */
+      platform: string;
+      /** ISO country code, or Unknown */
+      country: string;
+      /** Browser name, or Unknown */
+      browser: string;
+      /** Operating system name, or Unknown */
+      os: string;
+      /** Referring host, or direct */
+      referrer: string;
+    }[];
+  };
+};
+
 /** Error codes the API answers with. */
 export type ErrorCode = 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_REQUEST' | 'RATE_LIMITED' | 'INTERNAL_ERROR';
 

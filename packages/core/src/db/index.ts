@@ -13,3 +13,4 @@ export * from './rollups-repository.js';
 export * from './rollup-partitions.js';
 export * from './read-replica.js';
 export * from './link-imports-repository.js';
+export * from './webhooks-repository.js';

@@ -322,7 +322,7 @@ export function linksRepository(sql: Sql) {
      * cache ids (see linkCacheId). Throws ForeignLinksError, deleting nothing, when any of them is another user's.
      * Malformed and unknown ids are skipped.
      */
-    async deleteOwned(userId: string, ids: string[]): Promise<string[]> {
+    async deleteOwned(userId: string, ids: string[]): Promise<{ id: string; cacheId: string }[]> {
       const wellFormed = [...new Set(ids.filter(isUuid))];
       if (wellFormed.length === 0) return [];
       return sql.begin(async (tx) => {
@@ -336,7 +336,7 @@ export function linksRepository(sql: Sql) {
           tx,
           rows.map((row) => row.id),
         );
-        return rows.map((row) => linkCacheId(row.code, row.domain));
+        return rows.map((row) => ({ id: row.id, cacheId: linkCacheId(row.code, row.domain) }));
       });
     },
 

@@ -1,52 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-
-/**
- * Addresses a request a user names (a logo's URL, a webhook's target) must never reach: this
- * machine, its private networks, link-local (cloud metadata services live at 169.254.169.254),
- * shared address space, documentation, multicast and reserved ranges. IPv4-mapped IPv6 addresses
- * are checked as the IPv4 address they carry (BlockList does that).
- */
-const OFF_THE_INTERNET = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  OFF_THE_INTERNET.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const)
-  OFF_THE_INTERNET.addSubnet(network, prefix, 'ipv6');
-
-/** Whether `address` (an IP literal) is on the public internet. */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !OFF_THE_INTERNET.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from './public-address.js';
 
 /** Why an outbound request failed, in words that can be shown to the user who named the URL. */
 export class OutboundFetchError extends Error {

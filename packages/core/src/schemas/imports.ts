@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { successEnvelope, timestampSchema } from './common.js';
 import { hostnameSchema } from './domains.js';
-import { paginationSchema } from './links.js';
+import { pageQueryFields, paginationSchema } from './links.js';
 
 /** The largest CSV file one import reads: past it, 413. */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
@@ -129,19 +129,7 @@ export const listImportRowsQuerySchema = z
       .enum(IMPORT_OUTCOMES, { error: `must be one of ${IMPORT_OUTCOMES.join(', ')}` })
       .optional()
       .meta({ description: 'Only the rows of this outcome (refused: the rows to fix)', example: 'refused' }),
-    page: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be at least 1')
-      .default(1)
-      .meta({ description: 'Page number, from 1', example: 1 }),
-    limit: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be between 1 and 500')
-      .max(500, 'must be between 1 and 500')
-      .default(100)
-      .meta({ description: 'Rows per page, 1-500', example: 100 }),
+    ...pageQueryFields({ maxLimit: 500, defaultLimit: 100, page: 'Page number, from 1', limit: 'Rows per page, 1-500' }),
   })
   .strict();
 export type ListImportRowsQuery = z.infer<typeof listImportRowsQuerySchema>;

@@ -299,21 +299,31 @@ const listParameter = <T extends z.ZodType<unknown, string>>(item: T) =>
 export const LINK_LIST_EXTRAS = ['clicks', 'tags', 'expiry'] as const;
 export type LinkListExtra = (typeof LINK_LIST_EXTRAS)[number];
 
+/** `page` (from 1) and `limit` (1-`maxLimit`) of a paginated list's query, as every list takes them. */
+export const pageQueryFields = (options: { maxLimit: number; defaultLimit: number; page: string; limit: string }) => ({
+  page: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .default(1)
+    .meta({ description: options.page, example: 1 }),
+  limit: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, `must be between 1 and ${options.maxLimit}`)
+    .max(options.maxLimit, `must be between 1 and ${options.maxLimit}`)
+    .default(options.defaultLimit)
+    .meta({ description: options.limit, example: options.defaultLimit }),
+});
+
 export const listLinksQuerySchema = z
   .object({
-    page: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be at least 1')
-      .default(1)
-      .meta({ description: 'Page number, from 1; a page past the end is an empty list with the real totals', example: 1 }),
-    limit: z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(1, 'must be between 1 and 100')
-      .max(100, 'must be between 1 and 100')
-      .default(10)
-      .meta({ description: 'Items per page, 1-100', example: 10 }),
+    ...pageQueryFields({
+      maxLimit: 100,
+      defaultLimit: 10,
+      page: 'Page number, from 1; a page past the end is an empty list with the real totals',
+      limit: 'Items per page, 1-100',
+    }),
     sortBy: z
       .enum(LINK_SORT_FIELDS, { error: `must be one of ${LINK_SORT_FIELDS.join(', ')}` })
       .default('createdAt')

@@ -35,6 +35,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
 import { findOwnedLink } from './owned-link.js';
 import type { Principal } from './auth-service.js';
+import type { LinkEvents } from './link-events.js';
 
 const CODE_ATTEMPTS = 5;
 
@@ -48,6 +49,8 @@ export function linksService(deps: {
   /** The longest destination a link may have, its parameters merged in (MAX_DESTINATION_BYTES). */
   maxDestinationBytes: number;
   log: FastifyBaseLogger;
+  /** The link.* webhook events, sent once a change has committed. */
+  events?: LinkEvents;
 }) {
   const { links } = deps;
   const shortUrlOf = shortUrls(deps.shortUrlBase);
@@ -128,7 +131,9 @@ export function linksService(deps: {
       }
       const created = record;
       await writeThrough(() => cacheLink(deps.redis, deps.keys, created), linkCacheId(created.code, created.domain));
-      return toLink(created);
+      const link = toLink(created);
+      await deps.events?.created(principal.userId, [link]);
+      return link;
     },
 
     /**
@@ -161,7 +166,9 @@ export function linksService(deps: {
       }
       // Written through only after the commit, so the cache never holds a link that was rolled back.
       await this.cacheWritten(records);
-      return records.map(toLink);
+      const created = records.map(toLink);
+      await deps.events?.created(principal.userId, created);
+      return created;
     },
 
     /** Writes links just committed through to the cache the redirectors read (bulk creation, imports). */
@@ -190,15 +197,19 @@ export function linksService(deps: {
       if (!updated) throw notFound('Link not found');
       // A link on a domain that stopped being active is served nowhere; its hostname may be
       // another account's now, so its record must not reach the cache under that name.
-      if (updated.domain && !(await deps.domains.findActive(principal.userId, updated.domain))) return toLink(updated);
-      await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), linkCacheId(updated.code, updated.domain));
-      return toLink(updated);
+      const servable = !updated.domain || (await deps.domains.findActive(principal.userId, updated.domain));
+      if (servable) await writeThrough(() => cacheLink(deps.redis, deps.keys, updated), linkCacheId(updated.code, updated.domain));
+      const link = toLink(updated);
+      await deps.events?.updated(principal.userId, link);
+      return link;
     },
 
     async delete(principal: Principal, id: string): Promise<void> {
       await owned(principal, id);
       const code = await links.delete(id);
-      if (code) await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
+      if (!code) return;
+      await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
+      await deps.events?.deleted(principal.userId, [id]);
     },
 
     /** A page of the caller's links, filtered by tags and search text, with the extras `include` asks for. */
@@ -231,9 +242,9 @@ export function linksService(deps: {
      * that do not exist (any more) are skipped. One link of another account: 403, nothing deleted.
      */
     async deleteMany(principal: Principal, ids: string[]): Promise<number> {
-      let codes: string[];
+      let deleted: { id: string; cacheId: string }[];
       try {
-        codes = await links.deleteOwned(principal.userId, ids);
+        deleted = await links.deleteOwned(principal.userId, ids);
       } catch (error) {
         if (!(error instanceof ForeignLinksError)) throw error;
         const foreign = new Set(error.ids);
@@ -242,8 +253,12 @@ export function linksService(deps: {
           ids.flatMap((id, index) => (foreign.has(id) ? [{ field: `ids.${index}`, message: 'belongs to another account' }] : [])),
         );
       }
-      await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));
-      return codes.length;
+      await Promise.all(deleted.map(({ cacheId }) => writeThrough(() => uncacheLink(deps.redis, deps.keys, cacheId), cacheId)));
+      await deps.events?.deleted(
+        principal.userId,
+        deleted.map((link) => link.id),
+      );
+      return deleted.length;
     },
   };
 }

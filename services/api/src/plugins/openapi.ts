@@ -2,11 +2,14 @@ import swagger from '@fastify/swagger';
 import { REFERENCE_CSS, renderReferencePage } from '../docs/reference-page.js';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { WEBHOOK_EVENTS } from '@deeplink/core';
+import { WEBHOOK_SIGNATURE_HEADER } from '@deeplink/core/webhooks';
 import { isFirebaseRestPath } from './error-handler.js';
 import { setPageHeaders } from './page-headers.js';
 
 type Document = ReturnType<typeof jsonSchemaTransformObject> & {
   components: { schemas?: Record<string, Record<string, unknown>>; headers?: Record<string, unknown> };
+  webhooks?: Record<string, unknown>;
 };
 interface Response {
   description: string;
@@ -64,11 +67,51 @@ function completeDocument(document: Document, bodyLimit: number): Document {
     }
   }
   document.components.headers = { ...RATE_LIMIT_HEADERS, 'Retry-After': RETRY_AFTER };
+  document.webhooks = webhookOperations();
   // zod writes `$schema` and a fragment `$id` into each component; JSON Schema 2020-12 forbids the fragment.
   document.components.schemas = Object.fromEntries(
     Object.entries(reachableSchemas(document)).map(([name, { $id, $schema, ...schema }]) => [name, schema]),
   );
   return document;
+}
+
+/**
+ * What the service POSTs to webhook endpoints (OpenAPI 3.1's `webhooks`): one entry per event,
+ * its body a component schema, so generated clients get the payload types too.
+ */
+function webhookOperations(): Record<string, unknown> {
+  return Object.fromEntries(
+    WEBHOOK_EVENTS.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: `The ${type} event, signed in the ${WEBHOOK_SIGNATURE_HEADER} header (docs/webhooks.md)`,
+          parameters: [
+            {
+              name: WEBHOOK_SIGNATURE_HEADER,
+              in: 'header',
+              required: true,
+              description: 't=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> (two v1 entries while a rotated-out secret still signs)',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'Webhook-Id',
+              in: 'header',
+              required: true,
+              description: "The event's id, the same on every attempt",
+              schema: { type: 'string' },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/WebhookEvent_${type.replace('.', '_')}` } } },
+          },
+          responses: { '2XX': { description: 'Received: any 2xx answer ends the delivery; anything else is retried' } },
+        },
+      },
+    ]),
+  );
 }
 
 /** The component schemas the paths refer to, directly or through other components. */
@@ -90,6 +133,7 @@ function reachableSchemas(document: Document): Record<string, Record<string, unk
     }
   };
   visit(document.paths);
+  visit(document.webhooks);
   return Object.fromEntries(Object.entries(all).filter(([name]) => reached.has(name)));
 }
 

@@ -1,0 +1,2 @@
+export * from './outbound-fetch.js';
+export * from './public-address.js';
