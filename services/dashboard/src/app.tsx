@@ -5,6 +5,7 @@ import { matchPath, navigate, useLocation } from './lib/router.js';
 import { AccountPage } from './pages/account.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { DomainsPage } from './pages/domains.js';
+import { WebhooksPage } from './pages/webhooks.js';
 import { ImportPage } from './pages/import.js';
 import { AppsPage } from './pages/apps.js';
 import { LinkFormPage } from './pages/link-form.js';
@@ -20,6 +21,7 @@ const NAV = [
   { href: '/domains', label: 'Domains' },
   { href: '/apps', label: 'Apps' },
   { href: '/api-keys', label: 'API keys' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/account', label: 'Account' },
 ];
 
@@ -35,6 +37,7 @@ function route(path: string): { title: string; page: preact.JSX.Element } {
   if (path === '/apps') return { title: 'Apps', page: <AppsPage /> };
   if (path === '/api-keys') return { title: 'API keys', page: <ApiKeysPage /> };
   if (path === '/domains') return { title: 'Domains', page: <DomainsPage /> };
+  if (path === '/webhooks') return { title: 'Webhooks', page: <WebhooksPage /> };
   if (path === '/account') return { title: 'Account', page: <AccountPage /> };
   return {
     title: 'Not found',
