@@ -264,6 +264,8 @@ const envSchema = z.object({
   CRON_PARTITIONS: z.string().default('41 3 * * *'),
   /** Active custom domains: look their TXT records up again. */
   CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
+  /** Combination rollups: sum each UTC day that is over into its daily combination rows, once. */
+  CRON_ROLL_COMBINATIONS: z.string().default('7 * * * *'),
   /** Install clicks (deferred deep links): delete the rows whose token expired. */
   CRON_PRUNE_INSTALL_CLICKS: z.string().default('53 * * * *'),
   /**

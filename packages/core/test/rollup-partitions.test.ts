@@ -145,6 +145,9 @@ describe('rollup partitions', () => {
     const report = (start: number, end: number, timeBucket: 'hour' | 'month' = 'month') =>
       analytics.linkReport(linkId, { start: new Date(start), end: new Date(end), timeBucket }, ['country']);
 
+    // The worker rolls each day's combination rows into daily ones once the day is over, long
+    // before its hours are dropped (and the partition task rolls any day left first).
+    await rollupsRepository(env.sql).rollCombinationDays(new Date('2024-06-10T08:00:00Z'));
     // On 2024-06-10 with three months of hourly rollups kept: March 2024 onwards; daily kept for 15 months.
     let result = await partitions.maintain(new Date('2024-06-10T08:00:00Z'), { hourlyMonths: 3, dailyMonths: 15 });
     const droppedHourly = result.dropped.filter((name) => name.startsWith('click_hourly_p'));

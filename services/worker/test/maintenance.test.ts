@@ -195,7 +195,7 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the seven tasks from config and removes them on close', async () => {
+  it('schedules the eight tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
@@ -205,6 +205,7 @@ describe('maintenance tasks', () => {
       CRON_RETRY_FAILED: '*/3 * * * *',
       CRON_DOMAIN_CHECK: '*/4 * * * *',
       CRON_PRUNE_INSTALL_CLICKS: '7 8 * * *',
+      CRON_ROLL_COMBINATIONS: '9 * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -220,10 +221,11 @@ describe('maintenance tasks', () => {
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
         ['retry-failed-batches', '*/3 * * * *'],
+        ['roll-combination-days', '9 * * * *'],
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(7);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(8);
     } finally {
       await app.close();
     }

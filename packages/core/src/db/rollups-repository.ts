@@ -5,6 +5,15 @@ import type { Sql, TransactionSql } from './client.js';
 import { monthStart, rollupPartitions } from './rollup-partitions.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * The first key of the advisory locks on a UTC day of combination rows (the second is the day's
+ * number since 1970-01-01): taken shared by each batch transaction for the days it writes, and
+ * exclusive by the roll of a day, so that the two never overlap (click_combination_days,
+ * migration 018).
+ */
+export const COMBINATION_DAY_LOCK = 0x636f6d62; // 'comb'
 
 /** One counted click, reduced to what the rollups keep. */
 export interface RollupClick {
@@ -187,6 +196,13 @@ export class RollupRows {
       group.combinations.add(dimensions, visitor);
     }
     return this;
+  }
+
+  /** The UTC days the sums have clicks in, as day numbers since 1970-01-01, in order. */
+  days(): number[] {
+    const days = new Set<number>();
+    for (const hours of this.#links.values()) for (const bucket of hours.keys()) days.add(Math.floor(bucket / DAY_MS));
+    return [...days].sort((a, b) => a - b);
   }
 
   /** The start of each UTC month the sums have clicks in. */
@@ -408,15 +424,19 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * than the compiled code saved). With the default work_mem (4 MB) its sorts of tens of thousands
    * of combination rows spill to disk; ROLLUP_WORK_MEM holds them. Each sort of the statement may
    * use that much and each hash twice it (hash_mem_multiplier), a few of them at a time.
+   *
+   * Last (after the limits, which bound its wait), it takes the shared lock of each UTC day of
+   * `days` (COMBINATION_DAY_LOCK), in order. Taken here, before the statement that writes, so that
+   * the statement's snapshot sees a roll of those days that committed while it waited.
    */
-  const settings = (tx: TransactionSql) =>
+  const settings = (tx: TransactionSql, days: number[]) =>
     tx`SELECT set_config('jit', 'off', true), set_config('work_mem', ${ROLLUP_WORK_MEM}, true)${
       timeouts
         ? tx`, set_config('idle_in_transaction_session_timeout', ${String(timeouts.idleInTransaction)}, true),
               set_config('lock_timeout', ${String(timeouts.lock)}, true),
               set_config('statement_timeout', ${String(timeouts.statement)}, true)`
         : tx``
-    }`.execute();
+    }, (SELECT count(pg_advisory_xact_lock_shared(${COMBINATION_DAY_LOCK}, d)) FROM unnest(${pgArray.numbers(days)}::int[]) AS d)`.execute();
 
   /**
    * One statement: records the ids of `claim`, then, only if every one of them was new, adds
@@ -552,24 +572,32 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         UNION ALL
         SELECT link_id, bucket, day, platform, device, country, browser, os, ${OTHER}::text, sum(clicks), hll_union_agg(visitors)
         FROM combinations WHERE fold GROUP BY link_id, bucket, day, platform, device, country, browser, os
-      ), multi_hour_days AS (
-        -- The link-days this transaction writes more than one hour of: only their daily
-        -- combination rows need summing (an aggregate's state per row costs more than its upsert).
-        SELECT link_id, day FROM groups GROUP BY link_id, day HAVING count(*) > 1
       ), hourly_combinations AS (
         INSERT INTO click_hourly_combinations AS t (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
         SELECT link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
         ORDER BY link_id, bucket, platform, device, country, browser, os, referrer
         ON CONFLICT (link_id, bucket, platform, device, country, browser, os, referrer) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), combination_days AS (
+        -- The day rows of click_combination_days: a day not rolled yet gets its daily
+        -- combination rows from the roll (rollCombinationDays), once, not here.
+        INSERT INTO click_combination_days (day) SELECT DISTINCT day FROM groups ORDER BY 1
+        ON CONFLICT (day) DO NOTHING
+      ), late_link_days AS (
+        -- The link-days of days rolled already (a late batch): their daily rows are written here,
+        -- summed first where this transaction has several hours of one. The day locks taken
+        -- before this statement make sure a roll committed before it is seen.
+        SELECT link_id, day, count(*) > 1 AS several FROM groups
+        WHERE day IN (SELECT day FROM click_combination_days WHERE rolled AND day IN (SELECT day FROM groups))
+        GROUP BY link_id, day
       ), daily_combinations AS (
         INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
         SELECT * FROM (
           SELECT link_id, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
-          WHERE (link_id, day) NOT IN (SELECT link_id, day FROM multi_hour_days)
+          WHERE (link_id, day) IN (SELECT link_id, day FROM late_link_days WHERE NOT several)
           UNION ALL
           SELECT link_id, day, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors) FROM combination_rows
-          WHERE (link_id, day) IN (SELECT link_id, day FROM multi_hour_days)
+          WHERE (link_id, day) IN (SELECT link_id, day FROM late_link_days WHERE several)
           GROUP BY link_id, day, platform, device, country, browser, os, referrer
         ) d
         ORDER BY link_id, day, platform, device, country, browser, os, referrer
@@ -658,7 +686,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
 
   const write = (unique: RollupBatch[], all: RollupRows, summedByCaller: boolean): Promise<Set<string>> =>
     sql.begin(async (tx) => {
-      const [, claimedIds] = await Promise.all([settings(tx), claimAndAdd(tx, unique, all)]);
+      const [, claimedIds] = await Promise.all([settings(tx, all.days()), claimAndAdd(tx, unique, all)]);
       const claimed = new Set(claimedIds);
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
       // rows were not added, and the batches claimed now are added on their own, from their clicks.
@@ -685,6 +713,49 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
      */
     async recordBatch(batch: RollupBatch): Promise<boolean> {
       return (await recordBatches([batch])).has(batch.batchId);
+    },
+
+    /**
+     * Rolls every UTC day before `before`'s that has hourly combination rows and was not rolled
+     * yet: sums its hourly combination rows into click_daily_combinations, once (migration 018).
+     * Each day is its own transaction under the day's exclusive lock (COMBINATION_DAY_LOCK): it
+     * waits for the batch transactions writing that day to commit, and the ones after it see the
+     * day rolled and write its daily rows themselves. A day another process rolled meanwhile is
+     * left alone. Returns the days rolled now (YYYY-MM-DD) and the daily rows written.
+     */
+    async rollCombinationDays(before: Date): Promise<{ days: string[]; rows: number }> {
+      const pending = await sql<{ day: string }[]>`
+        SELECT day::text AS day FROM click_combination_days
+        WHERE NOT rolled AND day < ${before.toISOString().slice(0, 10)}::date ORDER BY day`;
+      const rolled = { days: [] as string[], rows: 0 };
+      for (const { day } of pending) {
+        const rows = await sql.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(${COMBINATION_DAY_LOCK}, ${Date.parse(day) / DAY_MS})`;
+          const marked = await tx`UPDATE click_combination_days SET rolled = true WHERE day = ${day}::date AND NOT rolled`;
+          if (marked.count === 0) return undefined;
+          // The links are locked as the batch statement locks them, so a link deleted meanwhile
+          // leaves no daily rows behind (its delete waits, then removes them).
+          const written = await tx`
+            WITH hours AS (
+              SELECT * FROM click_hourly_combinations
+              WHERE bucket >= ${day}::timestamp AT TIME ZONE 'UTC' AND bucket < (${day}::date + 1)::timestamp AT TIME ZONE 'UTC'
+            ), live AS MATERIALIZED (
+              SELECT id FROM links WHERE id IN (SELECT link_id FROM hours) ORDER BY id FOR KEY SHARE
+            )
+            INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
+            SELECT link_id, ${day}::date, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors)
+            FROM hours WHERE link_id IN (SELECT id FROM live)
+            GROUP BY link_id, platform, device, country, browser, os, referrer
+            ORDER BY link_id, platform, device, country, browser, os, referrer
+            ON CONFLICT (link_id, day, platform, device, country, browser, os, referrer) DO UPDATE
+              SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)`;
+          return written.count;
+        });
+        if (rows === undefined) continue;
+        rolled.days.push(day);
+        rolled.rows += rows;
+      }
+      return rolled;
     },
 
     /**
