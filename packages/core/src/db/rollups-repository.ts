@@ -108,13 +108,15 @@ const SEPARATOR = '\0';
 /**
  * An hour's clicks by combination of dimension values, and who they were. Kept compact: the sums
  * of a transaction hold tens of thousands of combinations, and an object per combination with its
- * values made them five times the size of the other sums. Each combination is its key (its values
- * joined in COMBINATION_COLUMNS order), a click count and its visitor, or a set of them once a
- * second one comes (most have one).
+ * values made them five times the size of the other sums. Each combination is found by its key
+ * (its values joined in COMBINATION_COLUMNS order) and holds the values of its first click (that
+ * click's own object, not a copy: the arrays for PostgreSQL take the values from it rather than
+ * splitting the key, which made a string per value), a click count and its visitor, or a set of
+ * them once a second one comes (most have one).
  */
 class Combinations {
   readonly #positions = new Map<string, number>();
-  readonly keys: string[] = [];
+  readonly values: DimensionValues[] = [];
   readonly clicks: number[] = [];
   readonly visitors: (string | Set<string>)[] = [];
 
@@ -124,8 +126,8 @@ class Combinations {
     const key = COMBINATION_COLUMNS.map((column) => d[column]).join(SEPARATOR);
     const at = this.#positions.get(key);
     if (at === undefined) {
-      this.#positions.set(key, this.keys.length);
-      this.keys.push(key);
+      this.#positions.set(key, this.values.length);
+      this.values.push(d);
       this.clicks.push(1);
       this.visitors.push(visitor);
       return;
@@ -247,11 +249,12 @@ export class RollupRows {
             values.clicks.push(clicks);
           }
         }
-        const { keys, clicks, visitors } = group.combinations;
-        for (let at = 0; at < keys.length; at++) {
+        const { clicks, visitors } = group.combinations;
+        const combinationValues = group.combinations.values;
+        for (let at = 0; at < combinationValues.length; at++) {
           combinations.group.push(position);
-          const values = keys[at]!.split(SEPARATOR);
-          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(values[i]!);
+          const values = combinationValues[at]!;
+          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(values[COMBINATION_COLUMNS[i]!]);
           combinations.clicks.push(clicks[at]!);
           const seen = visitors[at]!;
           if (typeof seen === 'string') {
