@@ -92,7 +92,6 @@ type Counts = Map<string, number>;
 
 interface HourGroup {
   clicks: number;
-  visitors: Set<string>;
   /** Per dimension, in DIMENSION_NAMES order: value → clicks. */
   counts: Counts[];
   combinations: Combinations;
@@ -188,11 +187,10 @@ export class RollupRows {
       if (!hours) this.#links.set(linkId, (hours = new Map()));
       let group = hours.get(bucket);
       if (!group) {
-        group = { clicks: 0, visitors: new Set(), counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Combinations() };
+        group = { clicks: 0, counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Combinations() };
         hours.set(bucket, group);
       }
       group.clicks++;
-      group.visitors.add(visitor);
       const { counts } = group;
       for (let i = 0; i < DIMENSION_NAMES.length; i++) count(counts[i]!, dimensions[DIMENSION_NAMES[i]!]);
       group.combinations.add(dimensions, visitor);
@@ -216,14 +214,14 @@ export class RollupRows {
   }
 
   /**
-   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
-   * joined by spaces, one per group and dimension value, and one per group and combination, the
+   * The sums as the arrays the upsert unnests: one entry per (link, hour) group (its visitors are
+   * those of its combinations), one per group and dimension value, and one per group and combination, the
    * latter two naming their group by position (from 1). `combinations.columns` holds each
    * column's values and `combinations.visitor` each combination's first visitor; `moreVisitors`
    * lists the others, one entry each, naming their combination by position (from 1).
    */
   toArrays() {
-    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[], visitors: [] as string[] };
+    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[] };
     const values = { group: [] as number[], dimension: [] as string[], value: [] as string[], clicks: [] as number[] };
     const columns = COMBINATION_COLUMNS.map(() => [] as string[]);
     const combinations = {
@@ -238,7 +236,6 @@ export class RollupRows {
         groups.links.push(linkId);
         groups.hours.push(bucket / HOUR_MS);
         groups.clicks.push(group.clicks);
-        groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
         for (let i = 0; i < DIMENSION_NAMES.length; i++) {
           const dimension = DIMENSION_NAMES[i]!;
@@ -529,7 +526,12 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     // value that is OTHER already). The names read are the statement's snapshot: two transactions
     // writing the same hour at once can each take its last free places, so an hour can name a few
     // hosts more than the bound; no click is lost.
-    const combinationRows = tx`, combination_input AS (
+    //
+    // Each combination's sketch is its first visitor added to the sketch of the others, if any:
+    // most have one visitor, and an aggregate's state per row would cost ten times more. A
+    // group's sketch (its link-hour's visitors) is the union of its combinations' sketches: every
+    // visitor of the group is a visitor of one of them, so each is sent and hashed once.
+    const combinationSketches = tx`, combination_input AS (
         SELECT * FROM unnest(${pgArray.numbers(combinations.group)}::int[],
                     ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
                     ${column('browser')}::text[], ${column('os')}::text[], ${column('referrer')}::text[],
@@ -539,7 +541,14 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
         FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
         GROUP BY m.i
-      ), hour_hosts AS (
+      ), combination_sketches AS (
+        SELECT c.n, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
+               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors
+        FROM combination_input c LEFT JOIN more_visitors m ON m.i = c.i
+      ), group_sketches AS (
+        SELECT n, hll_union_agg(visitors) AS visitors FROM combination_sketches GROUP BY n
+      )`;
+    const combinationRows = tx`, hour_hosts AS (
         SELECT g.link_id, g.bucket, c.referrer, sum(c.clicks) AS clicks
         FROM combination_input c JOIN groups g ON g.n = c.n
         WHERE c.referrer NOT IN ('direct', ${OTHER}::text) GROUP BY g.link_id, g.bucket, c.referrer
@@ -560,16 +569,12 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, bucket, referrer FROM new_hosts WHERE place <= ${COMBINATION_REFERRERS_PER_HOUR}::int ORDER BY 1, 2, 3
         ON CONFLICT (link_id, bucket, referrer) DO NOTHING
       ), combinations AS (
-        -- Each combination's sketch is its first visitor added to the sketch of the others, if
-        -- any: most have one visitor, and an aggregate's state per row would cost ten times more.
-        SELECT g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
-               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors,
+        SELECT g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks, c.visitors,
                c.referrer = ${OTHER}::text
                  OR (g.link_id, g.bucket, c.referrer) IN (
                       SELECT link_id, bucket, referrer FROM new_hosts WHERE place > ${COMBINATION_REFERRERS_PER_HOUR}::int) AS fold
-        FROM combination_input c
+        FROM combination_sketches c
         JOIN groups g ON g.n = c.n
-        LEFT JOIN more_visitors m ON m.i = c.i
       ), combination_rows AS NOT MATERIALIZED (
         SELECT link_id, bucket, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combinations WHERE NOT fold
         UNION ALL
@@ -623,15 +628,14 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
         SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links, ...installs.links])}::uuid[]) ORDER BY id FOR KEY SHARE
-      ), groups AS (
-        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
-               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
+      )${combinationSketches}, groups AS (
+        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks, s.visitors
         FROM (
-          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
-          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[],
-                      ${pgArray.strings(groups.visitors)}::text[])
-            WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
+          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks
+          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[])
+            WITH ORDINALITY AS u(link_id, hour, clicks, n)
         ) g
+        JOIN group_sketches s ON s.n = g.n
         WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
       )${combinationRows}, dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
