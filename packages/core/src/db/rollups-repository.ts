@@ -348,7 +348,11 @@ const quote = (value: string): string =>
 export const pgArray = {
   numbers: (xs: readonly number[]): string => `{${xs.join(',')}}`,
   strings(xs: readonly string[], repeated = false): string {
-    if (!repeated) return `{${xs.map(quote).join(',')}}`;
+    if (!repeated) {
+      // Most arrays (ids, visitor hashes) need no escaping: joined at once, without a quoted copy of each element first.
+      if (xs.some((x) => x.includes('"') || x.includes('\\'))) return `{${xs.map(quote).join(',')}}`;
+      return xs.length === 0 ? '{}' : `{"${xs.join('","')}"}`;
+    }
     const quoted = new Map<string, string>();
     const parts = new Array<string>(xs.length);
     for (let i = 0; i < xs.length; i++) {
@@ -442,7 +446,15 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * One statement: records the ids of `claim`, then, only if every one of them was new, adds
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
-  const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
+  const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> =>
+    (await claimAndAddStatement(tx, claim, rows)).map((row) => row.batchId);
+
+  /**
+   * The statement of claimAndAdd, unsent. Built apart from its wait, so that the arrays it is
+   * built from (several megabytes for a large transaction) can go as soon as it is built, while
+   * PostgreSQL runs it and the next transaction's sums grow.
+   */
+  const claimAndAddStatement = (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows) => {
     const { groups, values, combinations, moreVisitors, previews, events, installs } = rows.toArrays();
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
@@ -615,7 +627,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
-    const claimed = await tx<{ batchId: string }[]>`
+    return tx<{ batchId: string }[]>`
       WITH claimed AS (
         INSERT INTO processed_batches (batch_id, clicks)
         SELECT * FROM unnest(${claim.map((b) => b.batchId)}::text[], ${claim.map((b) => b.receivedClicks)}::int[])
@@ -664,7 +676,6 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
       )${previewRows}${eventRows}${installRows}
       SELECT batch_id AS "batchId" FROM claimed`;
-    return claimed.map((row) => row.batchId);
   };
 
   /**
