@@ -542,7 +542,9 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     // Each combination's sketch is its first visitor added to the sketch of the others, if any:
     // most have one visitor, and an aggregate's state per row would cost ten times more. A
     // group's sketch (its link-hour's visitors) is the union of its combinations' sketches: every
-    // visitor of the group is a visitor of one of them, so each is sent and hashed once.
+    // visitor of the group is a visitor of one of them, so each is sent and hashed once. Both
+    // aggregates read their rows sorted: one sketch state at a time, where hashing kept one per
+    // group and spilled them to disk past work_mem.
     const combinationSketches = tx`, combination_input AS (
         SELECT * FROM unnest(${pgArray.numbers(combinations.group)}::int[],
                     ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
@@ -551,14 +553,17 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
           WITH ORDINALITY AS c(n, platform, device, country, browser, os, referrer, clicks, visitor, i)
       ), more_visitors AS (
         SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
-        FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
+        FROM (
+          SELECT * FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[])
+            AS m(i, visitor) ORDER BY i
+        ) m
         GROUP BY m.i
       ), combination_sketches AS (
         SELECT c.n, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
                hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors
         FROM combination_input c LEFT JOIN more_visitors m ON m.i = c.i
       ), group_sketches AS (
-        SELECT n, hll_union_agg(visitors) AS visitors FROM combination_sketches GROUP BY n
+        SELECT n, hll_union_agg(visitors) AS visitors FROM (SELECT n, visitors FROM combination_sketches ORDER BY n) s GROUP BY n
       )`;
     const combinationRows = tx`, hour_hosts AS (
         SELECT g.link_id, g.bucket, c.referrer, sum(c.clicks) AS clicks
