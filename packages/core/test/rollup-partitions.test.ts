@@ -309,8 +309,9 @@ describe('migration 018 with combination rows present', () => {
       SELECT ${linkId}, '2026-01-15', 'ios', 'Mobile', 'US', 'Chrome', 'iOS', 'direct', 4, hll_add_agg(hll_hash_text('v' || i)) FROM hours`;
 
     expect(await migrate(sql)).toBeGreaterThanOrEqual(18);
-    const [{ today }] = await sql<{ today: string }[]>`SELECT (now() AT TIME ZONE 'UTC')::date::text AS today`;
-    const tomorrow = new Date(Date.parse(today!) + 24 * HOUR).toISOString().slice(0, 10);
+    const [clock] = await sql<{ today: string }[]>`SELECT (now() AT TIME ZONE 'UTC')::date::text AS today`;
+    const today = clock!.today;
+    const tomorrow = new Date(Date.parse(today) + 24 * HOUR).toISOString().slice(0, 10);
     const days = await sql<{ day: string; rolled: boolean }[]>`SELECT day::text, rolled FROM click_combination_days ORDER BY day`;
     expect(days).toEqual([
       { day: '2026-01-15', rolled: true },
