@@ -18,6 +18,7 @@ import {
   type RunningProcess,
 } from '@deeplink/test-kit/processes';
 import { UA } from '@deeplink/test-kit/user-agents';
+import { rollupsRepository } from '@deeplink/core/db';
 import { metricValue, queueCounts, settledClickMetrics, waitForDrain } from './measure/drain.js';
 import { measureFreshness } from './measure/freshness.js';
 import { measureAtRate, measureInterleaved, roundsFor, type HttpRun } from './measure/http.js';
@@ -229,6 +230,9 @@ async function run(world: Awaited<ReturnType<typeof createBenchWorld>>, logDir: 
       progress.update(`${(done - settings.workerClicks).toLocaleString('en-US')} clicks rolled up`),
     );
     if (year.rolledUp !== yearClicks) throw new Error(`the year's rollups hold ${year.rolledUp} clicks, not ${yearClicks}`);
+    // The year's days are over: their combination rows are summed into daily ones, as the worker's
+    // hourly roll-combination-days task would have done long since (the bench writes them in minutes).
+    await rollupsRepository(world.sql).rollCombinationDays(new Date());
     await stop(benchWorker);
     const workerInstalls =
       settings.installPercent > 0 ? await measureWorkerInstalls(linkIds, workerEnv, settings.workerClicks + yearClicks) : undefined;

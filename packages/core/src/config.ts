@@ -288,6 +288,8 @@ const envSchema = z.object({
   CRON_DOMAIN_CHECK: z.string().default('23 * * * *'),
   /** Webhook delivery log: delete rows past WEBHOOK_DELIVERY_RETENTION_DAYS or WEBHOOK_DELIVERIES_PER_ENDPOINT. */
   CRON_PRUNE_WEBHOOK_DELIVERIES: z.string().default('37 * * * *'),
+  /** Combination rollups: sum each UTC day that is over into its daily combination rows, once. */
+  CRON_ROLL_COMBINATIONS: z.string().default('7 * * * *'),
   /** Install clicks (deferred deep links): delete the rows whose token expired. */
   CRON_PRUNE_INSTALL_CLICKS: z.string().default('53 * * * *'),
   /**

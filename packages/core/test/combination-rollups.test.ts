@@ -8,6 +8,7 @@ import { generateShortCode } from '../src/ids/short-code.js';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const hour0 = Date.UTC(2026, 0, 15, 22);
 const hour1 = hour0 + HOUR;
 /** The next UTC day. */
@@ -62,10 +63,15 @@ describe('combination rollups', () => {
     linkB = (await links.create(userId, generateShortCode(), { title: 'B', defaultUrl: 'https://b.example' })).id;
   });
 
+  /**
+   * The daily combination rows as the reports read them: the stored ones of rolled days, the hours
+   * summed for the others (migration 019).
+   */
+  const DAILY_COMBINATIONS = 'click_daily_combinations_read';
+
   /** Per hour (or day): the clicks and distinct visitors of the combination rows, and of the total rows. */
-  const totalsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily') => {
-    const [totals, combinations] =
-      period === 'hourly' ? ['click_hourly', 'click_hourly_combinations'] : ['click_daily', 'click_daily_combinations'];
+  const totalsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily', daily = DAILY_COMBINATIONS) => {
+    const [totals, combinations] = period === 'hourly' ? ['click_hourly', 'click_hourly_combinations'] : ['click_daily', daily];
     const time = period === 'hourly' ? 'bucket' : 'day';
     const read = (table: string) =>
       env.sql<{ at: string; clicks: number; unique: number }[]>`
@@ -75,7 +81,7 @@ describe('combination rollups', () => {
   };
 
   /** Per hour (or day), dimension and value: the clicks of the per-dimension rows, and those of the combination rows. */
-  const dimensionsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily') => {
+  const dimensionsAgainstCombinations = async (linkId: string, period: 'hourly' | 'daily', daily = DAILY_COMBINATIONS) => {
     type Row = { at: string; dimension: string; value: string; clicks: number };
     const time = env.sql(period === 'hourly' ? 'bucket' : 'day');
     const dimensions = await env.sql<Row[]>`
@@ -86,7 +92,7 @@ describe('combination rollups', () => {
       combinations.push(
         ...(await env.sql<Row[]>`
           SELECT ${time}::text AS at, ${name}::text AS dimension, ${env.sql(name)} AS value, sum(clicks)::int AS clicks
-          FROM ${env.sql(`click_${period}_combinations`)} WHERE link_id = ${linkId} GROUP BY 1, 3`),
+          FROM ${env.sql(period === 'hourly' ? 'click_hourly_combinations' : daily)} WHERE link_id = ${linkId} GROUP BY 1, 3`),
       );
     }
     const key = (row: Row) => JSON.stringify([row.at, row.dimension, row.value]);
@@ -207,7 +213,7 @@ describe('combination rollups', () => {
 
     // The daily rows are the hours' rows summed: the folded clicks stay folded.
     const daily = await env.sql<{ referrer: string; clicks: number }[]>`
-      SELECT referrer, sum(clicks)::int AS clicks FROM click_daily_combinations
+      SELECT referrer, sum(clicks)::int AS clicks FROM ${env.sql(DAILY_COMBINATIONS)}
       WHERE link_id = ${linkA} AND referrer IN ('late1.example', ${OTHER}) GROUP BY 1`;
     expect(Object.fromEntries(daily.map((row) => [row.referrer, row.clicks]))).toEqual({ [OTHER]: 3, 'late1.example': 1 });
   });
@@ -271,6 +277,90 @@ describe('combination rollups', () => {
     expect(await dimensionReferrers(linkA, hour0)).toHaveLength(205);
   });
 
+  /** The daily combination rows stored for a link and day (the roll's, or a late batch's). */
+  const storedDailyRows = async (linkId: string, day: string) => {
+    const [row] = await env.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM click_daily_combinations WHERE link_id = ${linkId} AND day = ${day}::date`;
+    return row!.n;
+  };
+
+  /** Every daily comparison of a link, from the stored rows alone and as the reports read them. */
+  const expectDailyExact = async (linkId: string, stored: boolean) => {
+    for (const daily of stored ? ['click_daily_combinations', DAILY_COMBINATIONS] : [DAILY_COMBINATIONS]) {
+      const { totals, combinations } = await totalsAgainstCombinations(linkId, 'daily', daily);
+      expect(combinations, daily).toEqual(totals);
+      const byDimension = await dimensionsAgainstCombinations(linkId, 'daily', daily);
+      expect(byDimension.combinations, daily).toEqual(byDimension.dimensions);
+    }
+  };
+
+  it('rolls a day that is over into its daily rows once, and reads the same numbers before and after', async () => {
+    const day = Date.UTC(2026, 1, 10);
+    await rollups.recordBatch(
+      batch(
+        clicks(linkA, day + 3 * HOUR, 20, ['v1', 'v2', 'v3']),
+        clicks(linkA, day + 17 * HOUR, 8, ['v2', 'v4'], { country: 'JP' }),
+        clicks(linkB, day + 5 * HOUR, 4, ['w1']),
+      ),
+    );
+    // Before the day is over: it is not rolled, no daily row is stored, the reports sum its hours.
+    expect((await rollups.rollCombinationDays(new Date(day + 23 * HOUR))).days).not.toContain('2026-02-10');
+    expect(await storedDailyRows(linkA, '2026-02-10')).toBe(0);
+    await expectDailyExact(linkA, false);
+    const before = await dimensionsAgainstCombinations(linkA, 'daily');
+
+    expect((await rollups.rollCombinationDays(new Date(day + DAY))).days).toContain('2026-02-10');
+    // The six variants, and five of the JP clicks (two of their variants differ by country only).
+    expect(await storedDailyRows(linkA, '2026-02-10')).toBe(6 + 5);
+    for (const linkId of [linkA, linkB]) await expectDailyExact(linkId, true);
+    expect((await dimensionsAgainstCombinations(linkA, 'daily')).combinations).toEqual(before.combinations);
+    const { totals } = await totalsAgainstCombinations(linkA, 'daily');
+    expect(totals).toEqual([{ at: '2026-02-10', clicks: 28, unique: 4 }]);
+
+    // Once: a later roll leaves the day alone.
+    expect((await rollups.rollCombinationDays(new Date(day + 2 * DAY))).days).not.toContain('2026-02-10');
+    await expectDailyExact(linkA, true);
+  });
+
+  it('counts a late batch for a day rolled already exactly once', async () => {
+    const day = Date.UTC(2026, 1, 12);
+    await rollups.recordBatch(batch(clicks(linkA, day + 9 * HOUR, 12, ['v1', 'v2'])));
+    expect((await rollups.rollCombinationDays(new Date(day + DAY))).days).toContain('2026-02-12');
+    // Late: an hour of the rolled day again, then two hours of it in one transaction beside a
+    // batch recorded before (which adds nothing), then the same late batch again.
+    const late = batch(clicks(linkA, day + 9 * HOUR, 5, ['v3']));
+    expect(await rollups.recordBatch(late)).toBe(true);
+    const twoHours = batch(clicks(linkA, day + 10 * HOUR, 3, ['v1']), clicks(linkA, day + 11 * HOUR, 4, ['v5'], { country: 'JP' }));
+    expect([...(await rollups.recordBatches([late, twoHours]))]).toEqual([twoHours.batchId]);
+    expect(await rollups.recordBatch(late)).toBe(false);
+    // A roll afterwards finds nothing of that day to do.
+    expect((await rollups.rollCombinationDays(new Date(day + 2 * DAY))).days).not.toContain('2026-02-12');
+
+    await expectDailyExact(linkA, true);
+    const { totals } = await totalsAgainstCombinations(linkA, 'daily', 'click_daily_combinations');
+    expect(totals).toEqual([{ at: '2026-02-12', clicks: 24, unique: 4 }]);
+  });
+
+  it('keeps exact sums when rolls of a day run at once with batches still writing it', async () => {
+    const day = Date.UTC(2026, 1, 14);
+    const hourOf = (i: number) => day + (i % 24) * HOUR;
+    const first = Array.from({ length: 10 }, (_, i) =>
+      batch(clicks(linkA, hourOf(i), 6, [`v${i}`]), clicks(linkB, hourOf(i + 5), 3, ['w1'])),
+    );
+    expect((await Promise.all(first.map((b) => rollups.recordBatch(b)))).every(Boolean)).toBe(true);
+    // Three rollers at once, among twenty more batches of the day: whichever commits first, each
+    // click is in the daily rows once.
+    const more = Array.from({ length: 20 }, (_, i) => batch(clicks(linkA, hourOf(i * 7), 4, [`u${i}`], { country: 'DE' })));
+    const rolls = Array.from({ length: 3 }, () => rollups.rollCombinationDays(new Date(day + DAY)));
+    const written = await Promise.all(more.map((b) => rollups.recordBatch(b)));
+    expect(written.every(Boolean)).toBe(true);
+    expect((await Promise.all(rolls)).filter(({ days }) => days.includes('2026-02-14'))).toHaveLength(1);
+
+    for (const linkId of [linkA, linkB]) await expectDailyExact(linkId, true);
+    const { totals } = await totalsAgainstCombinations(linkA, 'daily', 'click_daily_combinations');
+    expect(totals.map((row) => row.clicks)).toEqual([60 + 80]);
+  });
+
   it('deletes the combination rows and named hosts with their link, however it is deleted', async () => {
     await rollups.recordBatch(batch(clicks(linkA, hour0, 6, ['v1']), clicks(linkB, hour2, 6, ['v2'])));
     const rowsOf = async (linkId: string) => {
@@ -280,6 +370,7 @@ describe('combination rollups', () => {
              + (SELECT count(*) FROM click_hourly_combination_referrers WHERE link_id = ${linkId}) AS n`;
       return Number(row!.n);
     };
+    await rollups.rollCombinationDays(new Date(hour2 + DAY));
     expect(await rowsOf(linkA)).toBe(6 + 6 + 3);
     await linksRepository(env.sql).delete(linkA);
     expect(await rowsOf(linkA)).toBe(0);

@@ -145,6 +145,9 @@ describe('rollup partitions', () => {
     const report = (start: number, end: number, timeBucket: 'hour' | 'month' = 'month') =>
       analytics.linkReport(linkId, { start: new Date(start), end: new Date(end), timeBucket }, ['country']);
 
+    // The worker rolls each day's combination rows into daily ones once the day is over, long
+    // before its hours are dropped (and the partition task rolls any day left first).
+    await rollupsRepository(env.sql).rollCombinationDays(new Date('2024-06-10T08:00:00Z'));
     // On 2024-06-10 with three months of hourly rollups kept: March 2024 onwards; daily kept for 15 months.
     let result = await partitions.maintain(new Date('2024-06-10T08:00:00Z'), { hourlyMonths: 3, dailyMonths: 15 });
     const droppedHourly = result.dropped.filter((name) => name.startsWith('click_hourly_p'));
@@ -272,5 +275,69 @@ describe('migration 003 with rollups present', () => {
     ).toBe(true);
     const [total] = await sql<{ clicks: number }[]>`SELECT sum(clicks)::int AS clicks FROM click_daily WHERE link_id = ${linkId}`;
     expect(total!.clicks).toBe(776 + 1);
+  });
+});
+
+describe('migration 019 with combination rows present', () => {
+  const name = `deeplink_test_m19_${randomBytes(4).toString('hex')}`;
+  let sql: Sql;
+
+  beforeAll(async () => {
+    const admin = createDatabase(adminUrl(), { max: 1 });
+    await admin.unsafe(`CREATE DATABASE ${name}`).finally(() => admin.end());
+    sql = createDatabase(databaseUrl(name), { max: 2 });
+  });
+  afterAll(async () => {
+    await sql?.end();
+    const admin = createDatabase(adminUrl(), { max: 1 });
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => admin.end());
+  });
+
+  it("counts the days written before it as rolled, today's and tomorrow's too, and each click once after it", async () => {
+    expect(await migrate(sql, undefined, '017')).toBe(17);
+    const linkId = await createLink(sql);
+    // Rows as the previous release's writer left them: two hours of 2026-01-15 and their day.
+    await sql`SELECT ensure_rollup_partition('click_hourly_combinations', 'month', '2026-01-15T00:00:00Z')`;
+    await sql`
+      WITH hours AS (
+        SELECT ${new Date(Date.UTC(2026, 0, 15, 10)).toISOString()}::timestamptz + i * interval '1 hour' AS bucket, i FROM generate_series(0, 1) AS i
+      ), hourly AS (
+        INSERT INTO click_hourly_combinations (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
+        SELECT ${linkId}, bucket, 'ios', 'Mobile', 'US', 'Chrome', 'iOS', 'direct', 2, hll_add(hll_empty(), hll_hash_text('v' || i)) FROM hours
+      )
+      INSERT INTO click_daily_combinations (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
+      SELECT ${linkId}, '2026-01-15', 'ios', 'Mobile', 'US', 'Chrome', 'iOS', 'direct', 4, hll_add_agg(hll_hash_text('v' || i)) FROM hours`;
+
+    expect(await migrate(sql)).toBeGreaterThanOrEqual(19);
+    const [clock] = await sql<{ today: string }[]>`SELECT (now() AT TIME ZONE 'UTC')::date::text AS today`;
+    const today = clock!.today;
+    const tomorrow = new Date(Date.parse(today) + 24 * HOUR).toISOString().slice(0, 10);
+    const days = await sql<{ day: string; rolled: boolean }[]>`SELECT day::text, rolled FROM click_combination_days ORDER BY day`;
+    expect(days).toEqual([
+      { day: '2026-01-15', rolled: true },
+      { day: today, rolled: true },
+      { day: tomorrow, rolled: true },
+    ]);
+    const dayTotal = async () =>
+      (
+        await sql<{ clicks: number; unique: number }[]>`
+          SELECT sum(clicks)::int AS clicks, hll_cardinality(hll_union_agg(visitors))::int AS unique
+          FROM click_daily_combinations_read WHERE link_id = ${linkId} AND day = '2026-01-15'`
+      )[0];
+    // The stored day, read once (not its hours on top).
+    expect(await dayTotal()).toEqual({ clicks: 4, unique: 2 });
+
+    // A late batch of that day adds to its daily rows; a roll leaves the day alone.
+    const rollups = rollupsRepository(sql);
+    const late = { ...DIMENSIONS, browser: 'Chrome' };
+    expect(
+      await rollups.recordBatch({
+        batchId: 'late-019',
+        receivedClicks: 1,
+        clicks: [{ linkId, bucket: Date.UTC(2026, 0, 15, 11), visitor: 'v9', dimensions: late }],
+      }),
+    ).toBe(true);
+    expect((await rollups.rollCombinationDays(new Date(Date.UTC(2026, 0, 17)))).days).toEqual([]);
+    expect(await dayTotal()).toEqual({ clicks: 5, unique: 3 });
   });
 });

@@ -33,6 +33,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Total Cost'?: number;
   Plans?: PlanNode[];
 }
 
@@ -88,6 +89,8 @@ beforeAll(async () => {
     ]).flat();
     expect(await rollupsRepository(api.env.sql).recordBatch({ batchId: randomUUID(), receivedClicks: 0, clicks: [], events })).toBe(true);
   }
+  // The days are over: their combination rows are rolled into daily ones, as the worker does.
+  await rollupsRepository(api.env.sql).rollCombinationDays(new Date(START + HOURS * 3_600_000));
   await api.env.sql`ANALYZE click_hourly, click_hourly_dimensions, click_daily, click_daily_dimensions, app_event_hourly, app_event_daily,
          click_hourly_combinations, click_daily_combinations, links`;
   traced = postgres(api.env.config.DATABASE_URL, {
@@ -128,6 +131,10 @@ function expectPrimaryKeyAccess(plans: PlanNode[]): string[] {
   );
   expect(accesses.length).toBeGreaterThan(0);
   for (const node of accesses) {
+    // The daily combination rows of days not rolled yet are summed from hourly ones from the first
+    // such day on, a bound known only as the statement runs: the planner may then pick a
+    // sequential scan of a partition it knows to be empty (a month ahead), which reads nothing.
+    if (node['Node Type'] === 'Seq Scan' && node['Total Cost'] === 0) continue;
     expect(node['Node Type'], JSON.stringify(node)).not.toBe('Seq Scan');
     if (node['Node Type'] !== 'Bitmap Heap Scan')
       expect(PRIMARY_KEYS.has(parentOf(node['Index Name']) ?? ''), JSON.stringify(node)).toBe(true);

@@ -17,6 +17,7 @@ const CRON_SETTINGS = [
   'CRON_DOMAIN_CHECK',
   'CRON_PRUNE_INSTALL_CLICKS',
   'CRON_PRUNE_WEBHOOK_DELIVERIES',
+  'CRON_ROLL_COMBINATIONS',
 ] as const;
 
 /** Throws an error naming the variable when a schedule is not a valid cron expression. */
@@ -136,8 +137,11 @@ const kept = (months: number) => (months === 0 ? 'forever' : `${months} months`)
 /**
  * The partition task of the rollups: partitions for this month and the next two, and whole
  * partitions past HOURLY_RETENTION_MONTHS / DAILY_RETENTION_MONTHS dropped. `now` is the clock.
+ * The days whose combination rows are not rolled yet are rolled first (roll-combination-days does
+ * so every hour; this covers a worker stopped for long), so no day loses them with its hours.
  */
-export function maintainPartitions(sql: Sql, config: Config, now: () => Date = () => new Date()) {
+export async function maintainPartitions(sql: Sql, config: Config, now: () => Date = () => new Date()) {
+  await rollupsRepository(sql).rollCombinationDays(now());
   return rollupPartitions(sql).maintain(now(), {
     hourlyMonths: config.HOURLY_RETENTION_MONTHS,
     dailyMonths: config.DAILY_RETENTION_MONTHS,
@@ -235,6 +239,16 @@ export function maintenanceTasks(deps: {
           log,
         }).recheckAll()),
       }),
+    },
+    {
+      name: 'roll-combination-days',
+      setting: 'CRON_ROLL_COMBINATIONS',
+      schedule: config.CRON_ROLL_COMBINATIONS,
+      purpose: 'sum the hourly combination rollups of each UTC day that is over into its daily rows',
+      run: async () => {
+        const { days, rows } = await rollupsRepository(sql).rollCombinationDays(deps.now?.() ?? new Date());
+        return { days: days.length, rows };
+      },
     },
     {
       name: 'rollup-partitions',

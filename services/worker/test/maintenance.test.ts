@@ -195,7 +195,7 @@ describe('maintenance tasks', () => {
     }
   });
 
-  it('schedules the eight tasks from config and removes them on close', async () => {
+  it('schedules the nine tasks from config and removes them on close', async () => {
     const config = loadConfig({
       ...env.env,
       CRON_RECONCILE: '*/7 * * * *',
@@ -206,6 +206,7 @@ describe('maintenance tasks', () => {
       CRON_DOMAIN_CHECK: '*/4 * * * *',
       CRON_PRUNE_INSTALL_CLICKS: '7 8 * * *',
       CRON_PRUNE_WEBHOOK_DELIVERIES: '9 10 * * *',
+      CRON_ROLL_COMBINATIONS: '9 * * * *',
     });
     const { log, lines } = capturingLogger();
     const app = await createWorker({ config, sql: env.sql, redis: env.redis, log });
@@ -222,10 +223,11 @@ describe('maintenance tasks', () => {
         ['reconcile-link-cache', '*/7 * * * *'],
         ['report-queue', '*/2 * * * *'],
         ['retry-failed-batches', '*/3 * * * *'],
+        ['roll-combination-days', '9 * * * *'],
         ['rollup-partitions', '5 6 * * *'],
       ]);
       expect(app.tasks.every((task) => task.purpose.length > 0)).toBe(true);
-      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(8);
+      expect(lines.filter((l) => l.msg === 'maintenance task scheduled')).toHaveLength(9);
     } finally {
       await app.close();
     }

@@ -9,7 +9,7 @@ import {
   PREVIEW_CRAWLERS,
   redirectEventId,
 } from '@deeplink/core';
-import { analyticsRepository, linksRepository } from '@deeplink/core/db';
+import { analyticsRepository, linksRepository, rollupsRepository } from '@deeplink/core/db';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { createWorker, type ClickWorker } from '../src/app.js';
 import {
@@ -140,7 +140,10 @@ describe('click batch worker', () => {
     });
     await waitForIdle(producer.queue);
 
-    for (const table of ['click_hourly_combinations', 'click_daily_combinations']) {
+    // The daily rows as the reports read them while the days are not rolled (their hours summed),
+    // then the rows the roll stores once the days are over.
+    for (const table of ['click_hourly_combinations', 'click_daily_combinations_read', 'click_daily_combinations']) {
+      if (table === 'click_daily_combinations') await rollupsRepository(env.sql).rollCombinationDays(new Date(hour + 48 * HOUR));
       for (const name of DIMENSION_NAMES) {
         const rows = await env.sql<{ value: string; n: number }[]>`
           SELECT ${env.sql(name)} AS value, sum(clicks)::int AS n FROM ${env.sql(table)} WHERE link_id = ${link!} GROUP BY 1`;

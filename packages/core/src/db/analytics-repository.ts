@@ -210,7 +210,9 @@ export function analyticsRepository(sql: Sql) {
 
   const TOTALS = { hourly: 'click_hourly', daily: 'click_daily' };
   const DIMENSIONS = { hourly: 'click_hourly_dimensions', daily: 'click_daily_dimensions' };
-  const COMBINATIONS = { hourly: 'click_hourly_combinations', daily: 'click_daily_combinations' };
+  // Daily combination rows are written once a day is over (rollCombinationDays); the view adds
+  // the days not rolled yet, summed from their hourly rows (migration 019).
+  const COMBINATIONS = { hourly: 'click_hourly_combinations', daily: 'click_daily_combinations_read' };
   const APP_EVENTS = { hourly: 'app_event_hourly', daily: 'app_event_daily' };
 
   /**

@@ -5,6 +5,15 @@ import type { Sql, TransactionSql } from './client.js';
 import { monthStart, rollupPartitions } from './rollup-partitions.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * The first key of the advisory locks on a UTC day of combination rows (the second is the day's
+ * number since 1970-01-01): taken shared by each batch transaction for the days it writes, and
+ * exclusive by the roll of a day, so that the two never overlap (click_combination_days,
+ * migration 019).
+ */
+export const COMBINATION_DAY_LOCK = 0x636f6d62; // 'comb'
 
 /** One counted click, reduced to what the rollups keep. */
 export interface RollupClick {
@@ -83,7 +92,6 @@ type Counts = Map<string, number>;
 
 interface HourGroup {
   clicks: number;
-  visitors: Set<string>;
   /** Per dimension, in DIMENSION_NAMES order: value → clicks. */
   counts: Counts[];
   combinations: Combinations;
@@ -99,13 +107,15 @@ const SEPARATOR = '\0';
 /**
  * An hour's clicks by combination of dimension values, and who they were. Kept compact: the sums
  * of a transaction hold tens of thousands of combinations, and an object per combination with its
- * values made them five times the size of the other sums. Each combination is its key (its values
- * joined in COMBINATION_COLUMNS order), a click count and its visitor, or a set of them once a
- * second one comes (most have one).
+ * values made them five times the size of the other sums. Each combination is found by its key
+ * (its values joined in COMBINATION_COLUMNS order) and holds the values of its first click (that
+ * click's own object, not a copy: the arrays for PostgreSQL take the values from it rather than
+ * splitting the key, which made a string per value), a click count and its visitor, or a set of
+ * them once a second one comes (most have one).
  */
 class Combinations {
   readonly #positions = new Map<string, number>();
-  readonly keys: string[] = [];
+  readonly values: DimensionValues[] = [];
   readonly clicks: number[] = [];
   readonly visitors: (string | Set<string>)[] = [];
 
@@ -115,8 +125,8 @@ class Combinations {
     const key = COMBINATION_COLUMNS.map((column) => d[column]).join(SEPARATOR);
     const at = this.#positions.get(key);
     if (at === undefined) {
-      this.#positions.set(key, this.keys.length);
-      this.keys.push(key);
+      this.#positions.set(key, this.values.length);
+      this.values.push(d);
       this.clicks.push(1);
       this.visitors.push(visitor);
       return;
@@ -177,16 +187,22 @@ export class RollupRows {
       if (!hours) this.#links.set(linkId, (hours = new Map()));
       let group = hours.get(bucket);
       if (!group) {
-        group = { clicks: 0, visitors: new Set(), counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Combinations() };
+        group = { clicks: 0, counts: DIMENSION_NAMES.map(() => new Map()), combinations: new Combinations() };
         hours.set(bucket, group);
       }
       group.clicks++;
-      group.visitors.add(visitor);
       const { counts } = group;
       for (let i = 0; i < DIMENSION_NAMES.length; i++) count(counts[i]!, dimensions[DIMENSION_NAMES[i]!]);
       group.combinations.add(dimensions, visitor);
     }
     return this;
+  }
+
+  /** The UTC days the sums have clicks in, as day numbers since 1970-01-01, in order. */
+  days(): number[] {
+    const days = new Set<number>();
+    for (const hours of this.#links.values()) for (const bucket of hours.keys()) days.add(Math.floor(bucket / DAY_MS));
+    return [...days].sort((a, b) => a - b);
   }
 
   /** The start of each UTC month the sums have clicks in. */
@@ -198,14 +214,14 @@ export class RollupRows {
   }
 
   /**
-   * The sums as the arrays the upsert unnests: one entry per (link, hour) group, with its visitors
-   * joined by spaces, one per group and dimension value, and one per group and combination, the
+   * The sums as the arrays the upsert unnests: one entry per (link, hour) group (its visitors are
+   * those of its combinations), one per group and dimension value, and one per group and combination, the
    * latter two naming their group by position (from 1). `combinations.columns` holds each
    * column's values and `combinations.visitor` each combination's first visitor; `moreVisitors`
    * lists the others, one entry each, naming their combination by position (from 1).
    */
   toArrays() {
-    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[], visitors: [] as string[] };
+    const groups = { links: [] as string[], hours: [] as number[], clicks: [] as number[] };
     const values = { group: [] as number[], dimension: [] as string[], value: [] as string[], clicks: [] as number[] };
     const columns = COMBINATION_COLUMNS.map(() => [] as string[]);
     const combinations = {
@@ -220,7 +236,6 @@ export class RollupRows {
         groups.links.push(linkId);
         groups.hours.push(bucket / HOUR_MS);
         groups.clicks.push(group.clicks);
-        groups.visitors.push([...group.visitors].join(' '));
         const position = groups.links.length;
         for (let i = 0; i < DIMENSION_NAMES.length; i++) {
           const dimension = DIMENSION_NAMES[i]!;
@@ -231,11 +246,12 @@ export class RollupRows {
             values.clicks.push(clicks);
           }
         }
-        const { keys, clicks, visitors } = group.combinations;
-        for (let at = 0; at < keys.length; at++) {
+        const { clicks, visitors } = group.combinations;
+        const combinationValues = group.combinations.values;
+        for (let at = 0; at < combinationValues.length; at++) {
           combinations.group.push(position);
-          const values = keys[at]!.split(SEPARATOR);
-          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(values[i]!);
+          const values = combinationValues[at]!;
+          for (let i = 0; i < COMBINATION_COLUMNS.length; i++) columns[i]!.push(values[COMBINATION_COLUMNS[i]!]);
           combinations.clicks.push(clicks[at]!);
           const seen = visitors[at]!;
           if (typeof seen === 'string') {
@@ -332,7 +348,11 @@ const quote = (value: string): string =>
 export const pgArray = {
   numbers: (xs: readonly number[]): string => `{${xs.join(',')}}`,
   strings(xs: readonly string[], repeated = false): string {
-    if (!repeated) return `{${xs.map(quote).join(',')}}`;
+    if (!repeated) {
+      // Most arrays (ids, visitor hashes) need no escaping: joined at once, without a quoted copy of each element first.
+      if (xs.some((x) => x.includes('"') || x.includes('\\'))) return `{${xs.map(quote).join(',')}}`;
+      return xs.length === 0 ? '{}' : `{"${xs.join('","')}"}`;
+    }
     const quoted = new Map<string, string>();
     const parts = new Array<string>(xs.length);
     for (let i = 0; i < xs.length; i++) {
@@ -408,21 +428,33 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
    * than the compiled code saved). With the default work_mem (4 MB) its sorts of tens of thousands
    * of combination rows spill to disk; ROLLUP_WORK_MEM holds them. Each sort of the statement may
    * use that much and each hash twice it (hash_mem_multiplier), a few of them at a time.
+   *
+   * Last (after the limits, which bound its wait), it takes the shared lock of each UTC day of
+   * `days` (COMBINATION_DAY_LOCK), in order. Taken here, before the statement that writes, so that
+   * the statement's snapshot sees a roll of those days that committed while it waited.
    */
-  const settings = (tx: TransactionSql) =>
+  const settings = (tx: TransactionSql, days: number[]) =>
     tx`SELECT set_config('jit', 'off', true), set_config('work_mem', ${ROLLUP_WORK_MEM}, true)${
       timeouts
         ? tx`, set_config('idle_in_transaction_session_timeout', ${String(timeouts.idleInTransaction)}, true),
               set_config('lock_timeout', ${String(timeouts.lock)}, true),
               set_config('statement_timeout', ${String(timeouts.statement)}, true)`
         : tx``
-    }`.execute();
+    }, (SELECT count(pg_advisory_xact_lock_shared(${COMBINATION_DAY_LOCK}, d)) FROM unnest(${pgArray.numbers(days)}::int[]) AS d)`.execute();
 
   /**
    * One statement: records the ids of `claim`, then, only if every one of them was new, adds
    * `rows` to the hourly and daily rollups. Returns the ids recorded now.
    */
-  const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> => {
+  const claimAndAdd = async (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows): Promise<string[]> =>
+    (await claimAndAddStatement(tx, claim, rows)).map((row) => row.batchId);
+
+  /**
+   * The statement of claimAndAdd, unsent. Built apart from its wait, so that the arrays it is
+   * built from (several megabytes for a large transaction) can go as soon as it is built, while
+   * PostgreSQL runs it and the next transaction's sums grow.
+   */
+  const claimAndAddStatement = (tx: TransactionSql, claim: RollupBatch[], rows: RollupRows) => {
     const { groups, values, combinations, moreVisitors, previews, events, installs } = rows.toArrays();
     const links = pgArray.strings(groups.links);
     const allClaimed = claim.length;
@@ -506,7 +538,14 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     // value that is OTHER already). The names read are the statement's snapshot: two transactions
     // writing the same hour at once can each take its last free places, so an hour can name a few
     // hosts more than the bound; no click is lost.
-    const combinationRows = tx`, combination_input AS (
+    //
+    // Each combination's sketch is its first visitor added to the sketch of the others, if any:
+    // most have one visitor, and an aggregate's state per row would cost ten times more. A
+    // group's sketch (its link-hour's visitors) is the union of its combinations' sketches: every
+    // visitor of the group is a visitor of one of them, so each is sent and hashed once. Both
+    // aggregates read their rows sorted: one sketch state at a time, where hashing kept one per
+    // group and spilled them to disk past work_mem.
+    const combinationSketches = tx`, combination_input AS (
         SELECT * FROM unnest(${pgArray.numbers(combinations.group)}::int[],
                     ${column('platform')}::text[], ${column('device')}::text[], ${column('country')}::text[],
                     ${column('browser')}::text[], ${column('os')}::text[], ${column('referrer')}::text[],
@@ -514,9 +553,19 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
           WITH ORDINALITY AS c(n, platform, device, country, browser, os, referrer, clicks, visitor, i)
       ), more_visitors AS (
         SELECT m.i, hll_add_agg(hll_hash_text(m.visitor)) AS visitors
-        FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[]) AS m(i, visitor)
+        FROM (
+          SELECT * FROM unnest(${pgArray.numbers(moreVisitors.combination)}::int[], ${pgArray.strings(moreVisitors.visitor)}::text[])
+            AS m(i, visitor) ORDER BY i
+        ) m
         GROUP BY m.i
-      ), hour_hosts AS (
+      ), combination_sketches AS (
+        SELECT c.n, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
+               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors
+        FROM combination_input c LEFT JOIN more_visitors m ON m.i = c.i
+      ), group_sketches AS (
+        SELECT n, hll_union_agg(visitors) AS visitors FROM (SELECT n, visitors FROM combination_sketches ORDER BY n) s GROUP BY n
+      )`;
+    const combinationRows = tx`, hour_hosts AS (
         SELECT g.link_id, g.bucket, c.referrer, sum(c.clicks) AS clicks
         FROM combination_input c JOIN groups g ON g.n = c.n
         WHERE c.referrer NOT IN ('direct', ${OTHER}::text) GROUP BY g.link_id, g.bucket, c.referrer
@@ -537,39 +586,43 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         SELECT link_id, bucket, referrer FROM new_hosts WHERE place <= ${COMBINATION_REFERRERS_PER_HOUR}::int ORDER BY 1, 2, 3
         ON CONFLICT (link_id, bucket, referrer) DO NOTHING
       ), combinations AS (
-        -- Each combination's sketch is its first visitor added to the sketch of the others, if
-        -- any: most have one visitor, and an aggregate's state per row would cost ten times more.
-        SELECT g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks,
-               hll_add(coalesce(m.visitors, hll_empty()), hll_hash_text(c.visitor)) AS visitors,
+        SELECT g.link_id, g.bucket, g.day, c.platform, c.device, c.country, c.browser, c.os, c.referrer, c.clicks, c.visitors,
                c.referrer = ${OTHER}::text
                  OR (g.link_id, g.bucket, c.referrer) IN (
                       SELECT link_id, bucket, referrer FROM new_hosts WHERE place > ${COMBINATION_REFERRERS_PER_HOUR}::int) AS fold
-        FROM combination_input c
+        FROM combination_sketches c
         JOIN groups g ON g.n = c.n
-        LEFT JOIN more_visitors m ON m.i = c.i
       ), combination_rows AS NOT MATERIALIZED (
         SELECT link_id, bucket, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combinations WHERE NOT fold
         UNION ALL
         SELECT link_id, bucket, day, platform, device, country, browser, os, ${OTHER}::text, sum(clicks), hll_union_agg(visitors)
         FROM combinations WHERE fold GROUP BY link_id, bucket, day, platform, device, country, browser, os
-      ), multi_hour_days AS (
-        -- The link-days this transaction writes more than one hour of: only their daily
-        -- combination rows need summing (an aggregate's state per row costs more than its upsert).
-        SELECT link_id, day FROM groups GROUP BY link_id, day HAVING count(*) > 1
       ), hourly_combinations AS (
         INSERT INTO click_hourly_combinations AS t (link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors)
         SELECT link_id, bucket, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
         ORDER BY link_id, bucket, platform, device, country, browser, os, referrer
         ON CONFLICT (link_id, bucket, platform, device, country, browser, os, referrer) DO UPDATE
           SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)
+      ), combination_days AS (
+        -- The day rows of click_combination_days: a day not rolled yet gets its daily
+        -- combination rows from the roll (rollCombinationDays), once, not here.
+        INSERT INTO click_combination_days (day) SELECT DISTINCT day FROM groups ORDER BY 1
+        ON CONFLICT (day) DO NOTHING
+      ), late_link_days AS (
+        -- The link-days of days rolled already (a late batch): their daily rows are written here,
+        -- summed first where this transaction has several hours of one. The day locks taken
+        -- before this statement make sure a roll committed before it is seen.
+        SELECT link_id, day, count(*) > 1 AS several FROM groups
+        WHERE day IN (SELECT day FROM click_combination_days WHERE rolled AND day IN (SELECT day FROM groups))
+        GROUP BY link_id, day
       ), daily_combinations AS (
         INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
         SELECT * FROM (
           SELECT link_id, day, platform, device, country, browser, os, referrer, clicks, visitors FROM combination_rows
-          WHERE (link_id, day) NOT IN (SELECT link_id, day FROM multi_hour_days)
+          WHERE (link_id, day) IN (SELECT link_id, day FROM late_link_days WHERE NOT several)
           UNION ALL
           SELECT link_id, day, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors) FROM combination_rows
-          WHERE (link_id, day) IN (SELECT link_id, day FROM multi_hour_days)
+          WHERE (link_id, day) IN (SELECT link_id, day FROM late_link_days WHERE several)
           GROUP BY link_id, day, platform, device, country, browser, os, referrer
         ) d
         ORDER BY link_id, day, platform, device, country, browser, os, referrer
@@ -579,7 +632,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
     // Every upsert inserts in key order, so concurrent transactions lock shared rows in the same
     // order and cannot deadlock each other; each takes at most one row per key, as ON CONFLICT
     // requires (the daily rows of several hours are summed first).
-    const claimed = await tx<{ batchId: string }[]>`
+    return tx<{ batchId: string }[]>`
       WITH claimed AS (
         INSERT INTO processed_batches (batch_id, clicks)
         SELECT * FROM unnest(${claim.map((b) => b.batchId)}::text[], ${claim.map((b) => b.receivedClicks)}::int[])
@@ -592,15 +645,14 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         -- meanwhile is skipped, and a delete arriving now waits for this transaction and then
         -- removes its rows too.
         SELECT id FROM links WHERE id = ANY(${pgArray.strings([...groups.links, ...previews.links, ...events.links, ...installs.links])}::uuid[]) ORDER BY id FOR KEY SHARE
-      ), groups AS (
-        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks,
-               coalesce((SELECT hll_add_agg(hll_hash_text(v)) FROM string_to_table(g.visitors, ' ') AS v), hll_empty()) AS visitors
+      )${combinationSketches}, groups AS (
+        SELECT g.n, g.link_id, g.bucket, (g.bucket AT TIME ZONE 'UTC')::date AS day, g.clicks, s.visitors
         FROM (
-          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks, u.visitors
-          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[],
-                      ${pgArray.strings(groups.visitors)}::text[])
-            WITH ORDINALITY AS u(link_id, hour, clicks, visitors, n)
+          SELECT u.n, u.link_id, timestamptz 'epoch' + u.hour * interval '1 hour' AS bucket, u.clicks
+          FROM unnest(${links}::uuid[], ${pgArray.numbers(groups.hours)}::int[], ${pgArray.numbers(groups.clicks)}::bigint[])
+            WITH ORDINALITY AS u(link_id, hour, clicks, n)
         ) g
+        JOIN group_sketches s ON s.n = g.n
         WHERE g.link_id IN (SELECT id FROM live) AND (SELECT count(*) FROM claimed) = ${allClaimed}
       )${combinationRows}, dimension_rows AS (
         SELECT g.link_id, g.bucket, g.day, d.dimension, d.value, d.clicks
@@ -629,7 +681,6 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = t.clicks + excluded.clicks
       )${previewRows}${eventRows}${installRows}
       SELECT batch_id AS "batchId" FROM claimed`;
-    return claimed.map((row) => row.batchId);
   };
 
   /**
@@ -658,7 +709,7 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
 
   const write = (unique: RollupBatch[], all: RollupRows, summedByCaller: boolean): Promise<Set<string>> =>
     sql.begin(async (tx) => {
-      const [, claimedIds] = await Promise.all([settings(tx), claimAndAdd(tx, unique, all)]);
+      const [, claimedIds] = await Promise.all([settings(tx, all.days()), claimAndAdd(tx, unique, all)]);
       const claimed = new Set(claimedIds);
       // Rarely, some ids were recorded before (a redelivered batch): their ids are claimed, the
       // rows were not added, and the batches claimed now are added on their own, from their clicks.
@@ -685,6 +736,49 @@ export function rollupsRepository(sql: Sql, { timeouts }: { timeouts?: RollupTim
      */
     async recordBatch(batch: RollupBatch): Promise<boolean> {
       return (await recordBatches([batch])).has(batch.batchId);
+    },
+
+    /**
+     * Rolls every UTC day before `before`'s that has hourly combination rows and was not rolled
+     * yet: sums its hourly combination rows into click_daily_combinations, once (migration 019).
+     * Each day is its own transaction under the day's exclusive lock (COMBINATION_DAY_LOCK): it
+     * waits for the batch transactions writing that day to commit, and the ones after it see the
+     * day rolled and write its daily rows themselves. A day another process rolled meanwhile is
+     * left alone. Returns the days rolled now (YYYY-MM-DD) and the daily rows written.
+     */
+    async rollCombinationDays(before: Date): Promise<{ days: string[]; rows: number }> {
+      const pending = await sql<{ day: string }[]>`
+        SELECT day::text AS day FROM click_combination_days
+        WHERE NOT rolled AND day < ${before.toISOString().slice(0, 10)}::date ORDER BY day`;
+      const rolled = { days: [] as string[], rows: 0 };
+      for (const { day } of pending) {
+        const rows = await sql.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(${COMBINATION_DAY_LOCK}, ${Date.parse(day) / DAY_MS})`;
+          const marked = await tx`UPDATE click_combination_days SET rolled = true WHERE day = ${day}::date AND NOT rolled`;
+          if (marked.count === 0) return undefined;
+          // The links are locked as the batch statement locks them, so a link deleted meanwhile
+          // leaves no daily rows behind (its delete waits, then removes them).
+          const written = await tx`
+            WITH hours AS (
+              SELECT * FROM click_hourly_combinations
+              WHERE bucket >= ${day}::timestamp AT TIME ZONE 'UTC' AND bucket < (${day}::date + 1)::timestamp AT TIME ZONE 'UTC'
+            ), live AS MATERIALIZED (
+              SELECT id FROM links WHERE id IN (SELECT link_id FROM hours) ORDER BY id FOR KEY SHARE
+            )
+            INSERT INTO click_daily_combinations AS t (link_id, day, platform, device, country, browser, os, referrer, clicks, visitors)
+            SELECT link_id, ${day}::date, platform, device, country, browser, os, referrer, sum(clicks), hll_union_agg(visitors)
+            FROM hours WHERE link_id IN (SELECT id FROM live)
+            GROUP BY link_id, platform, device, country, browser, os, referrer
+            ORDER BY link_id, platform, device, country, browser, os, referrer
+            ON CONFLICT (link_id, day, platform, device, country, browser, os, referrer) DO UPDATE
+              SET clicks = t.clicks + excluded.clicks, visitors = hll_union(t.visitors, excluded.visitors)`;
+          return written.count;
+        });
+        if (rows === undefined) continue;
+        rolled.days.push(day);
+        rolled.rows += rows;
+      }
+      return rolled;
     },
 
     /**
