@@ -131,6 +131,7 @@ describe('LINK_FIELDS', () => {
       id: expect.any(String),
       url: `http://${HOSTNAME}/${codeOf(link.url)}`,
       domain: HOSTNAME,
+      passwordProtected: false,
       createdAt: expect.any(String),
       updatedAt: link.createdAt,
     });
@@ -191,10 +192,21 @@ describe('LINK_FIELDS', () => {
       iosApp: { name: 'Summer Shop', appStoreId: '123456' },
     });
 
-    // Without a preview the iOS page needs the title: every cache key of the table has now been seen.
-    await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { socialPreview: null } });
+    // Without a preview the iOS page needs the title, and a password puts its hash in the record:
+    // every cache key of the table has now been seen.
+    const patched = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { socialPreview: null, password: 'a link password' },
+    });
+    expect(patched.json().data.link.passwordProtected).toBe(true);
     const withTitle = JSON.parse(await cachedText(code));
-    expect(withTitle).toMatchObject({ title: SECOND.title, iosApp: { name: 'Summer Shop' } });
+    expect(withTitle).toMatchObject({
+      title: SECOND.title,
+      iosApp: { name: 'Summer Shop' },
+      passwordHash: expect.stringMatching(/^\$argon2id\$/),
+    });
     expect(withTitle).not.toHaveProperty('socialPreview');
     expect(new Set([...Object.keys(withTitle), 'socialPreview'])).toEqual(new Set(cacheKeys));
 
@@ -209,7 +221,10 @@ describe('LINK_FIELDS', () => {
       method: 'PUT',
       url: `/api/links/${link.id}`,
       token: owner.token,
-      payload: Object.fromEntries(Object.keys(SECOND).flatMap((input) => (['title', 'defaultUrl'].includes(input) ? [] : [[input, null]]))),
+      payload: {
+        ...Object.fromEntries(Object.keys(SECOND).flatMap((input) => (['title', 'defaultUrl'].includes(input) ? [] : [[input, null]]))),
+        password: null,
+      },
     });
     expect(cleared.json().data.link).toEqual({
       ...bareOf(link),

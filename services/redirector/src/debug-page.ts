@@ -68,8 +68,21 @@ export interface VisitorCase {
 /** Stands in for the install token a real visit gets, so the page shows where it goes. */
 const TOKEN_STAND_IN = 'VISIT_INSTALL_TOKEN';
 
-/** What a live link's visitors get at `now`: one case per kind of visitor. */
+/**
+ * What a live link's visitors get at `now`: one case per kind of visitor. A protected link's page
+ * is as public as the link, so it says only that every visitor gets the password form: where the
+ * link leads is for those who have the password (its owner sees it in the dashboard).
+ */
 export function visitorCases(link: CachedLink, shortUrl: string, now: number): VisitorCase[] {
+  if (link.passwordHash !== undefined) {
+    return [
+      {
+        visitor: 'Every visitor',
+        goesTo: '200, the password page (401 after a wrong password)',
+        why: 'The link is protected by a password. Where it leads after the right password is not shown here.',
+      },
+    ];
+  }
   const answers = buildAnswers(link, shortUrl);
   const expired = isExpired(link, now);
   return VISITORS.map(({ name, userAgent, hasApp }) => {

@@ -113,6 +113,8 @@ export interface Link {
   socialPreview?: SocialPreview;
   /** The custom domain the link is on; absent on the default domain */
   domain?: string;
+  /** true: visitors must enter the password set with `password` (never answered) first */
+  passwordProtected: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -180,6 +182,11 @@ export interface CreateLinkBody {
   /** Where the link sends visitors once it has expired (a 302 instead of the 410 page) */
   expiredUrl?: string;
   socialPreview?: SocialPreview;
+  /**
+   * Visitors must enter it before the link sends them anywhere (6-128 characters). Write-only: the link
+   * answers passwordProtected instead
+   */
+  password?: string;
   slug?: string;
   /** One of your active custom domains; the default domain when omitted. Fixed once the link exists */
   domain?: string;
@@ -216,6 +223,8 @@ export interface UpdateLinkBody {
     description?: string | null;
     imageUrl?: string | null;
   } | null;
+  /** A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged */
+  password?: string | null;
 }
 
 /** Fields the link list can sort by. */

@@ -182,6 +182,17 @@ export const LINK_FIELDS = {
     type: column<RegisteredIosApp | null>(),
     cache: { key: 'iosApp', value: (app, link) => (link.iosLink && app && (app.name || app.appStoreId) ? app : undefined) },
   }),
+  /**
+   * The argon2id hash of the link's password; null for an open link. Never answered, only whether
+   * there is one. Cached: the redirector recognises a protected link by the key and checks the
+   * visitor's answer against it without a database read (see docs/redirect.md).
+   */
+  passwordHash: field({
+    column: 'password_hash',
+    type: optionalText,
+    response: { key: 'passwordProtected', value: (hash) => hash !== null },
+    cache: { key: 'passwordHash', value: present },
+  }),
   createdAt: field({ column: 'created_at', type: timestamp, response: { key: 'createdAt', value: iso, summary: true } }),
   updatedAt: field({ column: 'updated_at', type: timestamp, response: { key: 'updatedAt', value: iso, summary: true } }),
 };

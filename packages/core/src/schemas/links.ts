@@ -165,8 +165,25 @@ export const linkFieldsSchema = z
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
 
+/** The bounds of a link's password, in characters. */
+export const LINK_PASSWORD_MIN = 6;
+export const LINK_PASSWORD_MAX = 128;
+
+/**
+ * A link's password, as its owner sets it: kept as it is (no trimming: spaces count), stored only
+ * as an argon2id hash and never answered (a link says `passwordProtected` instead).
+ */
+export const linkPasswordSchema = storableText()
+  .min(LINK_PASSWORD_MIN, `must be at least ${LINK_PASSWORD_MIN} characters`)
+  .max(LINK_PASSWORD_MAX, `must be at most ${LINK_PASSWORD_MAX} characters`)
+  .meta({
+    description: `Visitors must enter it before the link sends them anywhere (${LINK_PASSWORD_MIN}-${LINK_PASSWORD_MAX} characters). Write-only: the link answers passwordProtected instead`,
+    example: 'spring-preview-2026',
+  });
+
 export const createLinkBodySchema = linkFieldsSchema
   .extend({
+    password: linkPasswordSchema.optional(),
     slug: slugSchema.optional(),
     domain: hostnameSchema
       .optional()
@@ -250,6 +267,10 @@ export const updateLinkBodySchema = z
         })
         .strict(),
     ),
+    password: nullable(linkPasswordSchema).meta({
+      description: 'A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged',
+      example: 'spring-preview-2026',
+    }),
   })
   .strict();
 export type UpdateLinkBody = z.input<typeof updateLinkBodySchema>;
@@ -272,6 +293,9 @@ export const linkSchema = z
     expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
     socialPreview: socialPreviewSchema.optional(),
     domain: z.string().optional().meta({ description: 'The custom domain the link is on; absent on the default domain' }),
+    passwordProtected: z
+      .boolean()
+      .meta({ description: 'true: visitors must enter the password set with `password` (never answered) first', example: false }),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })
