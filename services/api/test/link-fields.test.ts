@@ -32,6 +32,8 @@ const FIRST: EveryInput = {
   tags: ['spring', 'email'],
   expiredUrl: 'https://example.com/over',
   socialPreview: { title: 'Spring', description: 'All 20% off', imageUrl: 'https://example.com/spring.png' },
+  clickCap: 100,
+  capOverflowUrl: 'https://example.com/sold-out',
 };
 
 /** Another value of every field, each different from FIRST's: what the update sends. */
@@ -55,6 +57,8 @@ const SECOND: EveryInput = {
   tags: ['summer'],
   expiredUrl: 'https://example.com/over2',
   socialPreview: { title: 'Summer', imageUrl: 'https://example.com/summer.png' },
+  clickCap: 250,
+  capOverflowUrl: 'https://example.com/sold-out-2',
 };
 
 const HOSTNAME = 'links.example.test';
@@ -165,6 +169,8 @@ describe('LINK_FIELDS', () => {
       expiresAt: Date.parse(FIRST.expirationDate),
       expiredUrl: FIRST.expiredUrl,
       socialPreview: FIRST.socialPreview,
+      clickCap: FIRST.clickCap,
+      capOverflowUrl: FIRST.capOverflowUrl,
     });
 
     // Update: a merge patch of every field; the answer, the row and the cached record follow.
@@ -190,6 +196,8 @@ describe('LINK_FIELDS', () => {
       expiredUrl: SECOND.expiredUrl,
       socialPreview: SECOND.socialPreview,
       iosApp: { name: 'Summer Shop', appStoreId: '123456' },
+      clickCap: SECOND.clickCap,
+      capOverflowUrl: SECOND.capOverflowUrl,
     });
 
     // Without a preview the iOS page needs the title, and a password puts its hash in the record:
@@ -252,7 +260,8 @@ describe('LINK_FIELDS', () => {
         '"skipAppPage":false,"ipadBundleId":"com.example.summerpad","minimumVersion":"4.1","ipadFallbackUrl":"https://example.com/ipad2"},' +
         '"desktopUrl":"https://example.com/desktop2","customParameters":{"utm_medium":"ad","utm_campaign":"summer"},' +
         `"expiresAt":${Date.parse(SECOND.expirationDate)},"expiredUrl":"https://example.com/over2",` +
-        '"title":"Summer sale","iosApp":{"name":"Summer Shop","appStoreId":"123456"}}',
+        '"title":"Summer sale","iosApp":{"name":"Summer Shop","appStoreId":"123456"},' +
+        '"clickCap":250,"capOverflowUrl":"https://example.com/sold-out-2"}',
     );
   });
 });

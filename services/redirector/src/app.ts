@@ -4,6 +4,7 @@ import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } from '@deeplink/core/runtime';
 import type { HttpRequest, HttpResponse, us_listen_socket } from 'uws-bundled';
 import { createClickBuffer } from './click-buffer.js';
+import { createClickCaps } from './click-caps.js';
 import { createClickSpool } from './click-spool.js';
 import { createDebugPages } from './debug-pages.js';
 import { createMissLimiter } from './miss-limiter.js';
@@ -84,6 +85,7 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     resolveAddress: clientAddressResolver(config.TRUST_PROXY),
     debugPages: createDebugPages({ config, sql, logger }),
     passwords: createLinkPasswords({ config, keys, redis }),
+    caps: createClickCaps({ keys, redis }),
   });
   /**
    * Ready means able to answer visitors: not shutting down, the spool has room, and links can be

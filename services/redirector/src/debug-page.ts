@@ -85,7 +85,7 @@ export function visitorCases(link: CachedLink, shortUrl: string, now: number): V
   }
   const answers = buildAnswers(link, shortUrl);
   const expired = isExpired(link, now);
-  return VISITORS.map(({ name, userAgent, hasApp }) => {
+  const cases = VISITORS.map(({ name, userAgent, hasApp }) => {
     if (expired) {
       const expiredUrl = parseWebUrl(link.expiredUrl)?.href;
       return {
@@ -116,6 +116,16 @@ export function visitorCases(link: CachedLink, shortUrl: string, now: number): V
     const { route, reason } = explainRoute(link, platform, { installToken: TOKEN_STAND_IN, ipad });
     return { visitor: name, ...routeInWords(route, reason, hasApp, link), why: crawlerNote + reasonInWords(reason, link) };
   });
+  if (link.clickCap === undefined || expired) return cases;
+  const overflow = parseWebUrl(link.capOverflowUrl)?.href;
+  return [
+    ...cases,
+    {
+      visitor: `Every visitor after ${link.clickCap} clicks`,
+      goesTo: overflow === undefined ? '410, the "Link expired" page' : `302 to ${overflow}`,
+      why: `The link has a click cap of ${link.clickCap}: once that many clicks have reached it, link-preview crawlers still get their page, everyone else goes here (not a click).`,
+    },
+  ];
 }
 
 function routeInWords(route: ReturnType<typeof explainRoute>['route'], reason: RouteReason, hasApp: boolean | undefined, link: CachedLink) {

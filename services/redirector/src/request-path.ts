@@ -16,7 +16,8 @@ import type { DebugPages } from './debug-pages.js';
 import { clientAddress } from './client-address.js';
 import type { DomainAnswers, DomainEntry, DomainLookup } from './domain-lookup.js';
 import type { createHostnames } from './hostnames.js';
-import { getsPreview, linkAnswer, type LinkAnswers, type StoreRedirect } from './link-answers.js';
+import { type CappedLink, type ClickCaps, isCapped } from './click-caps.js';
+import { getsPreview, type LinkAnswer, linkAnswer, type LinkAnswers, type StoreRedirect } from './link-answers.js';
 import type { LinkEntry } from './link-cache.js';
 import { isProtected, type LinkPasswords, type PasswordVerdict, type ProtectedLink } from './link-passwords.js';
 import type { LinkLookup } from './link-lookup.js';
@@ -127,6 +128,7 @@ export interface RequestPathDeps {
   resolveAddress: (peer: () => string, forwardedFor: string) => string;
   debugPages: DebugPages;
   passwords: LinkPasswords;
+  caps: ClickCaps;
 }
 
 /**
@@ -159,6 +161,7 @@ export function createRequestPath(deps: RequestPathDeps) {
     debugPages,
     longLinks,
     passwords,
+    caps,
   } = deps;
   const shortUrl = shortUrls(config.SHORT_URL_BASE);
   const defaultHostname = new URL(config.SHORT_URL_BASE).hostname;
@@ -295,7 +298,29 @@ export function createRequestPath(deps: RequestPathDeps) {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
       return reply(visit, notFound(visit));
     }
+    if (isCapped(link)) return answerCapped(visit, link, answers, found, cookie);
     reply(visit, found, link.id, found.store, cookie);
+  }
+
+  /**
+   * A capped link: the destination while it has clicks left (a GET takes one, see click-caps.ts),
+   * else its overflow redirect or the 410 page, neither of them a click.
+   */
+  function answerCapped(
+    visit: Visit,
+    link: CappedLink,
+    answers: LinkAnswers,
+    found: Exclude<LinkAnswer, { kind: 'unavailable' }>,
+    cookie?: string,
+  ) {
+    afterLookup(visit, caps.admits(link, !visit.head), {
+      failure: 'click cap check failed',
+      unknown: () => false,
+      next: (visit, admitted: boolean) =>
+        admitted
+          ? reply(visit, found, link.id, found.store, cookie)
+          : reply(visit, answers.overflow ?? pages.gone, undefined, undefined, cookie),
+    });
   }
 
   /**

@@ -111,6 +111,10 @@ export interface Link {
   /** Where the link sends visitors once it has expired */
   expiredUrl?: string;
   socialPreview?: SocialPreview;
+  /** The click cap, when the link has one */
+  clickCap?: number;
+  /** Where visitors go past the click cap */
+  capOverflowUrl?: string;
   /** The custom domain the link is on; absent on the default domain */
   domain?: string;
   /** true: visitors must enter the password set with `password` (never answered) first */
@@ -183,6 +187,13 @@ export interface CreateLinkBody {
   expiredUrl?: string;
   socialPreview?: SocialPreview;
   /**
+   * After this many clicks visitors go to capOverflowUrl, or get the 410 page without one (see
+   * docs/redirect.md)
+   */
+  clickCap?: number;
+  /** Where visitors go once the link has had clickCap clicks (https only) */
+  capOverflowUrl?: string;
+  /**
    * Visitors must enter it before the link sends them anywhere (6-128 characters). Write-only: the link
    * answers passwordProtected instead
    */
@@ -223,6 +234,9 @@ export interface UpdateLinkBody {
     description?: string | null;
     imageUrl?: string | null;
   } | null;
+  /** A new cap (the clicks counted so far are kept); null removes it */
+  clickCap?: number | null;
+  capOverflowUrl?: string | null;
   /** A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged */
   password?: string | null;
 }

@@ -182,6 +182,22 @@ export const LINK_FIELDS = {
     type: column<RegisteredIosApp | null>(),
     cache: { key: 'iosApp', value: (app, link) => (link.iosLink && app && (app.name || app.appStoreId) ? app : undefined) },
   }),
+  /** After this many clicks the link sends visitors to capOverflowUrl (or answers 410); the count is in Redis. */
+  clickCap: field({
+    column: 'click_cap',
+    type: column<number | null>(),
+    input: 'clickCap',
+    response: { key: 'clickCap', value: present },
+    cache: { key: 'clickCap', value: present },
+  }),
+  /** Where a capped link sends visitors past its cap. */
+  capOverflowUrl: field({
+    column: 'cap_overflow_url',
+    type: optionalText,
+    input: 'capOverflowUrl',
+    response: { key: 'capOverflowUrl', value: present },
+    cache: { key: 'capOverflowUrl', value: present },
+  }),
   /**
    * The argon2id hash of the link's password; null for an open link. Never answered, only whether
    * there is one. Cached: the redirector recognises a protected link by the key and checks the

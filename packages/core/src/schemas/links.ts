@@ -145,6 +145,26 @@ export const tagsSchema = z
     example: ['spring', 'newsletter'],
   });
 
+/** The largest click cap a link may have (the column is a 32-bit integer). */
+export const MAX_CLICK_CAP = 1_000_000_000;
+
+/** How many clicks a link takes before it sends visitors to its capOverflowUrl (or answers 410). */
+export const clickCapSchema = z
+  .number({ error: 'must be a positive integer' })
+  .int('must be a positive integer')
+  .min(1, 'must be a positive integer')
+  .max(MAX_CLICK_CAP, `must be at most ${MAX_CLICK_CAP}`)
+  .meta({
+    description: 'After this many clicks visitors go to capOverflowUrl, or get the 410 page without one (see docs/redirect.md)',
+    example: 100,
+  });
+
+/** Where visitors of a capped link go past its cap: https only. */
+export const capOverflowUrlSchema = webUrlSchema
+  // Only http: is left to refuse here (anything else has failed webUrlSchema's own check already).
+  .refine((url) => !/^http:/i.test(url), 'must be an https:// URL')
+  .meta({ description: 'Where visitors go once the link has had clickCap clicks (https only)', example: 'https://example.com/sold-out' });
+
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
@@ -161,6 +181,8 @@ export const linkFieldsSchema = z
       .optional()
       .meta({ description: 'Where the link sends visitors once it has expired (a 302 instead of the 410 page)' }),
     socialPreview: socialPreviewSchema.optional(),
+    clickCap: clickCapSchema.optional(),
+    capOverflowUrl: capOverflowUrlSchema.optional(),
   })
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
@@ -267,6 +289,11 @@ export const updateLinkBodySchema = z
         })
         .strict(),
     ),
+    clickCap: nullable(clickCapSchema).meta({
+      description: 'A new cap (the clicks counted so far are kept); null removes it',
+      example: 100,
+    }),
+    capOverflowUrl: nullable(capOverflowUrlSchema),
     password: nullable(linkPasswordSchema).meta({
       description: 'A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged',
       example: 'spring-preview-2026',
@@ -292,6 +319,11 @@ export const linkSchema = z
       .meta({ description: "The link's tags, lower-case; absent when it has none", example: ['spring'] }),
     expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
     socialPreview: socialPreviewSchema.optional(),
+    clickCap: z.number().int().optional().meta({ description: 'The click cap, when the link has one', example: 100 }),
+    capOverflowUrl: z
+      .string()
+      .optional()
+      .meta({ description: 'Where visitors go past the click cap', example: 'https://example.com/sold-out' }),
     domain: z.string().optional().meta({ description: 'The custom domain the link is on; absent on the default domain' }),
     passwordProtected: z
       .boolean()

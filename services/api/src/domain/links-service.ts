@@ -72,6 +72,11 @@ export function linksService(deps: {
     }
   }
 
+  /** Drops the click counts of deleted links (capped ones have one, see the redirector's click-caps.ts). */
+  const forgetClickCount = async (...ids: string[]): Promise<void> => {
+    await Promise.all(ids.map((id) => deps.redis.del(deps.keys.linkClickCount(id))));
+  };
+
   /** Destinations that would exceed MAX_DESTINATION_BYTES once their parameters are merged. */
   const destinationProblems = (fields: LinkFields) => {
     const { expirationDate: _expiry, socialPreview: _preview, ...routing } = fields;
@@ -211,6 +216,7 @@ export function linksService(deps: {
       await owned(principal, id);
       const code = await links.delete(id);
       if (code) await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
+      if (code) await writeThrough(() => forgetClickCount(id), code);
     },
 
     /** A page of the caller's links, filtered by tags and search text, with the extras `include` asks for. */
@@ -255,6 +261,8 @@ export function linksService(deps: {
         );
       }
       await Promise.all(codes.map((code) => writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code)));
+      // Ids that named no link have no count either: deleting them is harmless.
+      if (codes.length > 0) await writeThrough(() => forgetClickCount(...ids), 'bulk delete');
       return codes.length;
     },
   };
