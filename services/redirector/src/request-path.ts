@@ -138,12 +138,16 @@ export interface RequestPathDeps {
  * 2. `findDomain`: the domain the Host header names (at once when known, else after a lookup);
  * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup); a long
  *    link (`/?link=…`) first finds the code of the link it became (`findLongLink`);
- * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
+ * 4. `answerLink`: choose the answer (expired, preview, the platform's destination); a protected
+ *    link first asks for its password or checks its pass (`answerProtected`, see link-passwords.ts),
+ *    a capped link's destination waits for its count (`answerCapped`, see click-caps.ts);
  * 5. `reply`: record the click, count the answer, send it.
  *
  * Association files take steps 1, 2, then `answerFile` and `reply`; a short link with `?d=1`
- * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`. A cached
- * redirect runs through without a promise, and allocates nothing beyond the visit and what it reads.
+ * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`; a POST of
+ * the password form reads its body (`unlockLink`), then takes steps 2 to 5. A cached redirect of a
+ * link without a password or a cap runs through without a promise, and allocates nothing beyond the
+ * visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
   const {
