@@ -17,7 +17,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/link-import.test.ts',
     'test/firebase-rest.test.ts',
     'test/long-links.test.ts',
-    'test/link-passwords.test.ts',
+    'test/protected-and-capped-links.test.ts',
     'test/build.test.ts',
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',

@@ -1,5 +1,5 @@
-// Password-protected links end to end: links made through the API, visited on the redirector,
-// their clicks rolled up by the worker, all three as processes. The redirector trusts the test as
+// Password-protected and capped links end to end: links made through the API, visited on the
+// redirector, their clicks rolled up by the worker, all three as processes. The redirector trusts the test as
 // its proxy, so each test speaks for client addresses (X-Forwarded-For) and schemes of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_PAGE_CSP, PREVIEW_CRAWLERS } from '@deeplink/core';
@@ -176,5 +176,31 @@ describe('password-protected links', () => {
     expect(body).toContain('protected by a password');
     expect(body).not.toContain('members-only');
     expect(body).not.toContain('desktop-secret');
+  });
+});
+
+describe('capped links', () => {
+  const OVERFLOW = 'https://example.com/sold-out';
+
+  it('send visitors past the cap to the overflow URL, with only the clicks let through rolled up by the worker', async () => {
+    const link = await client.links.create({ title: 'First three', defaultUrl: DESTINATION, clickCap: 3, capOverflowUrl: OVERFLOW });
+    expect(link).toMatchObject({ clickCap: 3, capOverflowUrl: OVERFLOW, passwordProtected: false });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => open(link, newAddress())));
+    const locations = answers.map((answer) => answer.headers.get('location')).sort();
+    expect(locations).toEqual([...Array(3).fill(DESTINATION), ...Array(5).fill(OVERFLOW)].sort());
+    await expect.poll(() => rolledUpClicks(env.sql, link.id), { timeout: 20_000, interval: 100 }).toBe(3);
+    await waitForIdle(producer.queue);
+    expect(await rolledUpClicks(env.sql, link.id)).toBe(3);
+  });
+
+  it("count a protected link's click only after its password, and pass the cap's answer on with the pass", async () => {
+    const link = await protectedLink({ clickCap: 1 });
+    expect((await open(link, newAddress())).status).toBe(200);
+    const first = await submit(link, PASSWORD, newAddress());
+    expect(first.headers.get('location')).toBe(DESTINATION);
+    const second = await submit(link, PASSWORD, newAddress());
+    expect(second.status).toBe(410);
+    expect(second.headers.get('set-cookie')).toMatch(/^link_pass=/);
+    await expect.poll(() => rolledUpClicks(env.sql, link.id), { timeout: 20_000, interval: 100 }).toBe(1);
   });
 });
