@@ -18,6 +18,7 @@ const SLOW_PROJECTS: Record<string, string | string[]> = {
     'test/firebase-rest.test.ts',
     'test/long-links.test.ts',
     'test/webhooks-pipeline.test.ts',
+    'test/protected-and-capped-links.test.ts',
     'test/build.test.ts',
     'test/services-script.test.ts',
     'packages/client/test/build.test.ts',

@@ -32,6 +32,8 @@ const FIRST: EveryInput = {
   tags: ['spring', 'email'],
   expiredUrl: 'https://example.com/over',
   socialPreview: { title: 'Spring', description: 'All 20% off', imageUrl: 'https://example.com/spring.png' },
+  clickCap: 100,
+  capOverflowUrl: 'https://example.com/sold-out',
 };
 
 /** Another value of every field, each different from FIRST's: what the update sends. */
@@ -55,6 +57,8 @@ const SECOND: EveryInput = {
   tags: ['summer'],
   expiredUrl: 'https://example.com/over2',
   socialPreview: { title: 'Summer', imageUrl: 'https://example.com/summer.png' },
+  clickCap: 250,
+  capOverflowUrl: 'https://example.com/sold-out-2',
 };
 
 const HOSTNAME = 'links.example.test';
@@ -131,6 +135,7 @@ describe('LINK_FIELDS', () => {
       id: expect.any(String),
       url: `http://${HOSTNAME}/${codeOf(link.url)}`,
       domain: HOSTNAME,
+      passwordProtected: false,
       createdAt: expect.any(String),
       updatedAt: link.createdAt,
     });
@@ -164,6 +169,8 @@ describe('LINK_FIELDS', () => {
       expiresAt: Date.parse(FIRST.expirationDate),
       expiredUrl: FIRST.expiredUrl,
       socialPreview: FIRST.socialPreview,
+      clickCap: FIRST.clickCap,
+      capOverflowUrl: FIRST.capOverflowUrl,
     });
 
     // Update: a merge patch of every field; the answer, the row and the cached record follow.
@@ -189,12 +196,25 @@ describe('LINK_FIELDS', () => {
       expiredUrl: SECOND.expiredUrl,
       socialPreview: SECOND.socialPreview,
       iosApp: { name: 'Summer Shop', appStoreId: '123456' },
+      clickCap: SECOND.clickCap,
+      capOverflowUrl: SECOND.capOverflowUrl,
     });
 
-    // Without a preview the iOS page needs the title: every cache key of the table has now been seen.
-    await api.request({ method: 'PUT', url: `/api/links/${link.id}`, token: owner.token, payload: { socialPreview: null } });
+    // Without a preview the iOS page needs the title, and a password puts its hash in the record:
+    // every cache key of the table has now been seen.
+    const patched = await api.request({
+      method: 'PUT',
+      url: `/api/links/${link.id}`,
+      token: owner.token,
+      payload: { socialPreview: null, password: 'a link password' },
+    });
+    expect(patched.json().data.link.passwordProtected).toBe(true);
     const withTitle = JSON.parse(await cachedText(code));
-    expect(withTitle).toMatchObject({ title: SECOND.title, iosApp: { name: 'Summer Shop' } });
+    expect(withTitle).toMatchObject({
+      title: SECOND.title,
+      iosApp: { name: 'Summer Shop' },
+      passwordHash: expect.stringMatching(/^\$argon2id\$/),
+    });
     expect(withTitle).not.toHaveProperty('socialPreview');
     expect(new Set([...Object.keys(withTitle), 'socialPreview'])).toEqual(new Set(cacheKeys));
 
@@ -209,7 +229,10 @@ describe('LINK_FIELDS', () => {
       method: 'PUT',
       url: `/api/links/${link.id}`,
       token: owner.token,
-      payload: Object.fromEntries(Object.keys(SECOND).flatMap((input) => (['title', 'defaultUrl'].includes(input) ? [] : [[input, null]]))),
+      payload: {
+        ...Object.fromEntries(Object.keys(SECOND).flatMap((input) => (['title', 'defaultUrl'].includes(input) ? [] : [[input, null]]))),
+        password: null,
+      },
     });
     expect(cleared.json().data.link).toEqual({
       ...bareOf(link),
@@ -237,7 +260,8 @@ describe('LINK_FIELDS', () => {
         '"skipAppPage":false,"ipadBundleId":"com.example.summerpad","minimumVersion":"4.1","ipadFallbackUrl":"https://example.com/ipad2"},' +
         '"desktopUrl":"https://example.com/desktop2","customParameters":{"utm_medium":"ad","utm_campaign":"summer"},' +
         `"expiresAt":${Date.parse(SECOND.expirationDate)},"expiredUrl":"https://example.com/over2",` +
-        '"title":"Summer sale","iosApp":{"name":"Summer Shop","appStoreId":"123456"}}',
+        '"title":"Summer sale","iosApp":{"name":"Summer Shop","appStoreId":"123456"},' +
+        '"clickCap":250,"capOverflowUrl":"https://example.com/sold-out-2"}',
     );
   });
 });

@@ -39,6 +39,7 @@ describe('POST /api/links', () => {
       ...fullLink,
       id: expect.any(String),
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8080\/[0-9A-Za-z]{7}$/),
+      passwordProtected: false,
       createdAt: expect.any(String),
       updatedAt: link.createdAt,
     });

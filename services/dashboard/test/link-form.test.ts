@@ -25,6 +25,7 @@ const link: Link = {
   tags: ['spring', 'email'],
   expiredUrl: 'https://example.com/over',
   socialPreview: { title: 'Spring sale', description: 'Half price' },
+  passwordProtected: false,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

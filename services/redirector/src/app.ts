@@ -4,16 +4,18 @@ import type { RedisClient } from '@deeplink/core/redis';
 import { dependencyReadiness, type Logger, rateLimitedLog, readinessStatus } from '@deeplink/core/runtime';
 import type { HttpRequest, HttpResponse, us_listen_socket } from 'uws-bundled';
 import { createClickBuffer } from './click-buffer.js';
+import { createClickCaps } from './click-caps.js';
 import { createClickSpool } from './click-spool.js';
 import { createDebugPages } from './debug-pages.js';
 import { createMissLimiter } from './miss-limiter.js';
 import { createLinkLookup } from './link-lookup.js';
+import { createLinkPasswords } from './link-passwords.js';
 import { createLongLinks } from './long-links.js';
 import { createDomainLookup, domainAnswers } from './domain-lookup.js';
 import { createHostnames } from './hostnames.js';
 import { Metrics } from './metrics.js';
 import { createRequestPath } from './request-path.js';
-import { deadEndAnswers, page, Responder, TYPE } from './responses.js';
+import { deadEndAnswers, METHOD_NOT_ALLOWED, page, Responder, TYPE } from './responses.js';
 import { connectionDropper, uws, uwsImplementation } from './uws.js';
 import { wire } from './wire.js';
 
@@ -23,7 +25,6 @@ const CLICK_FLUSH_TIMEOUT_MS = 10_000;
 
 /** Answers outside the request path (not counted in the short-link metrics). */
 const HEALTHY = page(200, TYPE.json, wire('{"status":"ok"}'));
-const METHOD_NOT_ALLOWED = page(405, TYPE.text, wire('Method Not Allowed\n'), [[wire('Allow'), wire('GET, HEAD')]]);
 const INTERNAL_ERROR = page(500, TYPE.text, wire('Internal Server Error\n'));
 
 export interface RedirectorDeps {
@@ -83,6 +84,8 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     pages: deadEndAnswers(config.BRAND_NAME),
     resolveAddress: clientAddressResolver(config.TRUST_PROXY),
     debugPages: createDebugPages({ config, sql, logger }),
+    passwords: createLinkPasswords({ config, keys, redis }),
+    caps: createClickCaps({ keys, redis }),
   });
   /**
    * Ready means able to answer visitors: not shutting down, the spool has room, and links can be
@@ -148,6 +151,11 @@ export function createRedirector({ config, logger, sql, redis, subscriber, queue
     route('/.well-known/assetlinks.json', (res, req) => requests.associationFile(res, req, head, 'android'));
     route('/*', (res, req) => requests.shortLink(res, req, head));
   }
+  // A protected link's password form posts back to the short URL.
+  app.post(
+    '/*',
+    guarded((res, req) => requests.unlockLink(res, req), false),
+  );
   app.any('/*', (res) => responder.send(res, false, METHOD_NOT_ALLOWED));
 
   return {

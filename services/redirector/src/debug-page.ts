@@ -68,11 +68,24 @@ export interface VisitorCase {
 /** Stands in for the install token a real visit gets, so the page shows where it goes. */
 const TOKEN_STAND_IN = 'VISIT_INSTALL_TOKEN';
 
-/** What a live link's visitors get at `now`: one case per kind of visitor. */
+/**
+ * What a live link's visitors get at `now`: one case per kind of visitor. A protected link's page
+ * is as public as the link, so it says only that every visitor gets the password form: where the
+ * link leads is for those who have the password (its owner sees it in the dashboard).
+ */
 export function visitorCases(link: CachedLink, shortUrl: string, now: number): VisitorCase[] {
+  if (link.passwordHash !== undefined) {
+    return [
+      {
+        visitor: 'Every visitor',
+        goesTo: '200, the password page (401 after a wrong password)',
+        why: 'The link is protected by a password. Where it leads after the right password is not shown here.',
+      },
+    ];
+  }
   const answers = buildAnswers(link, shortUrl);
   const expired = isExpired(link, now);
-  return VISITORS.map(({ name, userAgent, hasApp }) => {
+  const cases = VISITORS.map(({ name, userAgent, hasApp }) => {
     if (expired) {
       const expiredUrl = parseWebUrl(link.expiredUrl)?.href;
       return {
@@ -103,6 +116,16 @@ export function visitorCases(link: CachedLink, shortUrl: string, now: number): V
     const { route, reason } = explainRoute(link, platform, { installToken: TOKEN_STAND_IN, ipad });
     return { visitor: name, ...routeInWords(route, reason, hasApp, link), why: crawlerNote + reasonInWords(reason, link) };
   });
+  if (link.clickCap === undefined || expired) return cases;
+  const overflow = parseWebUrl(link.capOverflowUrl)?.href;
+  return [
+    ...cases,
+    {
+      visitor: `Every visitor after ${link.clickCap} clicks`,
+      goesTo: overflow === undefined ? '410, the "Link expired" page' : `302 to ${overflow}`,
+      why: `The link has a click cap of ${link.clickCap}: once that many clicks have reached it, link-preview crawlers still get their page, everyone else goes here (not a click).`,
+    },
+  ];
 }
 
 function routeInWords(route: ReturnType<typeof explainRoute>['route'], reason: RouteReason, hasApp: boolean | undefined, link: CachedLink) {

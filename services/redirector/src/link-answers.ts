@@ -41,6 +41,8 @@ export interface LinkAnswers extends Record<Platform, LinkAnswer | undefined> {
   preview: Page<200> | undefined;
   /** iPads' answer when the link routes them apart (its iosLink's iPad fields); undefined: the ios one. */
   ipad: LinkAnswer | undefined;
+  /** The redirect past a capped link's cap (its capOverflowUrl); undefined: the 410 page. */
+  overflow: Redirect | undefined;
 }
 
 /** No answers: an unknown code's; every slot from the start, so all entries share one object shape. */
@@ -51,6 +53,7 @@ export const noAnswers = (): LinkAnswers => ({
   expired: undefined,
   preview: undefined,
   ipad: undefined,
+  overflow: undefined,
 });
 
 /**
@@ -61,6 +64,7 @@ export const noAnswers = (): LinkAnswers => ({
  */
 export function buildAnswers(link: CachedLink, shortUrl: string, brand: string = DEFAULT_BRAND_NAME): LinkAnswers {
   const expired = parseWebUrl(link.expiredUrl)?.href;
+  const overflow = parseWebUrl(link.capOverflowUrl)?.href;
   const desktop = routeFor(link, 'desktop');
   const preview =
     link.socialPreview && desktop.kind === 'redirect'
@@ -73,12 +77,13 @@ export function buildAnswers(link: CachedLink, shortUrl: string, brand: string =
     expired: expired === undefined ? undefined : redirectTo(wire(expired)),
     preview: preview === undefined ? undefined : page(200, TYPE.html, wire(preview)),
     ipad: hasIpadRoute(link) ? build(link, 'ios', brand, shortUrl, true) : undefined,
+    overflow: overflow === undefined ? undefined : redirectTo(wire(overflow)),
   };
 }
 
 /** Bytes of prepared answers an entry holds. */
 export function answersBytes(answers: LinkAnswers): number {
-  let bytes = answerBytes(answers.expired) + answerBytes(answers.preview);
+  let bytes = answerBytes(answers.expired) + answerBytes(answers.preview) + answerBytes(answers.overflow);
   for (const answer of [answers.android, answers.ios, answers.desktop, answers.ipad]) {
     if (answer !== undefined && answer.kind !== 'unavailable') bytes += answerBytes(answer);
   }

@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 type Layer = 'lru' | 'redis' | 'db';
 
 /** Every status a short-link request is answered with, in the order /metrics lists them. */
-const STATUSES = [200, 302, 400, 404, 410, 429, 503] as const;
+const STATUSES = [200, 302, 400, 401, 404, 405, 410, 413, 429, 503] as const;
 export type ResponseStatus = (typeof STATUSES)[number];
 
 /** Counters for GET /metrics. Plain numbers: the hot path only increments fields. */

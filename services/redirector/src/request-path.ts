@@ -1,4 +1,14 @@
-import { type Config, detectPlatform, type InstallClick, isExpired, newInstallToken, primaryLanguage, shortUrls } from '@deeplink/core';
+import {
+  type Config,
+  detectPlatform,
+  type InstallClick,
+  isExpired,
+  newInstallToken,
+  PASSWORD_FIELD,
+  primaryLanguage,
+  shortUrls,
+} from '@deeplink/core';
+import type { CachedLink } from '@deeplink/core/redis';
 import { type Logger, rateLimitedLog } from '@deeplink/core/runtime';
 import type { HttpRequest, HttpResponse } from 'uws-bundled';
 import type { ClickBuffer } from './click-buffer.js';
@@ -6,13 +16,15 @@ import type { DebugPages } from './debug-pages.js';
 import { clientAddress } from './client-address.js';
 import type { DomainAnswers, DomainEntry, DomainLookup } from './domain-lookup.js';
 import type { createHostnames } from './hostnames.js';
-import { getsPreview, linkAnswer, type StoreRedirect } from './link-answers.js';
+import { type CappedLink, type ClickCaps, isCapped } from './click-caps.js';
+import { getsPreview, type LinkAnswer, linkAnswer, type LinkAnswers, type StoreRedirect } from './link-answers.js';
 import type { LinkEntry } from './link-cache.js';
+import { isProtected, type LinkPasswords, type PasswordVerdict, type ProtectedLink } from './link-passwords.js';
 import type { LinkLookup } from './link-lookup.js';
 import type { LongLinkEntry, LongLinks } from './long-links.js';
 import type { Metrics, ResponseStatus } from './metrics.js';
 import type { createMissLimiter } from './miss-limiter.js';
-import { type Answer, type deadEndAnswers, type Page, page, type Responder, TYPE } from './responses.js';
+import { type Answer, type deadEndAnswers, METHOD_NOT_ALLOWED, type Page, page, type Responder, TYPE } from './responses.js';
 import { uwsImplementation } from './uws.js';
 import { wire } from './wire.js';
 
@@ -20,6 +32,8 @@ import { wire } from './wire.js';
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 /** Longer User-Agent or Referer values are cut before they go into a click. */
 const MAX_HEADER_CHARS = 1024;
+/** The largest password form a POST may send; the form holds one field of at most 128 characters. */
+const MAX_FORM_BYTES = 4096;
 
 const HEADER = {
   userAgent: wire('user-agent'),
@@ -27,11 +41,24 @@ const HEADER = {
   forwardedFor: wire('x-forwarded-for'),
   host: wire('host'),
   acceptLanguage: wire('accept-language'),
+  cookie: wire('cookie'),
+  forwardedProto: wire('x-forwarded-proto'),
 };
 const BAD_HOST = page(400, TYPE.text, wire('Bad Request: the Host header names no domain\n'));
+const FORM_TOO_LARGE = page(413, TYPE.text, wire('Content Too Large: a password form is a few bytes\n'));
 
-/** What a request asks for: the link of its path's code, its debug page, or one of its domain's association files. */
-type Wanted = 'link' | 'debug' | 'apple' | 'android';
+/**
+ * What a request asks for: the link of its path's code, its debug page, one of its domain's
+ * association files, or (a POST of the password form) the link after its password.
+ */
+type Wanted = 'link' | 'debug' | 'apple' | 'android' | 'unlock';
+
+/** What a POST of the password form brings. */
+interface Unlock {
+  password: string;
+  /** The visit came over https (as a trusted proxy says): the pass cookie is Secure. */
+  secure: boolean;
+}
 
 /** The query that asks for a link's debug page instead of its redirect, as Firebase Dynamic Links had it. */
 const DEBUG_PARAM = 'd';
@@ -65,6 +92,10 @@ interface Visit {
   acceptLanguage: string | undefined;
   /** The client address, once it was needed before the answer (a lookup beyond the caches). */
   address: string | undefined;
+  /** The Cookie header, read only when a protected link asks for its pass (or before a lookup); undefined until then. */
+  cookie: string | undefined;
+  /** The password form's post; null for every other request. */
+  unlock: Unlock | null;
   /** The domain's answers once found; null for a host no account holds active. */
   site: DomainAnswers | null;
   /** The time of the visit; after a lookup, the time it came back. */
@@ -96,6 +127,8 @@ export interface RequestPathDeps {
   pages: ReturnType<typeof deadEndAnswers>;
   resolveAddress: (peer: () => string, forwardedFor: string) => string;
   debugPages: DebugPages;
+  passwords: LinkPasswords;
+  caps: ClickCaps;
 }
 
 /**
@@ -105,12 +138,16 @@ export interface RequestPathDeps {
  * 2. `findDomain`: the domain the Host header names (at once when known, else after a lookup);
  * 3. `findLink`: the link the code names on it (at once when cached, else after a lookup); a long
  *    link (`/?link=…`) first finds the code of the link it became (`findLongLink`);
- * 4. `answerLink`: choose the answer (expired, preview, the platform's destination);
+ * 4. `answerLink`: choose the answer (expired, preview, the platform's destination); a protected
+ *    link first asks for its password or checks its pass (`answerProtected`, see link-passwords.ts),
+ *    a capped link's destination waits for its count (`answerCapped`, see click-caps.ts);
  * 5. `reply`: record the click, count the answer, send it.
  *
  * Association files take steps 1, 2, then `answerFile` and `reply`; a short link with `?d=1`
- * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`. A cached
- * redirect runs through without a promise, and allocates nothing beyond the visit and what it reads.
+ * takes steps 1, 2, then `debugLink` (its debug page, see debug-pages.ts) and `reply`; a POST of
+ * the password form reads its body (`unlockLink`), then takes steps 2 to 5. A cached redirect of a
+ * link without a password or a cap runs through without a promise, and allocates nothing beyond the
+ * visit and what it reads.
  */
 export function createRequestPath(deps: RequestPathDeps) {
   const {
@@ -127,6 +164,8 @@ export function createRequestPath(deps: RequestPathDeps) {
     resolveAddress,
     debugPages,
     longLinks,
+    passwords,
+    caps,
   } = deps;
   const shortUrl = shortUrls(config.SHORT_URL_BASE);
   const defaultHostname = new URL(config.SHORT_URL_BASE).hostname;
@@ -157,6 +196,8 @@ export function createRequestPath(deps: RequestPathDeps) {
       forwardedFor: trustProxy ? req.getHeader(HEADER.forwardedFor) : '',
       acceptLanguage: undefined,
       address: undefined,
+      cookie: undefined,
+      unlock: null,
       site: null,
       now: Date.now(),
     };
@@ -186,7 +227,7 @@ export function createRequestPath(deps: RequestPathDeps) {
   /** …then what the request wants of that domain. */
   function onDomain(visit: Visit, site: DomainAnswers | null) {
     visit.site = site;
-    if (visit.wants === 'link') findLink(visit);
+    if (visit.wants === 'link' || visit.wants === 'unlock') findLink(visit);
     else if (visit.wants === 'debug') visit.code === '' && visit.query !== '' ? findLongLink(visit) : debugLink(visit);
     else answerFile(visit, visit.wants);
   }
@@ -237,19 +278,84 @@ export function createRequestPath(deps: RequestPathDeps) {
     next: answerLink,
   };
 
-  /** Step 4: what the link answers this visit. Only a visit reaching a destination or the preview is a click. */
+  /**
+   * Step 4: what the link answers this visit. Only a visit reaching a destination or the preview is
+   * a click. A protected link asks for its password first (even when expired: where it went is the
+   * owner's secret until then).
+   */
   function answerLink(visit: Visit, { link, answers }: LinkEntry) {
-    if (link === null) return reply(visit, notFound(visit));
+    // A POST is the password form's: only a protected link takes one.
+    if (link === null) return reply(visit, visit.unlock === null ? notFound(visit) : METHOD_NOT_ALLOWED);
+    if (isProtected(link)) return answerProtected(visit, link, answers);
+    if (visit.unlock !== null) return reply(visit, METHOD_NOT_ALLOWED);
+    answerOpenLink(visit, link, answers);
+  }
+
+  /** …a link without a password, or one the visitor has the password of; `cookie`: a pass to hand out. */
+  function answerOpenLink(visit: Visit, link: CachedLink, answers: LinkAnswers, cookie?: string) {
     // Expired: not counted as a click, like the 410.
-    if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone);
+    if (isExpired(link, visit.now)) return reply(visit, answers.expired ?? pages.gone, undefined, undefined, cookie);
     // The visit is queued like a click: the worker, reading the same list, counts it as a preview.
-    if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview, link.id);
+    if (getsPreview(answers, visit.userAgent)) return reply(visit, answers.preview, link.id, undefined, cookie);
     const found = linkAnswer(answers, detectPlatform(visit.userAgent), visit.userAgent);
     if (found.kind === 'unavailable') {
       warnLookup({ code: linkCacheId(visit) }, 'link has no safe destination');
       return reply(visit, notFound(visit));
     }
-    reply(visit, found, link.id, found.store);
+    if (isCapped(link)) return answerCapped(visit, link, answers, found, cookie);
+    reply(visit, found, link.id, found.store, cookie);
+  }
+
+  /**
+   * A capped link: the destination while it has clicks left (a GET takes one, see click-caps.ts),
+   * else its overflow redirect or the 410 page, neither of them a click.
+   */
+  function answerCapped(
+    visit: Visit,
+    link: CappedLink,
+    answers: LinkAnswers,
+    found: Exclude<LinkAnswer, { kind: 'unavailable' }>,
+    cookie?: string,
+  ) {
+    afterLookup(visit, caps.admits(link, !visit.head), {
+      failure: 'click cap check failed',
+      unknown: () => false,
+      next: (visit, admitted: boolean) =>
+        admitted
+          ? reply(visit, found, link.id, found.store, cookie)
+          : reply(visit, answers.overflow ?? pages.gone, undefined, undefined, cookie),
+    });
+  }
+
+  /**
+   * A protected link: a GET or HEAD with a pass goes on as an open link, one without gets the form
+   * (not a click, and nothing of the link but its preview title: crawlers too). A POST of the form
+   * has its password checked (see link-passwords.ts), off this path's synchronous part.
+   */
+  function answerProtected(visit: Visit, link: ProtectedLink, answers: LinkAnswers) {
+    const id = linkCacheId(visit);
+    const { unlock } = visit;
+    if (unlock === null) {
+      if (passwords.admits(cookieOf(visit), id, link, visit.now)) return answerOpenLink(visit, link, answers);
+      return reply(visit, passwords.ask(link));
+    }
+    visit.address ??= clientAddress(visit.res, visit.forwardedFor, resolveAddress);
+    const verdict = passwords.check(
+      id,
+      visit.code,
+      link,
+      { address: visit.address, password: unlock.password, secure: unlock.secure },
+      visit.now,
+    );
+    afterLookup(visit, verdict, {
+      failure: 'password check failed',
+      unknown: () => false,
+      next: (visit, verdict: PasswordVerdict) => {
+        if (verdict.kind === 'right') return answerOpenLink(visit, link, answers, verdict.cookie);
+        if (verdict.kind === 'wrong') return reply(visit, passwords.wrong(link));
+        reply(visit, verdict.kind === 'limited' ? passwords.limited(link, verdict.retryAfterSeconds) : passwords.busy(link));
+      },
+    });
   }
 
   /**
@@ -289,7 +395,7 @@ export function createRequestPath(deps: RequestPathDeps) {
    * answer that hands out install tokens gets a new one, written into it and carried by that event
    * with the visitor's language.
    */
-  function reply(visit: Visit, answer: Answer<ResponseStatus>, clickedLink?: string, store?: StoreRedirect) {
+  function reply(visit: Visit, answer: Answer<ResponseStatus>, clickedLink?: string, store?: StoreRedirect, cookie?: string) {
     const token = answer.minted === undefined ? undefined : newInstallToken();
     if (clickedLink !== undefined && !visit.head) {
       const address = visit.address ?? clientAddress(visit.res, visit.forwardedFor, resolveAddress);
@@ -302,13 +408,19 @@ export function createRequestPath(deps: RequestPathDeps) {
       );
     }
     metrics.response(answer.status);
-    responder.send(visit.res, visit.head, answer, token);
+    responder.send(visit.res, visit.head, answer, token, cookie);
   }
 
   /** The visit's Accept-Language, read from the request the first time it is asked for. */
   function acceptLanguage(visit: Visit): string {
     visit.acceptLanguage ??= visit.req?.getHeader(HEADER.acceptLanguage) ?? '';
     return visit.acceptLanguage;
+  }
+
+  /** The visit's Cookie header, read from the request the first time it is asked for. */
+  function cookieOf(visit: Visit): string {
+    visit.cookie ??= visit.req?.getHeader(HEADER.cookie) ?? '';
+    return visit.cookie;
   }
 
   /**
@@ -335,8 +447,10 @@ export function createRequestPath(deps: RequestPathDeps) {
    * lookup answers 503. uWebSockets.js needs to hear of an abort to keep the response open.
    */
   function afterLookup<E>(visit: Visit, lookup: Promise<E>, step: LookupStep<E>): void {
-    // The last moment the request can be read: the answer may turn out to hand out an install token.
+    // The last moment the request can be read: the answer may turn out to hand out an install token,
+    // or the link to be protected.
     acceptLanguage(visit);
+    cookieOf(visit);
     visit.req = null;
     let aborted = false;
     visit.res.onAborted(() => {
@@ -367,6 +481,23 @@ export function createRequestPath(deps: RequestPathDeps) {
     shortLink(res: HttpResponse, req: HttpRequest, head: boolean): void {
       findDomain(readVisit(res, req, head, 'link'));
     },
+    /**
+     * POST of a protected link's password form (urlencoded, at most MAX_FORM_BYTES): on to the
+     * link once the body is in. The request is read first: it cannot be once the body is awaited.
+     */
+    unlockLink(res: HttpResponse, req: HttpRequest): void {
+      const visit = readVisit(res, req, false, 'unlock');
+      acceptLanguage(visit);
+      cookieOf(visit);
+      const secure = trustProxy && req.getHeader(HEADER.forwardedProto).toLowerCase() === 'https';
+      visit.req = null;
+      readBody(res, MAX_FORM_BYTES, (body) => {
+        visit.now = Date.now();
+        if (body === undefined) return reply(visit, FORM_TOO_LARGE);
+        visit.unlock = { password: new URLSearchParams(body).get(PASSWORD_FIELD) ?? '', secure };
+        findDomain(visit);
+      });
+    },
     /** GET or HEAD of an association file of the Host's domain. */
     associationFile(res: HttpResponse, req: HttpRequest, head: boolean, file: 'apple' | 'android'): void {
       findDomain(readVisit(res, req, head, file));
@@ -374,6 +505,32 @@ export function createRequestPath(deps: RequestPathDeps) {
     /** Lookups started and not yet answered. */
     inFlight: () => inFlight,
   };
+}
+
+/**
+ * Reads a request body of at most `maxBytes`, then calls `done` with it (as UTF-8 text) inside a
+ * cork, or with undefined once it is too large; never when the client leaves.
+ */
+function readBody(res: HttpResponse, maxBytes: number, done: (body: string | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  res.onAborted(() => {
+    finished = true;
+  });
+  res.onData((chunk, isLast) => {
+    if (finished) return;
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      finished = true;
+      return res.cork(() => done(undefined));
+    }
+    // uWebSockets.js reuses the chunk's memory once this returns: copy it.
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (!isLast) return;
+    finished = true;
+    res.cork(() => done(Buffer.concat(chunks).toString('utf8')));
+  });
 }
 
 /**

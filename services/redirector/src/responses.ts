@@ -3,8 +3,8 @@ import type { HttpResponse, RecognizedString } from 'uws-bundled';
 import type { ResponseStatus } from './metrics.js';
 import { byteLength, type SlottedText, wire } from './wire.js';
 
-/** Every status the redirector answers with: the counted ones of short-link requests, and 405 and 500. */
-export type HttpStatus = ResponseStatus | 405 | 500;
+/** Every status the redirector answers with: the counted ones of short-link requests, and 500. */
+export type HttpStatus = ResponseStatus | 500;
 
 /** A header to write: name and value, in the form uWebSockets.js takes fastest. */
 export type Header = readonly [name: RecognizedString, value: RecognizedString];
@@ -50,9 +50,11 @@ const REASONS: Record<HttpStatus, string> = {
   200: 'OK',
   302: 'Found',
   400: 'Bad Request',
+  401: 'Unauthorized',
   404: 'Not Found',
   405: 'Method Not Allowed',
   410: 'Gone',
+  413: 'Content Too Large',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -69,6 +71,7 @@ const HEADER = {
   contentLength: wire('Content-Length'),
   connection: wire('Connection'),
   contentSecurityPolicy: wire('Content-Security-Policy'),
+  setCookie: wire('Set-Cookie'),
 };
 const NO_STORE = wire('private, no-store');
 /** Every HTML page: only its own style and the iOS page's script may apply (see PAGE_CSP). */
@@ -123,6 +126,12 @@ export const answerBytes = (answer: Answer | undefined): number => {
   return text === undefined ? 0 : byteLength(text);
 };
 
+/**
+ * Any method but GET and HEAD, and a POST to a short link without a password (only a protected
+ * link's form posts; see link-passwords.ts).
+ */
+export const METHOD_NOT_ALLOWED = page(405, TYPE.text, wire('Method Not Allowed\n'), [[wire('Allow'), wire('GET, HEAD')]]);
+
 /** The branded pages of links that lead nowhere (see deadEndPages), as answers. */
 export function deadEndAnswers(brand: string) {
   const pages = deadEndPages(brand);
@@ -148,9 +157,11 @@ export class Responder {
    * Ends the response with `answer`; HEAD gets the same headers and length without the body. An
    * answer that mints install tokens (`minted`) is written with `token` in its slot (the caller
    * mints it and records it with the click; without one, a fresh token nobody recorded goes there).
+   * `cookie`: a Set-Cookie value to send along (a protected link's pass).
    */
-  send(res: HttpResponse, head: boolean, answer: Answer, token?: string): void {
+  send(res: HttpResponse, head: boolean, answer: Answer, token?: string, cookie?: string): void {
     res.writeStatus(answer.statusLine);
+    if (cookie !== undefined) res.writeHeader(HEADER.setCookie, cookie);
     const { minted } = answer;
     if (answer.location !== undefined) {
       const location = minted === undefined ? answer.location : minted.fill(token ?? newInstallToken());

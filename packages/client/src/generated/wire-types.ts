@@ -111,8 +111,14 @@ export interface Link {
   /** Where the link sends visitors once it has expired */
   expiredUrl?: string;
   socialPreview?: SocialPreview;
+  /** The click cap, when the link has one */
+  clickCap?: number;
+  /** Where visitors go past the click cap */
+  capOverflowUrl?: string;
   /** The custom domain the link is on; absent on the default domain */
   domain?: string;
+  /** true: visitors must enter the password set with `password` (never answered) first */
+  passwordProtected: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -180,6 +186,18 @@ export interface CreateLinkBody {
   /** Where the link sends visitors once it has expired (a 302 instead of the 410 page) */
   expiredUrl?: string;
   socialPreview?: SocialPreview;
+  /**
+   * After this many clicks visitors go to capOverflowUrl, or get the 410 page without one (see
+   * docs/redirect.md)
+   */
+  clickCap?: number;
+  /** Where visitors go once the link has had clickCap clicks (https only) */
+  capOverflowUrl?: string;
+  /**
+   * Visitors must enter it before the link sends them anywhere (6-128 characters). Write-only: the link
+   * answers passwordProtected instead
+   */
+  password?: string;
   slug?: string;
   /** One of your active custom domains; the default domain when omitted. Fixed once the link exists */
   domain?: string;
@@ -216,6 +234,11 @@ export interface UpdateLinkBody {
     description?: string | null;
     imageUrl?: string | null;
   } | null;
+  /** A new cap (the clicks counted so far are kept); null removes it */
+  clickCap?: number | null;
+  capOverflowUrl?: string | null;
+  /** A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged */
+  password?: string | null;
 }
 
 /** Fields the link list can sort by. */

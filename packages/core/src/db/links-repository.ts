@@ -48,6 +48,8 @@ export interface NewLink {
   fields: LinkFields;
   /** The active custom domain the link lives on; null for the default domain. */
   domainId: string | null;
+  /** The argon2id hash of its password; absent or null for an open link. */
+  passwordHash?: string | null;
 }
 
 /** Array type OIDs, so that an empty array still has a type. */
@@ -111,10 +113,19 @@ export function linksRepository(sql: Sql) {
     }
   };
 
-  /** Replaces every editable field of a link and bumps updatedAt, on the pool or within a transaction. */
-  const replaceFields = async (db: Sql | TransactionSql, id: string, fields: LinkFields): Promise<LinkRecord | undefined> => {
+  /**
+   * Replaces every editable field of a link and bumps updatedAt, on the pool or within a
+   * transaction; `passwordHash` replaces the password too (null removes it), undefined keeps it.
+   */
+  const replaceFields = async (
+    db: Sql | TransactionSql,
+    id: string,
+    fields: LinkFields,
+    passwordHash?: string | null,
+  ): Promise<LinkRecord | undefined> => {
+    const values = passwordHash === undefined ? fieldValues(fields) : { ...fieldValues(fields), password_hash: passwordHash };
     const [row] = await db`
-      UPDATE links SET ${db(fieldValues(fields))},
+      UPDATE links SET ${db(values)},
         -- Strictly after the previous value, even within the same clock tick.
         updated_at = greatest(clock_timestamp(), updated_at + interval '1 millisecond')
       WHERE id = ${id}
@@ -124,12 +135,18 @@ export function linksRepository(sql: Sql) {
 
   return {
     /**
-     * Inserts a link, on a custom domain when `domainId` is given; throws ShortCodeTakenError when
-     * `code` is already in use on that domain.
+     * Inserts a link, on a custom domain when `domainId` is given, with the argon2id hash of its
+     * password when it has one; throws ShortCodeTakenError when `code` is already in use on that domain.
      */
-    async create(userId: string, code: string, fields: LinkFields, domainId: string | null = null): Promise<LinkRecord> {
+    async create(
+      userId: string,
+      code: string,
+      fields: LinkFields,
+      domainId: string | null = null,
+      passwordHash: string | null = null,
+    ): Promise<LinkRecord> {
       try {
-        const values = { user_id: userId, code, domain_id: domainId, ...fieldValues(fields) };
+        const values = { user_id: userId, code, domain_id: domainId, ...fieldValues(fields), password_hash: passwordHash };
         const [row] = await sql`INSERT INTO links ${sql(values)} RETURNING ${columns}`;
         return readLink(row!);
       } catch (error) {
@@ -158,6 +175,7 @@ export function linksRepository(sql: Sql) {
             code: codes[i]!,
             domain_id: links[index]!.domainId,
             ...fieldValues(links[index]!.fields),
+            password_hash: links[index]!.passwordHash ?? null,
           }));
           // DO NOTHING instead of an error: a conflict would abort the whole transaction, and a
           // taken code (or the same code twice on one domain in the batch) only needs another draw.
@@ -301,9 +319,12 @@ export function linksRepository(sql: Sql) {
       return this.findByCode(code, hostname);
     },
 
-    /** Replaces every editable field (the caller has already merged the changes) and bumps updatedAt. */
-    async update(id: string, fields: LinkFields): Promise<LinkRecord | undefined> {
-      return replaceFields(sql, id, fields);
+    /**
+     * Replaces every editable field (the caller has already merged the changes) and bumps
+     * updatedAt; `passwordHash` sets the password (null removes it), undefined keeps it.
+     */
+    async update(id: string, fields: LinkFields, passwordHash?: string | null): Promise<LinkRecord | undefined> {
+      return replaceFields(sql, id, fields, passwordHash);
     },
 
     /** Deletes a link and its rollups in one transaction; returns the deleted row's cache id (see linkCacheId). */

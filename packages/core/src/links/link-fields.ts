@@ -182,6 +182,33 @@ export const LINK_FIELDS = {
     type: column<RegisteredIosApp | null>(),
     cache: { key: 'iosApp', value: (app, link) => (link.iosLink && app && (app.name || app.appStoreId) ? app : undefined) },
   }),
+  /** After this many clicks the link sends visitors to capOverflowUrl (or answers 410); the count is in Redis. */
+  clickCap: field({
+    column: 'click_cap',
+    type: column<number | null>(),
+    input: 'clickCap',
+    response: { key: 'clickCap', value: present },
+    cache: { key: 'clickCap', value: present },
+  }),
+  /** Where a capped link sends visitors past its cap. */
+  capOverflowUrl: field({
+    column: 'cap_overflow_url',
+    type: optionalText,
+    input: 'capOverflowUrl',
+    response: { key: 'capOverflowUrl', value: present },
+    cache: { key: 'capOverflowUrl', value: present },
+  }),
+  /**
+   * The argon2id hash of the link's password; null for an open link. Never answered, only whether
+   * there is one. Cached: the redirector recognises a protected link by the key and checks the
+   * visitor's answer against it without a database read (see docs/redirect.md).
+   */
+  passwordHash: field({
+    column: 'password_hash',
+    type: optionalText,
+    response: { key: 'passwordProtected', value: (hash) => hash !== null },
+    cache: { key: 'passwordHash', value: present },
+  }),
   createdAt: field({ column: 'created_at', type: timestamp, response: { key: 'createdAt', value: iso, summary: true } }),
   updatedAt: field({ column: 'updated_at', type: timestamp, response: { key: 'updatedAt', value: iso, summary: true } }),
 };

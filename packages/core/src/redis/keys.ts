@@ -28,6 +28,10 @@ export const redisKeys = (prefix: string) => ({
   rateLimit: `${prefix}ratelimit:`,
   /** Pub/sub channel; each message is the id of a user whose login tokens were revoked (see the API's token-versions.ts). */
   tokenRevocations: `${prefix}token-revocations`,
+  /** Clicks a capped link has taken (by link id): kept apart from the link's record, so no rewrite of it resets the count. */
+  linkClickCount: (linkId: string) => `${prefix}clickcount:${linkId}`,
+  /** Password attempts at one link from one address in one minute (see the redirector's link-passwords.ts). */
+  linkPasswordAttempts: (linkId: string, address: string, window: number) => `${prefix}linkpass:${linkId}:${address}:${window}`,
   /** Failed credentials from one address in one rate-limit window. */
   credentialFailures: (address: string, window: number) => `${prefix}authfail:${address}:${window}`,
   /** How many times the maintenance task retried a failed click batch (expires with the failed-batch retention). */

@@ -69,11 +69,33 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// The password page's form, on the same card.
+const FORM_STYLE =
+  STYLE +
+  `form{margin:1rem 0 0;text-align:left}label{display:block;font-weight:600;margin:0 0 .35rem}` +
+  `input{width:100%;font:inherit;padding:.7rem .8rem;border:1px solid var(--muted);border-radius:.6rem;` +
+  `background:var(--card);color:var(--text)}` +
+  `button{display:block;width:100%;margin:.75rem 0 0;padding:.85rem 1rem;border:0;border-radius:.6rem;` +
+  `background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer}` +
+  `p.error{color:#d93025;font-weight:600}`;
+
+/**
+ * The password page's policy: its own style by hash, no script at all, no framing, and its form
+ * may post only to the page's own origin.
+ */
+export const PASSWORD_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src ${sha256(FORM_STYLE)}`,
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 // A script comes last: a navigation it starts may stop the parser, and what follows it would be lost.
-const page = (brand: string, title: string, body: string, { head = '', script = '' } = {}) =>
+const page = (brand: string, title: string, body: string, { head = '', script = '', style = STYLE } = {}) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">` +
-  `<title>${escapeHtml(title)} · ${escapeHtml(brand)}</title>${head}<style>${STYLE}</style></head>` +
+  `<title>${escapeHtml(title)} · ${escapeHtml(brand)}</title>${head}<style>${style}</style></head>` +
   `<body><main>${body}</main><footer>${escapeHtml(brand)}</footer>${script}</body></html>`;
 
 /** What the iOS page says besides its two targets. */
@@ -155,6 +177,29 @@ export function renderPreviewPage(
     preview.title,
     `<h1>${escapeHtml(preview.title)}</h1>${description}<a class="button" href="${escapeHtml(destination)}">Continue</a>`,
     { head },
+  );
+}
+
+/** The form field the password page posts. */
+export const PASSWORD_FIELD = 'password';
+
+/**
+ * The page of a password-protected link: a form that posts the password back to the short URL
+ * itself (no action: the page's own address), without script. `title` is the owner's preview title,
+ * the only thing of the link it shows; `message` says why the form is shown again.
+ */
+export function renderPasswordPage(brand: string = DEFAULT_BRAND_NAME, title?: string, message?: string): string {
+  const heading = title ?? 'This link is protected';
+  return page(
+    brand,
+    heading,
+    `<p class="code">Password required</p><h1>${escapeHtml(heading)}</h1>` +
+      `<p>Enter the password you were given to open this link.</p>` +
+      (message === undefined ? '' : `<p class="error" id="error" role="alert">${escapeHtml(message)}</p>`) +
+      `<form method="post"><label for="${PASSWORD_FIELD}">Password</label>` +
+      `<input id="${PASSWORD_FIELD}" name="${PASSWORD_FIELD}" type="password" required autocomplete="current-password" autofocus>` +
+      `<button type="submit">Open the link</button></form>`,
+    { style: FORM_STYLE },
   );
 }
 

@@ -145,6 +145,26 @@ export const tagsSchema = z
     example: ['spring', 'newsletter'],
   });
 
+/** The largest click cap a link may have (the column is a 32-bit integer). */
+export const MAX_CLICK_CAP = 1_000_000_000;
+
+/** How many clicks a link takes before it sends visitors to its capOverflowUrl (or answers 410). */
+export const clickCapSchema = z
+  .number({ error: 'must be a positive integer' })
+  .int('must be a positive integer')
+  .min(1, 'must be a positive integer')
+  .max(MAX_CLICK_CAP, `must be at most ${MAX_CLICK_CAP}`)
+  .meta({
+    description: 'After this many clicks visitors go to capOverflowUrl, or get the 410 page without one (see docs/redirect.md)',
+    example: 100,
+  });
+
+/** Where visitors of a capped link go past its cap: https only. */
+export const capOverflowUrlSchema = webUrlSchema
+  // Only http: is left to refuse here (anything else has failed webUrlSchema's own check already).
+  .refine((url) => !/^http:/i.test(url), 'must be an https:// URL')
+  .meta({ description: 'Where visitors go once the link has had clickCap clicks (https only)', example: 'https://example.com/sold-out' });
+
 /** Fields a link holds, as validated on create and after a PUT has been merged. */
 export const linkFieldsSchema = z
   .object({
@@ -161,12 +181,31 @@ export const linkFieldsSchema = z
       .optional()
       .meta({ description: 'Where the link sends visitors once it has expired (a 302 instead of the 410 page)' }),
     socialPreview: socialPreviewSchema.optional(),
+    clickCap: clickCapSchema.optional(),
+    capOverflowUrl: capOverflowUrlSchema.optional(),
   })
   .strict();
 export type LinkFields = z.infer<typeof linkFieldsSchema>;
 
+/** The bounds of a link's password, in characters. */
+export const LINK_PASSWORD_MIN = 6;
+export const LINK_PASSWORD_MAX = 128;
+
+/**
+ * A link's password, as its owner sets it: kept as it is (no trimming: spaces count), stored only
+ * as an argon2id hash and never answered (a link says `passwordProtected` instead).
+ */
+export const linkPasswordSchema = storableText()
+  .min(LINK_PASSWORD_MIN, `must be at least ${LINK_PASSWORD_MIN} characters`)
+  .max(LINK_PASSWORD_MAX, `must be at most ${LINK_PASSWORD_MAX} characters`)
+  .meta({
+    description: `Visitors must enter it before the link sends them anywhere (${LINK_PASSWORD_MIN}-${LINK_PASSWORD_MAX} characters). Write-only: the link answers passwordProtected instead`,
+    example: 'spring-preview-2026',
+  });
+
 export const createLinkBodySchema = linkFieldsSchema
   .extend({
+    password: linkPasswordSchema.optional(),
     slug: slugSchema.optional(),
     domain: hostnameSchema
       .optional()
@@ -250,6 +289,15 @@ export const updateLinkBodySchema = z
         })
         .strict(),
     ),
+    clickCap: nullable(clickCapSchema).meta({
+      description: 'A new cap (the clicks counted so far are kept); null removes it',
+      example: 100,
+    }),
+    capOverflowUrl: nullable(capOverflowUrlSchema),
+    password: nullable(linkPasswordSchema).meta({
+      description: 'A new password for the link; null removes it (the link opens for everyone). Omitted: unchanged',
+      example: 'spring-preview-2026',
+    }),
   })
   .strict();
 export type UpdateLinkBody = z.input<typeof updateLinkBodySchema>;
@@ -271,7 +319,15 @@ export const linkSchema = z
       .meta({ description: "The link's tags, lower-case; absent when it has none", example: ['spring'] }),
     expiredUrl: z.string().optional().meta({ description: 'Where the link sends visitors once it has expired' }),
     socialPreview: socialPreviewSchema.optional(),
+    clickCap: z.number().int().optional().meta({ description: 'The click cap, when the link has one', example: 100 }),
+    capOverflowUrl: z
+      .string()
+      .optional()
+      .meta({ description: 'Where visitors go past the click cap', example: 'https://example.com/sold-out' }),
     domain: z.string().optional().meta({ description: 'The custom domain the link is on; absent on the default domain' }),
+    passwordProtected: z
+      .boolean()
+      .meta({ description: 'true: visitors must enter the password set with `password` (never answered) first', example: false }),
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   })

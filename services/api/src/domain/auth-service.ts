@@ -14,7 +14,7 @@ import {
   type User,
 } from '@deeplink/core';
 import type { ApiKeyRecord, ApiKeysRepository, UserRecord, UsersRepository } from '@deeplink/core/db';
-import { decoyPasswordHash, hashPassword, verifyPassword } from './passwords.js';
+import { decoyPasswordHash, hashPassword, verifyPassword } from '@deeplink/core/passwords';
 import type { AccountCache } from './accounts.js';
 import type { CredentialFailures } from './credential-failures.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, SHOWN_KEY_PREFIX_LENGTH, signAccessToken, tokenVerifier } from './tokens.js';

@@ -30,6 +30,7 @@ import {
   ShortCodesTakenError,
   ShortCodeTakenError,
 } from '@deeplink/core/db';
+import { hashPassword } from '@deeplink/core/passwords';
 import { cacheLink, type RedisClient, uncacheLink } from '@deeplink/core/redis';
 import type { FastifyBaseLogger } from 'fastify';
 import { applyMergePatch } from './merge-patch.js';
@@ -38,6 +39,10 @@ import type { Principal } from './auth-service.js';
 import type { LinkEvents } from './link-events.js';
 
 const CODE_ATTEMPTS = 5;
+
+/** The stored form of a password a client sent: its argon2id hash; null (removed) and undefined (unchanged) as they are. */
+const passwordHashOf = async <T extends string | null | undefined>(password: T): Promise<string | Exclude<T, string>> =>
+  typeof password === 'string' ? hashPassword(password) : (password as Exclude<T, string>);
 
 /** Links: create, read, merge-update, delete and list, each checked against the caller. */
 export function linksService(deps: {
@@ -69,6 +74,11 @@ export function linksService(deps: {
       deps.log.warn({ err: error, code }, 'link cache write failed; the reconcile task will repair it');
     }
   }
+
+  /** Drops the click counts of deleted links (capped ones have one, see the redirector's click-caps.ts). */
+  const forgetClickCount = async (...ids: string[]): Promise<void> => {
+    await Promise.all(ids.map((id) => deps.redis.del(deps.keys.linkClickCount(id))));
+  };
 
   /** Destinations that would exceed MAX_DESTINATION_BYTES once their parameters are merged. */
   const destinationProblems = (fields: LinkFields) => {
@@ -114,13 +124,14 @@ export function linksService(deps: {
     },
 
     async create(principal: Principal, body: CreateLinkInput): Promise<Link> {
-      const { slug, domain, ...fields } = body;
+      const { slug, domain, password, ...fields } = body;
       assertDestinationSizes(fields);
       const domainId = await domainIdOf(principal, domain, 'domain');
+      const passwordHash = (await passwordHashOf(password)) ?? null;
       let record: LinkRecord | undefined;
       for (let attempt = 0; !record; attempt++) {
         try {
-          record = await links.create(principal.userId, slug ?? generateShortCode(), fields, domainId);
+          record = await links.create(principal.userId, slug ?? generateShortCode(), fields, domainId, passwordHash);
         } catch (error) {
           if (!(error instanceof ShortCodeTakenError)) throw error;
           if (slug) {
@@ -147,14 +158,18 @@ export function linksService(deps: {
       if (problems.length > 0) throw invalidRequest('A destination of these links would be too long; nothing was created', problems);
       assertDistinctSlugs(inputs);
       const domainIds = await Promise.all(inputs.map(({ domain }, index) => domainIdOf(principal, domain, `links.${index}.domain`)));
+      // One at a time: each hash takes 19 MiB and a core for a while (see passwords.ts).
+      const passwordHashes: (string | undefined)[] = [];
+      for (const { password } of inputs) passwordHashes.push(await passwordHashOf(password));
       let records: LinkRecord[];
       try {
         records = await links.createMany(
           principal.userId,
-          inputs.map(({ slug, domain: _domain, ...fields }, index) => ({
+          inputs.map(({ slug, domain: _domain, password: _password, ...fields }, index) => ({
             code: slug ?? generateShortCode,
             fields,
             domainId: domainIds[index]!,
+            passwordHash: passwordHashes[index],
           })),
         );
       } catch (error) {
@@ -190,10 +205,12 @@ export function linksService(deps: {
 
     async update(principal: Principal, id: string, patch: UpdateLinkBody): Promise<Link> {
       const current = await owned(principal, id);
-      const merged = linkFieldsSchema.safeParse(applyMergePatch(editableLinkFields(current), patch));
+      // Write-only, so not among the fields a patch merges into: set, removed (null) or kept as it is.
+      const { password, ...fieldsPatch } = patch;
+      const merged = linkFieldsSchema.safeParse(applyMergePatch(editableLinkFields(current), fieldsPatch));
       if (!merged.success) throw invalidRequest('The updated link is not valid', toErrorDetails(merged.error.issues));
       assertDestinationSizes(merged.data);
-      const updated = await links.update(id, merged.data);
+      const updated = await links.update(id, merged.data, await passwordHashOf(password));
       if (!updated) throw notFound('Link not found');
       // A link on a domain that stopped being active is served nowhere; its hostname may be
       // another account's now, so its record must not reach the cache under that name.
@@ -209,6 +226,7 @@ export function linksService(deps: {
       const code = await links.delete(id);
       if (!code) return;
       await writeThrough(() => uncacheLink(deps.redis, deps.keys, code), code);
+      await writeThrough(() => forgetClickCount(id), code);
       await deps.events?.deleted(principal.userId, [id]);
     },
 
@@ -254,6 +272,7 @@ export function linksService(deps: {
         );
       }
       await Promise.all(deleted.map(({ cacheId }) => writeThrough(() => uncacheLink(deps.redis, deps.keys, cacheId), cacheId)));
+      if (deleted.length > 0) await writeThrough(() => forgetClickCount(...deleted.map((link) => link.id)), 'bulk delete');
       await deps.events?.deleted(
         principal.userId,
         deleted.map((link) => link.id),
