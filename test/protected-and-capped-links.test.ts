@@ -71,7 +71,7 @@ describe('password-protected links', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(response.headers.get('content-security-policy')).toBe(PASSWORD_PAGE_CSP);
-      expect(PASSWORD_PAGE_CSP).toContain("form-action 'self'");
+      expect(PASSWORD_PAGE_CSP).toContain("default-src 'none'");
       expect(PASSWORD_PAGE_CSP).not.toContain('script-src');
       expect(response.headers.get('cache-control')).toBe('private, no-store');
       expect(response.headers.get('x-robots-tag')).toBe('noindex');

@@ -41,6 +41,38 @@ describe('updateInput: only what changed, by the PUT merge rules', () => {
     expect(updateInput(link, formValues(link))).toEqual({});
   });
 
+  it('sends a typed password, null when its removal is ticked, and never one the form did not get', () => {
+    const guarded: Link = { ...link, passwordProtected: true, clickCap: 100, capOverflowUrl: 'https://example.com/full' };
+    const editGuarded = (change: (values: LinkFormValues) => void) => {
+      const values = structuredClone(formValues(guarded));
+      change(values);
+      return updateInput(guarded, values);
+    };
+    expect(formValues(guarded)).toMatchObject({
+      password: '',
+      removePassword: false,
+      clickCap: '100',
+      capOverflowUrl: 'https://example.com/full',
+    });
+    expect(updateInput(guarded, formValues(guarded))).toEqual({});
+    expect(editGuarded((values) => (values.password = 'open sesame'))).toEqual({ password: 'open sesame' });
+    expect(editGuarded((values) => (values.removePassword = true))).toEqual({ password: null });
+    // Removal means nothing on a link without a password.
+    expect(
+      updateInput(
+        link,
+        edit((values) => (values.removePassword = true)),
+      ),
+    ).toEqual({});
+    expect(
+      editGuarded((values) => {
+        values.clickCap = '250';
+        values.capOverflowUrl = '';
+      }),
+    ).toEqual({ clickCap: 250, capOverflowUrl: null });
+    expect(editGuarded((values) => (values.clickCap = ''))).toEqual({ clickCap: null });
+  });
+
   it('sends a changed top-level field alone, and null for a cleared optional one', () => {
     expect(
       updateInput(
@@ -174,6 +206,22 @@ describe('createInput', () => {
       socialPreview: link.socialPreview,
     });
     expect(input.expirationDate).toBe(link.expirationDate);
+  });
+
+  it('sends a password, a click cap and its overflow address when given (https:// added)', () => {
+    const values = formValues();
+    values.title = 'Guarded';
+    values.defaultUrl = 'https://example.com';
+    values.password = 'open sesame';
+    values.clickCap = '500';
+    values.capOverflowUrl = 'example.com/sold-out';
+    expect(createInput(withSchemes(values))).toEqual({
+      title: 'Guarded',
+      defaultUrl: 'https://example.com',
+      password: 'open sesame',
+      clickCap: 500,
+      capOverflowUrl: 'https://example.com/sold-out',
+    });
   });
 });
 

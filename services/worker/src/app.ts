@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, UnrecoverableError, Worker, type Job, type JobJsonRaw } from 'bullmq';
 import {
   CLICK_BATCH_FORMATS,
@@ -242,6 +243,13 @@ export async function createWorker(deps: WorkerDeps): Promise<ClickWorker> {
     maintenance,
     async close() {
       watch.stop();
+      // A BullMQ worker closed while its blocking connection is still starting drops that
+      // connection's first commands unanswered, which nothing awaits (an unhandled rejection).
+      // Let both start first, for a second at most: Redis may be the reason for the shutdown.
+      await Promise.race([
+        Promise.all([worker.waitUntilReady(), webhookWorker.waitUntilReady()]),
+        sleep(1_000, undefined, { ref: false }),
+      ]).catch(() => {});
       await worker.close();
       await live.close();
       // After the live publisher, which queues the last click events; attempts in flight finish (WEBHOOK_TIMEOUT_MS at most).

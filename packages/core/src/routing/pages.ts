@@ -80,14 +80,16 @@ const FORM_STYLE =
   `p.error{color:#d93025;font-weight:600}`;
 
 /**
- * The password page's policy: its own style by hash, no script at all, no framing, and its form
- * may post only to the page's own origin.
+ * The password page's policy: its own style by hash, no script at all, no framing. No
+ * `form-action`: browsers apply it to the redirects that follow a form's post too, and the right
+ * password's answer is a redirect to the link's destination (any site, or an app's scheme), which
+ * `form-action 'self'` would block. The page holds no script and no text but its own, escaped, so
+ * no other form can appear on it.
  */
 export const PASSWORD_PAGE_CSP = [
   "default-src 'none'",
   `style-src ${sha256(FORM_STYLE)}`,
   "base-uri 'none'",
-  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 

@@ -269,6 +269,8 @@ pre { padding: 0.5rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: 0.5rem; }
 .version { font-size: 1rem; color: var(--muted); font-weight: normal; }
 nav ul ul { columns: 2 20rem; }
+/* Long paths (/api/webhooks/{id}/deliveries/{deliveryId}/resend) break rather than widen a phone's page. */
+nav a, h3 { overflow-wrap: anywhere; }
 article { border-top: 1px solid var(--line); padding: 0.5rem 0 1rem; }
 .method { display: inline-block; min-width: 4.5em; font-family: ui-monospace, monospace; font-weight: bold; }
 .summary { font-weight: 600; }

@@ -20,6 +20,14 @@ export interface LinkFormValues {
   parameters: { key: string; value: string }[];
   /** Comma- or space-separated. */
   tags: string;
+  /** A new password ('' keeps the one the link has, or none); the API never returns one. */
+  password: string;
+  /** Remove the link's password (only offered when it has one). */
+  removePassword: boolean;
+  /** Clicks before the cap ('' for none), as typed. */
+  clickCap: string;
+  /** Where visitors go past the cap ('' for the 410 page). */
+  capOverflowUrl: string;
 }
 
 /** The UTM parameters the form's helper fills in, in the order marketers think of them. */
@@ -70,6 +78,10 @@ export function formValues(link?: Link): LinkFormValues {
     },
     parameters: Object.entries(link?.customParameters ?? {}).map(([key, value]) => ({ key, value })),
     tags: (link?.tags ?? []).join(', '),
+    password: '',
+    removePassword: false,
+    clickCap: link?.clickCap === undefined ? '' : String(link.clickCap),
+    capOverflowUrl: link?.capOverflowUrl ?? '',
   };
 }
 
@@ -92,6 +104,7 @@ export function withSchemes(values: LinkFormValues): LinkFormValues {
     defaultUrl: withScheme(values.defaultUrl),
     desktopUrl: withScheme(values.desktopUrl),
     expiredUrl: withScheme(values.expiredUrl),
+    capOverflowUrl: withScheme(values.capOverflowUrl),
     android: { ...values.android, fallbackUrl: withScheme(values.android.fallbackUrl) },
     ios: { ...values.ios, fallbackUrl: withScheme(values.ios.fallbackUrl) },
     preview: { ...values.preview, imageUrl: withScheme(values.preview.imageUrl) },
@@ -145,6 +158,9 @@ export function createInput(values: LinkFormValues): CreateLinkInput {
   if (Object.keys(parameters).length > 0) input.customParameters = parameters;
   const tags = parseTags(values.tags);
   if (tags.length > 0) input.tags = tags;
+  if (values.password !== '') input.password = values.password;
+  if (values.clickCap.trim()) input.clickCap = Number(values.clickCap); // a number input: the API names a fraction or a negative
+  if (values.capOverflowUrl.trim()) input.capOverflowUrl = values.capOverflowUrl.trim();
   return input;
 }
 
@@ -205,6 +221,14 @@ export function updateInput(link: Link, values: LinkFormValues): UpdateLinkInput
   const tags = parseTags(values.tags);
   const oldTags = link.tags ?? [];
   if (tags.join('\n') !== oldTags.join('\n')) patch.tags = tags.length === 0 ? null : tags;
+
+  // The password is write-only: a typed one replaces it, the box removes it, nothing keeps it.
+  if (values.password !== '') patch.password = values.password;
+  else if (values.removePassword && link.passwordProtected) patch.password = null;
+  const clickCap = values.clickCap.trim();
+  if (clickCap !== (link.clickCap === undefined ? '' : String(link.clickCap))) patch.clickCap = clickCap === '' ? null : Number(clickCap);
+  const capOverflowUrl = values.capOverflowUrl.trim();
+  if (capOverflowUrl !== (link.capOverflowUrl ?? '')) patch.capOverflowUrl = capOverflowUrl === '' ? null : capOverflowUrl;
   return patch;
 }
 

@@ -29,6 +29,7 @@ function Field({
   hint,
   required,
   warning,
+  autocomplete,
 }: {
   name: string;
   label: string;
@@ -40,6 +41,8 @@ function Field({
   required?: boolean;
   /** Something to know about the value that is not an error (a date in the past). */
   warning?: string;
+  /** The browser's autofill hint: `new-password` keeps the account's own password out of a link's. */
+  autocomplete?: string;
 }) {
   const id = `field-${name.replace(/\./g, '-')}`;
   const error = errors[name];
@@ -56,6 +59,7 @@ function Field({
         type={type}
         value={value}
         required={required}
+        autocomplete={autocomplete}
         aria-invalid={error ? true : undefined}
         aria-describedby={described}
         onInput={(event) => onInput(event.currentTarget.value)}
@@ -335,6 +339,52 @@ export function LinkFormPage({ id }: { id?: string }) {
             hint="Separated by commas: spring, email"
           />
         </fieldset>
+        <fieldset class="card">
+          <legend>Password and click cap</legend>
+          <Field
+            name="password"
+            label={link?.passwordProtected ? 'New password' : 'Password'}
+            type="password"
+            autocomplete="new-password"
+            value={values.password}
+            onInput={(value) => set('password', value)}
+            errors={errors}
+            hint={
+              link?.passwordProtected
+                ? 'This link asks for a password. Type a new one to replace it; leave empty to keep it.'
+                : 'Visitors type it before they are sent on; a click counts once it is right. Leave empty for an open link.'
+            }
+          />
+          {link?.passwordProtected && (
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={values.removePassword}
+                disabled={values.password !== ''}
+                onChange={(event) => set('removePassword', event.currentTarget.checked)}
+              />
+              Remove the password
+            </label>
+          )}
+          <Field
+            name="clickCap"
+            label="Click cap"
+            type="number"
+            value={values.clickCap}
+            onInput={(value) => set('clickCap', value)}
+            errors={errors}
+            hint="After this many clicks, visitors go to the address below. Leave empty for no cap."
+          />
+          <Field
+            name="capOverflowUrl"
+            label="Past the cap, send visitors to"
+            type="url"
+            value={values.capOverflowUrl}
+            onInput={(value) => set('capOverflowUrl', value)}
+            errors={errors}
+            hint="Without it, visitors past the cap get “link expired”."
+          />
+        </fieldset>
         <div class="platforms">
           <fieldset class="card">
             <legend>Android</legend>
@@ -525,6 +575,9 @@ const KNOWN_FIELDS = new Set([
   'expirationDate',
   'expiredUrl',
   'tags',
+  'password',
+  'clickCap',
+  'capOverflowUrl',
   'customParameters',
   ...['title', 'description', 'imageUrl'].map((key) => `socialPreview.${key}`),
   ...['url', 'appPackageName', 'minimumVersion', 'fallbackUrl'].map((key) => `androidLink.${key}`),

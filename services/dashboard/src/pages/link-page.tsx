@@ -135,6 +135,12 @@ function Destinations({ link }: { link: Link }) {
           {link.expiredUrl ? `; then sends visitors to ${link.expiredUrl}` : ''}
         </p>
       )}
+      {link.passwordProtected && <p class="muted">Asks visitors for a password first; a click counts once it is right.</p>}
+      {link.clickCap !== undefined && (
+        <p class="muted">
+          After {link.clickCap.toLocaleString()} clicks, sends visitors to {link.capOverflowUrl ?? 'the “link expired” page'}.
+        </p>
+      )}
       {link.socialPreview && (
         <p class="muted">
           Shared, it shows “{link.socialPreview.title}”{link.socialPreview.description ? `: ${link.socialPreview.description}` : ''}
