@@ -3,22 +3,18 @@
 // whole stack: a custom domain verified against a local DNS server, an app registered, a link with
 // a back-half on that domain made through the form, a new password, and signing out everywhere.
 // axe-core checks every page and state on the way.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { axeViolations } from '@deeplink/test-kit/axe';
-import { launchChromium, openPage } from '@deeplink/test-kit/browser';
+import { checkPage, launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { startDnsServer, type DnsServer } from '@deeplink/test-kit/dns-server';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { decodeQrPng } from '@deeplink/test-kit/qr';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
-
-const screenshots = join(import.meta.dirname, '../../.screenshots');
 
 let dns: DnsServer;
 let env: TestEnvironment;
@@ -34,7 +30,6 @@ beforeAll(async () => {
   env = await createTestEnvironment({ DNS_SERVERS: dns.address, RATE_LIMIT_AUTH_MAX: '1000', QR_LOGO_ALLOW_PRIVATE: '1' });
   stack = await startStack(env.env);
   browser = await launchChromium();
-  mkdirSync(screenshots, { recursive: true });
 }, 90_000);
 
 afterAll(async () => {
@@ -51,13 +46,6 @@ function logoPng(rgb: [number, number, number]): Buffer {
   const png = new PNG({ width: 64, height: 64 });
   for (let i = 0; i < png.data.length; i += 4) png.data.set([...rgb, 255], i);
   return PNG.sync.write(png);
-}
-
-/** No axe violation on the page as it is now; a screenshot after checking it fits its width. */
-async function check(page: Page, width: number, name: string): Promise<void> {
-  expect(await axeViolations(page), name).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
-  await page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
 }
 
 describe.each([1280, 390])('setting up at %i px', (width) => {
@@ -84,12 +72,12 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
   it('adds a domain, shows the TXT record to publish, and verifies it once DNS has it', async () => {
     await page.getByRole('link', { name: 'Domains', exact: true }).click();
     await expect.poll(() => page.getByText('No domains yet').isVisible()).toBe(true);
-    await check(page, width, 'domains-empty');
+    await checkPage(page, width, 'domains-empty');
     // A typo first: the API's message under the field, which has the focus.
     await page.getByLabel('Domain', { exact: true }).fill('not a host');
     await page.getByRole('button', { name: 'Add domain' }).click();
     await expect.poll(() => page.getByLabel('Domain', { exact: true }).getAttribute('aria-invalid')).toBe('true');
-    await check(page, width, 'domains-error');
+    await checkPage(page, width, 'domains-error');
 
     await page.getByLabel('Domain', { exact: true }).fill(hostname);
     await page.getByRole('button', { name: 'Add domain' }).click();
@@ -97,12 +85,12 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await expect.poll(() => card.getByText('Pending').first().isVisible()).toBe(true);
     const [, name, value] = await card.locator('.record dd code').allTextContents();
     expect(name).toBe(`_deeplink-challenge.${hostname}`);
-    await check(page, width, 'domains-pending');
+    await checkPage(page, width, 'domains-pending');
 
     dns.records.set(name!, [value!]);
     await card.getByRole('button', { name: 'Verify now' }).click();
     await expect.poll(() => card.getByText('Active: links can use it').isVisible()).toBe(true);
-    await check(page, width, 'domains-active');
+    await checkPage(page, width, 'domains-active');
   });
 
   it('registers an iOS app and shows its key once, with what it puts in the association files', async () => {
@@ -113,7 +101,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page.getByRole('button', { name: 'Add app' }).click();
     await expect.poll(() => page.getByTestId('new-app-key').textContent()).toMatch(/^dla_/);
     expect(await page.locator('tbody').textContent()).toContain(`ABCDE12345.com.example.setup${width}`);
-    await check(page, width, 'apps-added');
+    await checkPage(page, width, 'apps-added');
   });
 
   it('makes a link with a back-half on the domain, checked as it is typed, from an address typed without https://', async () => {
@@ -129,7 +117,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page.getByLabel('UTM campaign').fill('spring');
     // The UTM value is shown once: in its field, not again as a parameter row.
     expect(await page.locator('table.parameters tbody tr').count()).toBe(0);
-    await check(page, width, 'link-form-place');
+    await checkPage(page, width, 'link-form-place');
     await page.getByRole('button', { name: 'Create link', exact: true }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Spring on our domain' }).isVisible()).toBe(true);
     expect(await page.getByTestId('short-url').textContent()).toBe(`http://${hostname}/spring-${width}`);
@@ -144,7 +132,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page
       .getByLabel('Logo in the centre (PNG)')
       .setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng([200, 30, 40]) });
-    await check(page, width, 'link-page-qr-style');
+    await checkPage(page, width, 'link-page-qr-style');
     const [qr] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download PNG' }).click()]);
     const png = readFileSync((await qr.path())!);
     expect(decodeQrPng(png).text).toBe(`http://${hostname}/spring-${width}`);
@@ -178,12 +166,12 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page.getByLabel('Domain').selectOption(hostname);
     await page.getByLabel('Back-half').fill(`spring-${width}`);
     await expect.poll(() => page.locator('#field-slug-status').textContent()).toBe('Taken on this domain: pick another back-half.');
-    await check(page, width, 'link-form-taken');
+    await checkPage(page, width, 'link-form-taken');
 
     // A link that does not exist (deleted, or a mistyped address): a heading and a way back.
     await page.goto(`${stack.apiUrl}/links/00000000-0000-4000-8000-000000000000`);
     await expect.poll(() => page.getByRole('heading', { name: 'Link not found' }).isVisible()).toBe(true);
-    await check(page, width, 'link-not-found');
+    await checkPage(page, width, 'link-not-found');
     await page.getByRole('link', { name: 'Back to your links' }).click();
     await expect.poll(() => page.getByRole('heading', { name: 'Links', exact: true }).isVisible()).toBe(true);
   });
@@ -199,7 +187,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
       await page.goto(`${stack.apiUrl}/links`);
       await page.getByRole('link', { name: 'Spring on our domain' }).click();
       await expect.poll(() => page.getByText('The analytics are unavailable right now').isVisible()).toBe(true);
-      await check(page, width, 'link-page-report-failed');
+      await checkPage(page, width, 'link-page-report-failed');
     } finally {
       await page.unroute(report);
     }
@@ -221,7 +209,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
       await page.getByRole('link', { name: 'Links', exact: true }).click();
       const skeleton = page.getByRole('status').filter({ hasText: 'Loading your links…' });
       await expect.poll(() => skeleton.isVisible()).toBe(true);
-      await check(page, width, 'links-loading');
+      await checkPage(page, width, 'links-loading');
       release();
       await expect.poll(() => page.getByRole('link', { name: 'Spring on our domain' }).isVisible()).toBe(true);
       expect(await skeleton.count()).toBe(0);
@@ -239,7 +227,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
       await page.getByLabel('Search').fill('Spring');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       await expect.poll(() => page.getByText('The links are unavailable right now').isVisible()).toBe(true);
-      await check(page, width, 'links-failed');
+      await checkPage(page, width, 'links-failed');
     } finally {
       await page.unroute(list);
     }
@@ -262,7 +250,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
       const busy = page.getByRole('status').filter({ hasText: 'Loading…' });
       await expect.poll(() => busy.isVisible()).toBe(true);
       expect(await page.locator('.analytics[aria-busy="true"] .stale').count()).toBe(1);
-      await check(page, width, 'link-page-range-loading');
+      await checkPage(page, width, 'link-page-range-loading');
       answer();
       await expect.poll(() => busy.count()).toBe(0);
       expect(await page.locator('.analytics .stale').count()).toBe(0);
@@ -280,7 +268,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     try {
       await page.getByRole('link', { name: 'Apps', exact: true }).click();
       await expect.poll(() => page.getByText('The apps are unavailable right now').isVisible()).toBe(true);
-      await check(page, width, 'apps-failed');
+      await checkPage(page, width, 'apps-failed');
     } finally {
       await page.unroute(apps);
     }
@@ -303,7 +291,7 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
       await expect.poll(() => zone.inputValue()).toBe('UTC');
       const note = there.locator(`#${await zone.getAttribute('aria-describedby')}`);
       expect(await note.textContent()).toMatch(/yours \(Asia\/(Kolkata|Calcutta)\) is not, and UTC is shown/);
-      await check(there, width, 'link-page-utc-note');
+      await checkPage(there, width, 'link-page-utc-note');
       expect(theirs).toEqual([]);
     } finally {
       await india.close();
@@ -316,12 +304,12 @@ describe.each([1280, 390])('setting up at %i px', (width) => {
     await page.getByLabel('New password').fill('an even longer password');
     await page.getByRole('button', { name: 'Change password' }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('current-password');
-    await check(page, width, 'account-error');
+    await checkPage(page, width, 'account-error');
 
     await page.getByLabel('Current password').fill(password);
     await page.getByRole('button', { name: 'Change password' }).click();
     await expect.poll(() => page.getByText('Password changed.').isVisible()).toBe(true);
-    await check(page, width, 'account-changed');
+    await checkPage(page, width, 'account-changed');
 
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('deeplink.session')!).token as string);
     const me = () => fetch(`${stack.apiUrl}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });

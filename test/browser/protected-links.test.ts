@@ -1,19 +1,9 @@
-/// <reference lib="dom" />
-// A password-protected, capped link made through the dashboard's form and visited in Debian's
-// Chromium against the whole stack: the redirector's password page (no script, its CSP), a wrong
-// password refused, the right one opening the link, the pass cookie sparing the form, and the
-// visitors past the cap sent to the overflow address. axe-core checks each page on the way.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { axeViolations } from '@deeplink/test-kit/axe';
-import { launchChromium, openPage } from '@deeplink/test-kit/browser';
+import { checkPage, launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
 
-const screenshots = join(import.meta.dirname, '../../.screenshots');
 const SHOP = 'https://shop.example.test';
 
 let env: TestEnvironment;
@@ -24,7 +14,6 @@ beforeAll(async () => {
   env = await createTestEnvironment({ RATE_LIMIT_AUTH_MAX: '1000' });
   stack = await startStack(env.env);
   browser = await launchChromium();
-  mkdirSync(screenshots, { recursive: true });
 }, 90_000);
 
 afterAll(async () => {
@@ -32,13 +21,6 @@ afterAll(async () => {
   await stack?.stop();
   await env?.close();
 });
-
-/** No axe violation on the page as it is now, and it fits its width; then a screenshot. */
-async function check(page: Page, width: number, name: string): Promise<void> {
-  expect(await axeViolations(page), name).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
-  await page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
-}
 
 describe.each([1280, 390])('a protected, capped link at %i px', (width) => {
   const email = `guard-${width}-${Date.now()}@example.com`;
@@ -59,7 +41,7 @@ describe.each([1280, 390])('a protected, capped link at %i px', (width) => {
     await page.getByLabel('Password', { exact: true }).fill('open sesame');
     await page.getByLabel('Click cap').fill('2');
     await page.getByLabel('Past the cap, send visitors to').fill(`${SHOP}/sold-out`);
-    await check(page, width, 'link-form-guarded');
+    await checkPage(page, width, 'link-form-guarded');
     await page.getByRole('button', { name: 'Create link', exact: true }).click();
     await page.getByRole('heading', { name: `Members only ${width}` }).waitFor();
     expect(await page.getByText('Asks visitors for a password first').isVisible()).toBe(true);
@@ -69,7 +51,7 @@ describe.each([1280, 390])('a protected, capped link at %i px', (width) => {
     await page.getByRole('link', { name: 'Edit' }).click();
     expect(await page.getByLabel('New password').inputValue()).toBe('');
     expect(await page.getByLabel('Remove the password').isVisible()).toBe(true);
-    await check(page, width, 'link-form-guarded-edit');
+    await checkPage(page, width, 'link-form-guarded-edit');
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -85,13 +67,13 @@ describe.each([1280, 390])('a protected, capped link at %i px', (width) => {
     expect(form!.status()).toBe(200);
     expect(form!.headers()['content-security-policy']).toContain("default-src 'none'");
     await page.getByRole('heading', { name: 'This link is protected' }).waitFor();
-    await check(page, width, 'password-page');
+    await checkPage(page, width, 'password-page');
 
     await page.getByLabel('Password').fill('not it');
     const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Open the link' }).click()]);
     expect(refused!.status()).toBe(401);
     expect(await page.getByRole('alert').textContent()).toMatch(/\S/);
-    await check(page, width, 'password-page-wrong');
+    await checkPage(page, width, 'password-page-wrong');
     expect(reached).toEqual([]);
 
     await page.getByLabel('Password').fill('open sesame');

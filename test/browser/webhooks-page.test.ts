@@ -3,19 +3,14 @@
 // (API, redirector, worker as processes; real Redis, BullMQ and PostgreSQL) delivering to a receiver
 // on 127.0.0.1 (hence WEBHOOK_ALLOW_PRIVATE=1). axe-core checks every state on the way.
 import { createHmac } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
-import { axeViolations } from '@deeplink/test-kit/axe';
-import { launchChromium, openPage } from '@deeplink/test-kit/browser';
+import { checkPage, launchChromium, openPage } from '@deeplink/test-kit/browser';
 import { createTestEnvironment, type TestEnvironment } from '@deeplink/test-kit/environment';
 import { startStack, type Stack } from '@deeplink/test-kit/stack';
-
-const screenshots = join(import.meta.dirname, '../../.screenshots');
 
 /** What the receiver got: the path, the signature header and the body of each request. */
 const received: { path: string; signature: string; body: string }[] = [];
@@ -41,7 +36,6 @@ beforeAll(async () => {
   env = await createTestEnvironment({ WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_AUTH_MAX: '1000' });
   stack = await startStack(env.env);
   browser = await launchChromium();
-  mkdirSync(screenshots, { recursive: true });
 }, 90_000);
 
 afterAll(async () => {
@@ -51,13 +45,6 @@ afterAll(async () => {
   receiver?.closeAllConnections();
   receiver?.close();
 });
-
-/** No axe violation on the page as it is now, and it fits its width; then a screenshot. */
-async function check(page: Page, width: number, name: string): Promise<void> {
-  expect(await axeViolations(page), name).toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
-  await page.screenshot({ path: join(screenshots, `${width}-${name}.png`), fullPage: true });
-}
 
 const signed = (secret: string, header: string, body: string) => {
   const parts = Object.fromEntries(header.split(',').map((part) => part.split('=') as [string, string]));
@@ -88,13 +75,13 @@ describe.each([1280, 390])('webhooks at %i px', (width) => {
   it('adds an endpoint, shows its secret once, and logs signed deliveries that can be resent', async () => {
     await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await expect.poll(() => page.getByText('No endpoints yet.').isVisible()).toBe(true);
-    await check(page, width, 'webhooks-empty');
+    await checkPage(page, width, 'webhooks-empty');
 
     // An address that is not one is refused next to the field.
     await page.getByLabel('Endpoint URL').fill('ftp://example.com/hook');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await expect.poll(() => page.locator('#webhook-url-error').isVisible()).toBe(true);
-    await check(page, width, 'webhooks-refused');
+    await checkPage(page, width, 'webhooks-refused');
 
     // The first delivery fails (the receiver answers 500), its resend succeeds.
     answers[path] = [500];
@@ -104,7 +91,7 @@ describe.each([1280, 390])('webhooks at %i px', (width) => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = (await page.getByTestId('new-secret').textContent())!;
     expect(secret).toMatch(/^whsec_/);
-    await check(page, width, 'webhooks-secret');
+    await checkPage(page, width, 'webhooks-secret');
     await page.getByRole('button', { name: 'I have saved it' }).click();
     expect(await page.getByTestId('new-secret').count()).toBe(0);
 
@@ -127,7 +114,7 @@ describe.each([1280, 390])('webhooks at %i px', (width) => {
         { timeout: 15_000 },
       )
       .toContain('HTTP 500');
-    await check(page, width, 'webhooks-delivery-failed');
+    await checkPage(page, width, 'webhooks-delivery-failed');
 
     await log
       .getByRole('button', { name: /^Resend the link\.created event/ })
@@ -143,7 +130,7 @@ describe.each([1280, 390])('webhooks at %i px', (width) => {
         { timeout: 15_000 },
       )
       .toContain('HTTP 200');
-    await check(page, width, 'webhooks-delivered');
+    await checkPage(page, width, 'webhooks-delivered');
   });
 
   it('rotates the secret (both sign for a while), pauses, and deletes the endpoint', async () => {
@@ -164,7 +151,7 @@ describe.each([1280, 390])('webhooks at %i px', (width) => {
 
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => page.getByText('Paused', { exact: true }).isVisible()).toBe(true);
-    await check(page, width, 'webhooks-paused');
+    await checkPage(page, width, 'webhooks-paused');
 
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
     await expect.poll(() => page.getByText('No endpoints yet.').isVisible()).toBe(true);

@@ -1,8 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { aptInstall } from '../../../scripts/services.mjs';
+import { axeViolations } from './axe.js';
 
 /** Debian's Chromium: the browser tests drive it, and never download one of their own. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -83,4 +85,18 @@ export async function openPage(
   });
   page.on('dialog', (dialog) => void dialog.accept());
   return { page, problems };
+}
+
+/** Where browser tests put their screenshots (git-ignored). */
+export const SCREENSHOTS = join(import.meta.dirname, '../../../.screenshots');
+
+/**
+ * The checks every state of a page gets: no axe violation, nothing wider than the page's `width`
+ * (wide tables scroll in their own box); then a full-page screenshot, `<width>-<name>.png`.
+ */
+export async function checkPage(page: Page, width: number, name: string): Promise<void> {
+  expect(await axeViolations(page), name).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width} px`).toBeLessThanOrEqual(width);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${width}-${name}.png`), fullPage: true });
 }
